@@ -1,0 +1,106 @@
+#include "domain/money/rate.hpp"
+
+#include <boost/multiprecision/integer.hpp>
+
+namespace duepay::domain::money {
+
+namespace {
+
+Error invalid_rate(std::string message) { return make_error("invalid_rate", std::move(message)); }
+
+BigInt pow10(unsigned n) {
+    BigInt r = 1;
+    for (unsigned i = 0; i < n; ++i) r *= 10;
+    return r;
+}
+
+bool all_digits(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+    }
+    return true;
+}
+
+BigInt digits_to_int(std::string_view s) {
+    BigInt r = 0;
+    for (char c : s) r = r * 10 + (c - '0');
+    return r;
+}
+
+const uint256 kMaxUint256 = ~uint256(0);
+
+}  // namespace
+
+Result<Rational> Rational::make(BigInt num, BigInt den) {
+    if (den <= 0) return invalid_rate("rate denominator must be positive");
+    if (num <= 0) return invalid_rate("rate must be greater than zero");
+    BigInt g = boost::multiprecision::gcd(num, den);
+    return Rational(num / g, den / g);
+}
+
+Result<Rational> rate_from_answer(const BigInt& answer, unsigned decimals) {
+    if (decimals > kMaxTokenDecimals) return invalid_rate("rate decimals must be at most 77");
+    return Rational::make(answer, pow10(decimals));
+}
+
+Result<Rational> parse_rate(std::string_view text) {
+    if (text.empty()) return invalid_rate("rate must not be empty");
+    if (text.size() > 160) return invalid_rate("rate is too long");
+    if (const auto slash = text.find('/'); slash != std::string_view::npos) {
+        auto num = text.substr(0, slash);
+        auto den = text.substr(slash + 1);
+        if (!all_digits(num) || !all_digits(den)) return invalid_rate("rate fraction must be <digits>/<digits>");
+        if ((num.size() > 1 && num[0] == '0') || (den.size() > 1 && den[0] == '0'))
+            return invalid_rate("rate must not have leading zeros");
+        return Rational::make(digits_to_int(num), digits_to_int(den));
+    }
+    const auto dot = text.find('.');
+    auto int_part = text.substr(0, dot);
+    auto frac_part = dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
+    if (!all_digits(int_part)) return invalid_rate("rate must be a positive decimal");
+    if (dot != std::string_view::npos && !all_digits(frac_part)) return invalid_rate("rate must be a positive decimal");
+    if (int_part.size() > 1 && int_part[0] == '0') return invalid_rate("rate must not have leading zeros");
+    if (int_part.size() + frac_part.size() > 78) return invalid_rate("rate has more than 78 digits");
+    BigInt num = digits_to_int(int_part) * pow10(static_cast<unsigned>(frac_part.size())) + digits_to_int(frac_part);
+    return Rational::make(num, pow10(static_cast<unsigned>(frac_part.size())));
+}
+
+std::string to_string(const Rational& rate) {
+    // Finite decimal iff den = 2^a * 5^b; then scale to 10^max(a,b).
+    BigInt d = rate.den();
+    unsigned twos = 0, fives = 0;
+    while (d % 2 == 0) { d /= 2; ++twos; }
+    while (d % 5 == 0) { d /= 5; ++fives; }
+    if (d != 1) return rate.num().str() + "/" + rate.den().str();
+    const unsigned scale = std::max(twos, fives);
+    const BigInt scaled = rate.num() * (pow10(scale) / rate.den());
+    std::string digits = scaled.str();
+    if (scale == 0) return digits;
+    if (digits.size() <= scale) digits.insert(0, scale + 1 - digits.size(), '0');
+    digits.insert(digits.size() - scale, 1, '.');
+    // Lowest terms means the last fraction digit is never 0, so the text is canonical.
+    return digits;
+}
+
+Rational fiat_per_token_via_usd(const Rational& usd_per_token, const Rational& usd_per_fiat) {
+    // (a/b) / (c/d) = (a*d) / (b*c); both inputs are positive, so make() cannot fail.
+    return Rational::make(usd_per_token.num() * usd_per_fiat.den(), usd_per_token.den() * usd_per_fiat.num()).value();
+}
+
+Result<TokenAmount> fiat_to_token_amount(const FiatAmount& fiat, const Rational& fiat_per_token,
+                                         unsigned token_decimals, unsigned buffer_bps) {
+    if (buffer_bps > kMaxBufferBps) return make_error("invalid_buffer", "buffer must be at most 10000 bps");
+    if (token_decimals > kMaxTokenDecimals) return make_error("invalid_decimals", "token decimals must be at most 77");
+    // fiat = minor / 100; rate = num / den.
+    // token = minor/100 * 10^dec * (10000+buf)/10000 / (num/den)
+    //       = minor * 10^dec * (10000+buf) * den / (100 * 10000 * num)
+    const BigInt numerator = BigInt(fiat.minor_units) * pow10(token_decimals) * (kMaxBufferBps + buffer_bps) * fiat_per_token.den();
+    const BigInt denominator = BigInt(100) * kMaxBufferBps * fiat_per_token.num();
+    BigInt q = numerator / denominator;
+    if (q * denominator != numerator) q += 1;  // ceiling: round in the merchant's favour
+    if (q > BigInt(kMaxUint256)) return make_error("amount_overflow", "converted token amount is above 2^256-1");
+    return TokenAmount{static_cast<uint256>(q)};
+}
+
+}  // namespace duepay::domain::money

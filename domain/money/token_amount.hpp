@@ -1,0 +1,27 @@
+// Token amounts as text: the decimal-integer strings of the API and the events (smallest unit,
+// 0 .. 2^256-1). Canonical form only: no sign, no whitespace, no fraction, no leading zeros.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "domain/result.hpp"
+#include "domain/types.hpp"
+
+namespace duepay::domain::money {
+
+// Any uint256 in canonical decimal form ("0" is allowed). Every rejection has code
+// "invalid_amount" and a message naming the defect.
+Result<TokenAmount> parse_token_amount(std::string_view text);
+
+// As parse_token_amount, and also rejects zero: a charge must ask for something.
+Result<TokenAmount> parse_charge_amount(std::string_view text);
+
+// Canonical decimal form; parse_token_amount(to_string(a)) == a for every a.
+std::string to_string(const TokenAmount& amount);
+
+// Appends the decimal digits of v to out (no allocation beyond out's growth). Used by the event
+// encoder on its hot path.
+void append_decimal(std::string& out, const uint256& v);
+
+}  // namespace duepay::domain::money

@@ -1,0 +1,109 @@
+#include "domain/money/rate.hpp"
+
+#include <gtest/gtest.h>
+
+namespace duepay::domain::money {
+namespace {
+
+Rational rat(long long num, long long den) { return Rational::make(num, den).value(); }
+FiatAmount usd(std::uint64_t minor) { return FiatAmount{FiatCurrency::USD, minor}; }
+FiatAmount thb(std::uint64_t minor) { return FiatAmount{FiatCurrency::THB, minor}; }
+uint256 convert(const FiatAmount& f, const Rational& r, unsigned dec, unsigned buf) {
+    auto out = fiat_to_token_amount(f, r, dec, buf);
+    EXPECT_TRUE(out.ok()) << out.error().message;
+    return out.ok() ? out->value : uint256(0);
+}
+
+TEST(Rational, ReducesAndRejectsNonPositive) {
+    EXPECT_EQ(rat(10, 4), rat(5, 2));
+    EXPECT_EQ(rat(10, 4).num(), 5);
+    EXPECT_EQ(rat(10, 4).den(), 2);
+    EXPECT_EQ(Rational::make(0, 1).error().code, "invalid_rate");
+    EXPECT_EQ(Rational::make(-1, 1).error().code, "invalid_rate");
+    EXPECT_EQ(Rational::make(1, 0).error().code, "invalid_rate");
+}
+
+TEST(Rate, FromFeedAnswer) {
+    // Chainlink-style USDT/USD answer 100010000 with 8 decimals = 1.0001.
+    EXPECT_EQ(*rate_from_answer(100010000, 8), rat(10001, 10000));
+    EXPECT_EQ(to_string(*rate_from_answer(100010000, 8)), "1.0001");
+    EXPECT_EQ(to_string(*rate_from_answer(2850000, 8)), "0.0285");
+    EXPECT_EQ(to_string(*rate_from_answer(3512, 0)), "3512");
+    EXPECT_EQ(rate_from_answer(0, 8).error().code, "invalid_rate");
+    EXPECT_EQ(rate_from_answer(-5, 8).error().code, "invalid_rate");
+    EXPECT_EQ(rate_from_answer(1, 78).error().code, "invalid_rate");
+}
+
+TEST(Rate, ParsesAndPrintsExactly) {
+    EXPECT_EQ(*parse_rate("35.12"), rat(3512, 100));
+    EXPECT_EQ(*parse_rate("0.0285"), rat(285, 10000));
+    EXPECT_EQ(*parse_rate("35.10"), rat(351, 10));  // value equality; prints as "35.1"
+    EXPECT_EQ(to_string(*parse_rate("35.10")), "35.1");
+    EXPECT_EQ(*parse_rate("10001/285"), rat(10001, 285));
+    EXPECT_EQ(to_string(rat(1000, 3)), "1000/3");
+    EXPECT_EQ(to_string(rat(1, 8)), "0.125");
+    EXPECT_EQ(to_string(rat(1, 20)), "0.05");
+    for (const char* text : {"35.12", "0.0285", "1000/3", "10001/285", "7", "0.125"})
+        EXPECT_EQ(to_string(*parse_rate(text)), text);
+    for (const char* bad : {"", "-1", "+1", "0", "0.0", "1e3", " 1", "1/0", "0/5", "1/", "/2", "01", "1.", ".5", "abc", "1/-2"}) {
+        auto r = parse_rate(bad);
+        EXPECT_FALSE(r.ok()) << "accepted '" << bad << "'";
+        if (!r.ok()) {
+            EXPECT_EQ(r.error().code, "invalid_rate");
+        }
+    }
+}
+
+TEST(Rate, CrossRateThbPerToken) {
+    // usd_per_thb = 2850000 / 1e8 = 0.0285; usd_per_usdt = 100010000 / 1e8 = 1.0001
+    // thb_per_usdt = 1.0001 / 0.0285 = 100010000 / 2850000 = 10001 / 285 (no finite decimal)
+    const Rational r = fiat_per_token_via_usd(*rate_from_answer(100010000, 8), *rate_from_answer(2850000, 8));
+    EXPECT_EQ(r, rat(10001, 285));
+    EXPECT_EQ(to_string(r), "10001/285");
+}
+
+TEST(Conversion, HandCheckedTable) {
+    // USD 10.00 at 1 USD/token, 6 decimals, no buffer: 10 * 10^6 = 10000000 exactly.
+    EXPECT_EQ(convert(usd(1000), rat(1, 1), 6, 0), 10000000);
+    // Buffer 50 bps: 10000000 * 10050 / 10000 = 10050000 exactly.
+    EXPECT_EQ(convert(usd(1000), rat(1, 1), 6, 50), 10050000);
+    // Buffer 10000 bps doubles: 20000000.
+    EXPECT_EQ(convert(usd(1000), rat(1, 1), 6, 10000), 20000000);
+    // Rate 0.999: 9.99 / 0.999 = 10 exactly -> 10000000, no rounding up on an exact result.
+    EXPECT_EQ(convert(usd(999), rat(999, 1000), 6, 0), 10000000);
+    // 10.00 / 0.999 * 10^6 = 10^10 / 999 = 10010010.01... -> ceil 10010011.
+    EXPECT_EQ(convert(usd(1000), rat(999, 1000), 6, 0), 10010011);
+    // Last unit: 0.03 USD at 3 USD/token, 2 decimals: 0.03 * 100 / 3 = 1 exactly -> 1.
+    EXPECT_EQ(convert(usd(3), rat(3, 1), 2, 0), 1);
+    // One cent over: 0.04 * 100 / 3 = 4/3 -> 2 (never 1).
+    EXPECT_EQ(convert(usd(4), rat(3, 1), 2, 0), 2);
+    // THB 350.00 at 10001/285 THB/USDT, 6 decimals, 100 bps:
+    // 350 * 10^6 * 10100/10000 * 285/10001 = 100747500000 / 10001 = 10073742 rem 6258 -> 10073743.
+    EXPECT_EQ(convert(thb(35000), rat(10001, 285), 6, 100), 10073743);
+    // 18 decimals: USD 1234.56 at 2500.5 USD/token = 1234.56 * 10^18 * 2 / 5001
+    // = 823040000000000000000 / 1667 = 493725254949010197.96... -> 493725254949010198.
+    EXPECT_EQ(convert(usd(123456), rat(5001, 2), 18, 0), uint256("493725254949010198"));
+}
+
+TEST(Conversion, BoundaryAt2Pow256) {
+    const uint256 max = ~uint256(0);
+    // USD 1.00 at 1/(2^256-1) USD per token, 0 decimals: exactly 2^256-1, accepted.
+    auto r = Rational::make(1, BigInt(max)).value();
+    EXPECT_EQ(convert(usd(100), r, 0, 0), max);
+    // One more unit of token per dollar: 2^256 does not fit -> error, not a wrap to 0.
+    auto over = fiat_to_token_amount(usd(100), Rational::make(1, BigInt(max) + 1).value(), 0, 0);
+    ASSERT_FALSE(over.ok());
+    EXPECT_EQ(over.error().code, "amount_overflow");
+    // Huge fiat at a tiny rate with 77 decimals overflows too.
+    auto huge = fiat_to_token_amount(usd(99999999999999), *rate_from_answer(1, 77), 77, 10000);
+    ASSERT_FALSE(huge.ok());
+    EXPECT_EQ(huge.error().code, "amount_overflow");
+}
+
+TEST(Conversion, RejectsBadParameters) {
+    EXPECT_EQ(fiat_to_token_amount(usd(100), rat(1, 1), 6, 10001).error().code, "invalid_buffer");
+    EXPECT_EQ(fiat_to_token_amount(usd(100), rat(1, 1), 78, 0).error().code, "invalid_decimals");
+}
+
+}  // namespace
+}  // namespace duepay::domain::money
