@@ -1,0 +1,122 @@
+#include "infra/kafka/kafka_consumer.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+namespace duepay::infra::kafka {
+
+KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
+    : settings_(std::move(settings)), lookup_(std::move(lookup)) {
+    detail::ConfHandle conf(rd_kafka_conf_new());
+    detail::set_conf(conf.get(), "bootstrap.servers", settings_.bootstrap);
+    detail::set_conf(conf.get(), "group.id", settings_.group_id);
+    detail::set_conf(conf.get(), "client.id", settings_.client_id);
+    detail::set_conf(conf.get(), "enable.auto.commit", "false");
+    detail::set_conf(conf.get(), "enable.auto.offset.store", "false");
+    detail::set_conf(conf.get(), "auto.offset.reset", "earliest");
+    detail::set_conf(conf.get(), "partition.assignment.strategy", "range");  // eager protocol
+    detail::set_conf(conf.get(), "session.timeout.ms", "6000");
+    detail::set_conf(conf.get(), "heartbeat.interval.ms", "1000");
+    detail::set_conf(conf.get(), "allow.auto.create.topics", "false");
+    rd_kafka_conf_set_rebalance_cb(conf.get(), &KafkaConsumer::on_rebalance);
+    rd_kafka_conf_set_opaque(conf.get(), this);
+    char err[512];
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
+    if (rk == nullptr) throw std::runtime_error(std::string("kafka consumer: ") + err);
+    conf.release();
+    consumer_.reset(rk);
+    rd_kafka_poll_set_consumer(rk);
+    detail::PartitionListHandle topics(rd_kafka_topic_partition_list_new(1));
+    rd_kafka_topic_partition_list_add(topics.get(), settings_.topic.c_str(), RD_KAFKA_PARTITION_UA);
+    if (auto e = rd_kafka_subscribe(rk, topics.get()); e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        throw std::runtime_error(std::string("kafka subscribe: ") + rd_kafka_err2str(e));
+    }
+}
+
+KafkaConsumer::~KafkaConsumer() {
+    try {
+        close();
+    } catch (const std::exception& e) {
+        std::cerr << "kafka consumer close: " << e.what() << std::endl;
+    }
+}
+
+void KafkaConsumer::close() {
+    if (closed_) return;
+    closed_ = true;
+    rd_kafka_consumer_close(consumer_.get());
+}
+
+void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                                 rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+    auto* self = static_cast<KafkaConsumer*>(opaque);
+    ++self->generation_;
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+        std::map<std::string, std::vector<std::int32_t>> by_topic;
+        for (int i = 0; i < partitions->cnt; ++i) {
+            by_topic[partitions->elems[i].topic].push_back(partitions->elems[i].partition);
+        }
+        std::map<std::string, std::map<std::int32_t, std::int64_t>> stored;
+        try {
+            for (const auto& [topic, parts] : by_topic) stored[topic] = self->lookup_(topic, parts);
+        } catch (const std::exception& e) {
+            // Without the stored offsets we must not read: assigning from the beginning or the
+            // committed Kafka offsets could skip or reorder. Stop the process (broken invariant).
+            std::cerr << "projector: cannot read stored offsets: " << e.what() << std::endl;
+            std::abort();
+        }
+        for (int i = 0; i < partitions->cnt; ++i) {
+            auto& tp = partitions->elems[i];
+            const auto& per_topic = stored[tp.topic];
+            auto it = per_topic.find(tp.partition);
+            tp.offset = it == per_topic.end() ? RD_KAFKA_OFFSET_BEGINNING : it->second;
+        }
+        rd_kafka_assign(rk, partitions);
+        std::cerr << "kafka consumer " << self->settings_.group_id << ": assigned " << partitions->cnt
+                  << " partition(s) of " << self->settings_.topic << std::endl;
+    } else {
+        rd_kafka_assign(rk, nullptr);
+        std::cerr << "kafka consumer " << self->settings_.group_id << ": revoked " << partitions->cnt
+                  << " partition(s)" << std::endl;
+    }
+}
+
+std::vector<ConsumedMessage> KafkaConsumer::poll_batch(std::size_t max, std::chrono::milliseconds timeout) {
+    std::vector<ConsumedMessage> batch;
+    const std::uint64_t generation = generation_;
+    int wait_ms = static_cast<int>(timeout.count());
+    while (batch.size() < max) {
+        detail::MessageHandle msg(rd_kafka_consumer_poll(consumer_.get(), wait_ms));
+        if (generation_ != generation) {
+            batch.clear();  // the assignment changed: restart from stored offsets
+            return batch;
+        }
+        if (!msg) break;
+        wait_ms = 0;  // after the first message take only what is buffered
+        if (msg->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            if (msg->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                std::cerr << "kafka consumer: " << rd_kafka_message_errstr(msg.get()) << std::endl;
+            }
+            continue;
+        }
+        ConsumedMessage out;
+        out.topic = rd_kafka_topic_name(msg->rkt);
+        out.partition = msg->partition;
+        out.offset = msg->offset;
+        if (msg->key != nullptr) out.key.assign(static_cast<const char*>(msg->key), msg->key_len);
+        if (msg->payload != nullptr) out.value.assign(static_cast<const char*>(msg->payload), msg->len);
+        batch.push_back(std::move(out));
+    }
+    return batch;
+}
+
+std::vector<std::int32_t> KafkaConsumer::assignment() const {
+    rd_kafka_topic_partition_list_t* raw = nullptr;
+    std::vector<std::int32_t> out;
+    if (rd_kafka_assignment(consumer_.get(), &raw) != RD_KAFKA_RESP_ERR_NO_ERROR) return out;
+    detail::PartitionListHandle list(raw);
+    for (int i = 0; i < list->cnt; ++i) out.push_back(list->elems[i].partition);
+    return out;
+}
+
+}  // namespace duepay::infra::kafka

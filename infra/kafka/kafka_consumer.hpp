@@ -1,0 +1,67 @@
+// KafkaConsumer: a group member with manual offsets for the projector (STYLE rule 6). Offsets are
+// not committed to Kafka: the caller stores each partition's next offset in its own database
+// transaction, and on every assignment the rebalance callback asks `OffsetLookup` for them and
+// assigns with them (no stored offset = the beginning of the partition).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "infra/kafka/handles.hpp"
+
+namespace duepay::infra::kafka {
+
+struct ConsumedMessage {
+    std::string topic;
+    std::int32_t partition = 0;
+    std::int64_t offset = 0;
+    std::string key;
+    std::string value;
+};
+
+// partition -> next offset to read, for the partitions of `topic` that have one stored.
+using OffsetLookup = std::function<std::map<std::int32_t, std::int64_t>(const std::string& topic,
+                                                                        const std::vector<std::int32_t>& partitions)>;
+
+struct ConsumerSettings {
+    std::string bootstrap;
+    std::string group_id;
+    std::string topic;
+    std::string client_id = "duepay";
+};
+
+class KafkaConsumer {
+public:
+    KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup);
+    ~KafkaConsumer();  // close() if not closed yet, then destroy
+    KafkaConsumer(const KafkaConsumer&) = delete;
+    KafkaConsumer& operator=(const KafkaConsumer&) = delete;
+
+    // Up to `max` messages, waiting at most `timeout` for the first and then taking only what is
+    // already buffered. If the assignment changed during the call, messages read before the change
+    // are dropped (their partitions restart from the stored offsets), so a batch never mixes
+    // generations. Transient broker errors are logged, not thrown.
+    std::vector<ConsumedMessage> poll_batch(std::size_t max, std::chrono::milliseconds timeout);
+
+    // Partitions currently assigned.
+    std::vector<std::int32_t> assignment() const;
+
+    // Leaves the group cleanly (revokes partitions, lets others take over quickly).
+    void close();
+
+private:
+    static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                             rd_kafka_topic_partition_list_t* partitions, void* opaque);
+
+    ConsumerSettings settings_;
+    OffsetLookup lookup_;
+    detail::KafkaHandle consumer_;
+    std::uint64_t generation_ = 0;
+    bool closed_ = false;
+};
+
+}  // namespace duepay::infra::kafka

@@ -1,0 +1,132 @@
+#include "infra/kafka/kafka_event_log.hpp"
+
+#include <iostream>
+#include <memory>
+
+namespace duepay::infra::kafka {
+namespace {
+
+using Callback = std::function<void(AppendResult)>;
+
+AppendStatus status_of(const rd_kafka_message_t* msg) {
+    if (msg->err == RD_KAFKA_RESP_ERR_NO_ERROR) return AppendStatus::persisted;
+    switch (rd_kafka_message_status(msg)) {
+        case RD_KAFKA_MSG_STATUS_PERSISTED:  // an error despite persistence: no ack we can trust
+        case RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED:
+            return AppendStatus::possibly_persisted;
+        case RD_KAFKA_MSG_STATUS_NOT_PERSISTED:
+        default:
+            return AppendStatus::not_persisted;
+    }
+}
+
+}  // namespace
+
+KafkaEventLog::KafkaEventLog(ProducerSettings settings) : settings_(std::move(settings)) {
+    detail::ConfHandle conf(rd_kafka_conf_new());
+    detail::set_conf(conf.get(), "bootstrap.servers", settings_.bootstrap);
+    detail::set_conf(conf.get(), "enable.idempotence", "true");  // implies acks=all, in-order retries
+    detail::set_conf(conf.get(), "acks", "all");
+    detail::set_conf(conf.get(), "linger.ms", std::to_string(settings_.linger_ms));
+    detail::set_conf(conf.get(), "message.timeout.ms", std::to_string(settings_.message_timeout_ms));
+    detail::set_conf(conf.get(), "socket.connection.setup.timeout.ms", "3000");
+    detail::set_conf(conf.get(), "reconnect.backoff.max.ms", "1000");
+    detail::set_conf(conf.get(), "compression.type", "lz4");
+    detail::set_conf(conf.get(), "partitioner", "murmur2_random");  // the Java client's choice
+    rd_kafka_conf_set_dr_msg_cb(conf.get(), &KafkaEventLog::on_delivery);
+    rd_kafka_conf_set_error_cb(conf.get(), &KafkaEventLog::on_error);
+    rd_kafka_conf_set_opaque(conf.get(), this);
+    char err[512];
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
+    if (rk == nullptr) throw std::runtime_error(std::string("kafka producer: ") + err);
+    conf.release();  // owned by rk now
+    producer_.reset(rk);
+    poller_ = std::thread([this] { poll_loop(); });
+}
+
+KafkaEventLog::~KafkaEventLog() {
+    stop_ = true;
+    if (poller_.joinable()) poller_.join();
+    // Every outstanding append gets its outcome (message.timeout.ms bounds this) before destroy,
+    // so no callback is lost; the delivery callbacks run on this thread inside flush.
+    rd_kafka_flush(producer_.get(), settings_.message_timeout_ms + 1000);
+    rd_kafka_purge(producer_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    rd_kafka_poll(producer_.get(), 0);
+}
+
+void KafkaEventLog::poll_loop() {
+    while (!stop_) rd_kafka_poll(producer_.get(), 50);
+}
+
+void KafkaEventLog::append_async(LogRecord record, std::function<void(AppendResult)> done) {
+    auto callback = std::make_unique<Callback>(std::move(done));
+    if (fatal_) {
+        (*callback)(AppendResult{AppendStatus::not_persisted, -1, -1, "producer in fatal state"});
+        return;
+    }
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (int attempt = 0; attempt < 50; ++attempt) {
+        err = rd_kafka_producev(producer_.get(), RD_KAFKA_V_TOPIC(settings_.topic.c_str()),
+                                RD_KAFKA_V_KEY(record.key.data(), record.key.size()),
+                                RD_KAFKA_V_VALUE(record.value.data(), record.value.size()),
+                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                RD_KAFKA_V_OPAQUE(callback.get()), RD_KAFKA_V_END);
+        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the poller drains the queue
+    }
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        (*callback)(AppendResult{AppendStatus::not_persisted, -1, -1, rd_kafka_err2str(err)});
+        return;
+    }
+    callback.release();  // owned by the delivery report now
+}
+
+void KafkaEventLog::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void*) {
+    std::unique_ptr<Callback> callback(static_cast<Callback*>(msg->_private));
+    if (!callback) return;
+    AppendResult result;
+    result.status = status_of(msg);
+    if (result.status == AppendStatus::persisted) {
+        result.partition = msg->partition;
+        result.offset = msg->offset;
+    } else {
+        result.error = rd_kafka_err2str(msg->err);
+    }
+    (*callback)(std::move(result));
+}
+
+void KafkaEventLog::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+    auto* self = static_cast<KafkaEventLog*>(opaque);
+    if (err == RD_KAFKA_RESP_ERR__FATAL) {
+        char fatal[512];
+        rd_kafka_fatal_error(rk, fatal, sizeof fatal);
+        self->fatal_ = true;
+        std::cerr << "kafka producer FATAL: " << fatal << std::endl;
+        return;
+    }
+    std::cerr << "kafka producer: " << rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err)) << ": "
+              << reason << std::endl;
+}
+
+int KafkaEventLog::flush(std::chrono::milliseconds timeout) {
+    rd_kafka_flush(producer_.get(), static_cast<int>(timeout.count()));
+    return rd_kafka_outq_len(producer_.get());
+}
+
+int KafkaEventLog::in_flight() const { return rd_kafka_outq_len(producer_.get()); }
+
+int KafkaEventLog::partition_count(std::chrono::milliseconds timeout) {
+    rd_kafka_topic_t* topic = rd_kafka_topic_new(producer_.get(), settings_.topic.c_str(), nullptr);
+    const rd_kafka_metadata_t* metadata = nullptr;
+    auto err = rd_kafka_metadata(producer_.get(), 0, topic, &metadata, static_cast<int>(timeout.count()));
+    rd_kafka_topic_destroy(topic);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return -1;
+    int count = -1;
+    if (metadata->topic_cnt == 1 && metadata->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        count = metadata->topics[0].partition_cnt;
+    }
+    rd_kafka_metadata_destroy(metadata);
+    return count;
+}
+
+}  // namespace duepay::infra::kafka

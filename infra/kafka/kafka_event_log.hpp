@@ -1,0 +1,53 @@
+// KafkaEventLog: the EventLog port over one idempotent librdkafka producer shared by every API
+// thread. Appends are asynchronous; the delivery-report callback (run by a dedicated poller
+// thread) completes each append's callback with the broker's verdict.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "infra/kafka/event_log.hpp"
+#include "infra/kafka/handles.hpp"
+
+namespace duepay::infra::kafka {
+
+struct ProducerSettings {
+    std::string bootstrap;             // host:port[,host:port]
+    std::string topic;                 // e.g. duepay.charge-events.v1
+    int linger_ms = 1;                 // small: latency over batching
+    int message_timeout_ms = 5000;     // bound on an append, retries included
+};
+
+class KafkaEventLog final : public EventLog {
+public:
+    explicit KafkaEventLog(ProducerSettings settings);
+    ~KafkaEventLog() override;  // stops the poller, flushes (bounded), destroys
+    KafkaEventLog(const KafkaEventLog&) = delete;
+    KafkaEventLog& operator=(const KafkaEventLog&) = delete;
+
+    void append_async(LogRecord record, std::function<void(AppendResult)> done) override;
+
+    // Waits until every pending append has its outcome, at most `timeout`; returns what is left.
+    int flush(std::chrono::milliseconds timeout);
+
+    // Partitions of the topic (metadata round trip); -1 when the broker cannot be reached.
+    int partition_count(std::chrono::milliseconds timeout);
+
+    // Appends waiting for an outcome.
+    int in_flight() const;
+
+private:
+    static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+    static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+    void poll_loop();
+
+    ProducerSettings settings_;
+    detail::KafkaHandle producer_;
+    std::atomic<bool> stop_{false};
+    std::atomic<bool> fatal_{false};
+    std::thread poller_;
+};
+
+}  // namespace duepay::infra::kafka

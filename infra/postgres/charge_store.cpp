@@ -1,0 +1,124 @@
+#include "infra/postgres/charge_store.hpp"
+
+namespace duepay::infra::postgres {
+namespace {
+
+constexpr const char* kColumns =
+    "invoice_id, project_id, mode, chain_id, status, amount::text, token, token_symbol, token_decimals, "
+    "payment_mode, merchant, fee_bps, deadline, deposit_address, reference, return_url, fiat::text, "
+    "amount_confirmed::text, exception, timeline::text, event_count, last_event_id, "
+    "to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
+    "to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+
+template <class T>
+std::optional<T> opt(const pqxx::field& f) {
+    if (f.is_null()) return std::nullopt;
+    return f.as<T>();
+}
+
+ChargeRow row_of(const pqxx::row& r) {
+    ChargeRow row;
+    row.invoice_id = r[0].as<std::string>();
+    row.project_id = r[1].as<std::string>();
+    row.mode = r[2].as<std::string>();
+    row.chain_id = r[3].as<std::uint64_t>();
+    row.status = r[4].as<std::string>();
+    row.amount = r[5].as<std::string>();
+    row.token = r[6].as<std::string>();
+    row.token_symbol = opt<std::string>(r[7]);
+    row.token_decimals = opt<int>(r[8]);
+    row.payment_mode = r[9].as<std::string>();
+    row.merchant = r[10].as<std::string>();
+    row.fee_bps = r[11].as<int>();
+    row.deadline = r[12].as<std::int64_t>();
+    row.deposit_address = opt<std::string>(r[13]);
+    row.reference = opt<std::string>(r[14]);
+    row.return_url = opt<std::string>(r[15]);
+    row.fiat_json = opt<std::string>(r[16]);
+    row.amount_confirmed = r[17].as<std::string>();
+    row.exception = opt<std::string>(r[18]);
+    row.timeline_json = r[19].as<std::string>();
+    row.event_count = r[20].as<int>();
+    row.last_event_id = r[21].as<std::string>();
+    row.created_at = r[22].as<std::string>();
+    row.updated_at = r[23].as<std::string>();
+    return row;
+}
+
+}  // namespace
+
+void prepare_charge_statements(pqxx::connection& conn) {
+    conn.prepare("find_charge", std::string("select ") + kColumns + " from charges where invoice_id = $1");
+    conn.prepare("find_charge_status", "select project_id, status from charges where invoice_id = $1");
+}
+
+bool insert_journal_entry(pqxx::work& tx, const JournalEntry& e) {
+    auto result = tx.exec_params(
+        "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", type, payload) "
+        "values ($1, $2, $3, $4, $5, $6, $7::jsonb) on conflict (event_id) do nothing",
+        e.event_id, e.invoice_id, e.topic, e.partition, e.offset, e.type, e.payload);
+    return result.affected_rows() == 1;
+}
+
+std::vector<std::pair<std::string, std::string>> load_journal(pqxx::work& tx,
+                                                              const std::vector<std::string>& invoice_ids) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (invoice_ids.empty()) return out;
+    std::string array = "{";
+    for (std::size_t i = 0; i < invoice_ids.size(); ++i) {
+        if (i) array += ',';
+        array += invoice_ids[i];  // 0x-hex: no quoting needed
+    }
+    array += '}';
+    auto rows = tx.exec_params(
+        "select invoice_id, payload::text from charge_events where invoice_id = any($1::text[]) "
+        "order by invoice_id, partition, \"offset\"",
+        array);
+    out.reserve(rows.size());
+    for (const auto& r : rows) out.emplace_back(r[0].as<std::string>(), r[1].as<std::string>());
+    return out;
+}
+
+void upsert_charge(pqxx::work& tx, const ChargeRow& r) {
+    tx.exec_params(
+        "insert into charges (invoice_id, project_id, mode, chain_id, status, amount, token, token_symbol, "
+        "token_decimals, payment_mode, merchant, fee_bps, deadline, deposit_address, reference, return_url, "
+        "fiat, amount_confirmed, exception, timeline, event_count, last_event_id, created_at, updated_at) "
+        "values ($1,$2,$3,$4,$5,$6::numeric,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17::jsonb,$18::numeric,$19,"
+        "$20::jsonb,$21,$22,$23::timestamptz,$24::timestamptz) "
+        "on conflict (invoice_id) do update set status = excluded.status, amount_confirmed = "
+        "excluded.amount_confirmed, exception = excluded.exception, timeline = excluded.timeline, "
+        "event_count = excluded.event_count, last_event_id = excluded.last_event_id, "
+        "deposit_address = excluded.deposit_address, updated_at = excluded.updated_at",
+        r.invoice_id, r.project_id, r.mode, r.chain_id, r.status, r.amount, r.token, r.token_symbol,
+        r.token_decimals, r.payment_mode, r.merchant, r.fee_bps, r.deadline, r.deposit_address, r.reference,
+        r.return_url, r.fiat_json, r.amount_confirmed, r.exception, r.timeline_json, r.event_count,
+        r.last_event_id, r.created_at, r.updated_at);
+}
+
+std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::string& invoice_id) {
+    auto rows = tx.exec_prepared("find_charge", invoice_id);
+    if (rows.empty()) return std::nullopt;
+    return row_of(rows[0]);
+}
+
+std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx, const std::string& invoice_id) {
+    auto rows = tx.exec_prepared("find_charge_status", invoice_id);
+    if (rows.empty()) return std::nullopt;
+    return ChargeStatus{rows[0][0].as<std::string>(), rows[0][1].as<std::string>()};
+}
+
+void notify_charges(pqxx::work& tx, const std::vector<std::string>& invoice_ids) {
+    std::string payload;
+    for (const auto& id : invoice_ids) {
+        if (payload.size() + id.size() + 1 > 7900) {
+            tx.exec_params("select pg_notify($1, $2)", kChargesChannel, payload);
+            payload.clear();
+        }
+        if (!payload.empty()) payload += ',';
+        payload += id;
+    }
+    if (!payload.empty()) tx.exec_params("select pg_notify($1, $2)", kChargesChannel, payload);
+}
+
+}  // namespace duepay::infra::postgres

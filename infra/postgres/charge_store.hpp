@@ -1,0 +1,52 @@
+// SQL of the `charges` read model and the `charge_events` journal. Functions take the caller's
+// transaction so the projector can write events, rows and offsets atomically.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "infra/postgres/charge_row.hpp"
+
+namespace duepay::infra::postgres {
+
+inline constexpr const char* kChargesChannel = "duepay_charges";  // NOTIFY payload: invoice ids, comma separated
+
+// Prepares the statements below on a connection (use as the pool's on_connect hook).
+void prepare_charge_statements(pqxx::connection& conn);
+
+struct JournalEntry {
+    std::string event_id;
+    std::string invoice_id;
+    std::string topic;
+    std::int32_t partition = 0;
+    std::int64_t offset = 0;
+    std::string type;
+    std::string payload;  // event JSON
+};
+
+// Inserts the entry unless its event_id is already there; true when inserted.
+bool insert_journal_entry(pqxx::work& tx, const JournalEntry& entry);
+
+// The stored events (JSON text) of each invoice, in log order, for re-folding.
+std::vector<std::pair<std::string, std::string>> load_journal(pqxx::work& tx,
+                                                              const std::vector<std::string>& invoice_ids);
+
+void upsert_charge(pqxx::work& tx, const ChargeRow& row);
+
+std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::string& invoice_id);
+
+struct ChargeStatus {
+    std::string project_id;
+    std::string status;
+};
+std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx, const std::string& invoice_id);
+
+// Sends NOTIFY on kChargesChannel (delivered at commit), in payloads under Postgres' 8000-byte limit.
+void notify_charges(pqxx::work& tx, const std::vector<std::string>& invoice_ids);
+
+}  // namespace duepay::infra::postgres

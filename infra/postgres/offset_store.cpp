@@ -1,0 +1,29 @@
+#include "infra/postgres/offset_store.hpp"
+
+namespace duepay::infra::postgres {
+
+std::map<std::int32_t, std::int64_t> load_next_offsets(pqxx::transaction_base& tx, const std::string& group_id,
+                                                       const std::string& topic,
+                                                       const std::vector<std::int32_t>& partitions) {
+    std::map<std::int32_t, std::int64_t> out;
+    auto rows = tx.exec_params(
+        "select partition, next_offset from consumer_offsets where group_id = $1 and topic = $2", group_id, topic);
+    for (const auto& r : rows) {
+        const auto partition = r[0].as<std::int32_t>();
+        for (auto wanted : partitions) {
+            if (wanted == partition) out[partition] = r[1].as<std::int64_t>();
+        }
+    }
+    return out;
+}
+
+void store_next_offset(pqxx::work& tx, const std::string& group_id, const std::string& topic,
+                       std::int32_t partition, std::int64_t next_offset) {
+    tx.exec_params(
+        "insert into consumer_offsets (group_id, topic, partition, next_offset, updated_at) "
+        "values ($1, $2, $3, $4, now()) on conflict (group_id, topic, partition) do update "
+        "set next_offset = excluded.next_offset, updated_at = now()",
+        group_id, topic, partition, next_offset);
+}
+
+}  // namespace duepay::infra::postgres

@@ -1,0 +1,86 @@
+// A small fixed-size pool of libpqxx connections. lease() blocks (bounded) until one is free; a
+// lease that saw a broken connection is replaced on return. Each connection can be given the same
+// prepared statements by the `on_connect` hook.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+namespace duepay::infra::postgres {
+
+// The database is unreachable or too busy: retryable.
+class DatabaseUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class ConnectionPool;
+
+class Lease {
+public:
+    Lease(ConnectionPool* pool, std::unique_ptr<pqxx::connection> conn) : pool_(pool), conn_(std::move(conn)) {}
+    Lease(Lease&&) noexcept = default;
+    Lease& operator=(Lease&&) = delete;
+    ~Lease();
+    pqxx::connection& operator*() { return *conn_; }
+    pqxx::connection* operator->() { return conn_.get(); }
+
+private:
+    ConnectionPool* pool_;
+    std::unique_ptr<pqxx::connection> conn_;
+};
+
+class ConnectionPool {
+public:
+    using OnConnect = std::function<void(pqxx::connection&)>;
+
+    // Opens `size` connections now (throws DatabaseUnavailable if the first cannot be opened).
+    ConnectionPool(std::string url, std::size_t size, OnConnect on_connect = {});
+
+    // Throws DatabaseUnavailable after `wait` without a free connection.
+    Lease lease(std::chrono::milliseconds wait = std::chrono::milliseconds(2000));
+
+    // Runs `work` in a transaction on a leased connection, retrying once on a broken connection.
+    template <class F>
+    auto with_transaction(F&& work) {
+        for (int attempt = 0;; ++attempt) {
+            auto conn = lease();
+            try {
+                pqxx::work tx(*conn);
+                if constexpr (std::is_void_v<decltype(work(tx))>) {
+                    work(tx);
+                    tx.commit();
+                    return;
+                } else {
+                    auto out = work(tx);
+                    tx.commit();
+                    return out;
+                }
+            } catch (const pqxx::broken_connection& e) {
+                if (attempt >= 1) throw DatabaseUnavailable(e.what());
+            }
+        }
+    }
+
+private:
+    friend class Lease;
+    std::unique_ptr<pqxx::connection> open();
+    void give_back(std::unique_ptr<pqxx::connection> conn);
+
+    std::string url_;
+    OnConnect on_connect_;
+    std::mutex mutex_;
+    std::condition_variable available_;
+    std::vector<std::unique_ptr<pqxx::connection>> idle_;
+    std::size_t missing_ = 0;  // connections to reopen lazily
+};
+
+}  // namespace duepay::infra::postgres

@@ -1,0 +1,19 @@
+// Hashes for secrets (OpenSSL): SHA-256 of API keys (only the hash is stored), HMAC-SHA256 for
+// deterministic key derivation, and a constant-time comparison.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace duepay::infra::random {
+
+using Digest32 = std::array<std::uint8_t, 32>;
+
+Digest32 sha256(std::string_view data);
+Digest32 hmac_sha256(std::span<const std::uint8_t> key, std::string_view message);
+// Equal length and content, in time independent of the content.
+bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);
+
+}  // namespace duepay::infra::random
