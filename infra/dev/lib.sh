@@ -1,0 +1,25 @@
+# Shared helpers for the dev-stack scripts (sourced, never run). Sets ROOT (repo root) and VAR.
+# Everything the stack writes lives under $VAR (git-ignored).
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+VAR="$ROOT/var"
+
+log() { printf '[%s] %s\n' "${DEV_COMPONENT:-dev}" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# port_open HOST PORT: true when something accepts TCP connections there.
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# now_ms: wall clock in milliseconds, for the readiness timings we print.
+now_ms() { date +%s%3N; }
+
+# with_lock NAME: serialise concurrent start/stop calls of one component (fd 9). Children that
+# outlive the script (the broker, postgres) must be started with 9>&- so they do not keep the lock.
+with_lock() {
+  mkdir -p "$VAR"
+  exec 9>"$VAR/.$1.lock"
+  flock 9
+}
+
+# pid_alive FILE: true when FILE holds the pid of a running process.
+pid_alive() { [[ -s "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
