@@ -63,13 +63,14 @@ function freePort() {
 }
 
 /**
- * Start a private anvil on a free 127.0.0.1 port (automine unless blockTime is given).
+ * Start a private anvil on a free 127.0.0.1 port, or on `port` if given (automine unless
+ * blockTime is given).
  * Returns { url, port, chainId, stop() }. The process runs in its own process group so stop()
  * also ends the native binary behind the node_modules/.bin shim.
  */
-export async function startAnvil({ chainId = 31337, blockTime } = {}) {
+export async function startAnvil({ chainId = 31337, blockTime, port: fixedPort } = {}) {
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = fixedPort ?? await freePort();
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId),
       '--silent'];
     if (blockTime) args.push('--block-time', String(blockTime));
@@ -98,7 +99,7 @@ export async function startAnvil({ chainId = 31337, blockTime } = {}) {
       return { url, port, chainId, stop };
     } catch (e) {
       await stop();
-      if (attempt >= 3) throw e;  // port taken between probe and bind: try another
+      if (attempt >= 3 || fixedPort) throw e;  // port taken between probe and bind: try another
     }
   }
 }
