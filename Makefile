@@ -1,18 +1,46 @@
 # duepay: the two commands are `make run` and `make test`. Everything else is a step of those.
+#   make run         deps + build + dev stack up + banner + `build/duepay dev` in the foreground;
+#                    Ctrl-C stops the roles, then the stack
+#   make test        deps + build + dev stack up + every ctest test (var/dev.env in the
+#                    environment) + stack down; exits with ctest's status
+#   make unit        build + unit tests only, no stack
+#   make deps        scripts/install-deps.sh (apt packages, npm ci, Kafka jars; quick when present)
+#   make stack-up / stack-down / stack-status   infra/dev/stack.sh (see infra/dev/README.md)
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= 2
+CTEST_ARGS ?=
 
-.PHONY: run test build deps unit clean
+# Steps must run in order even under `make -j`.
+.NOTPARALLEL:
+.PHONY: run test build deps unit clean stack-up stack-down stack-status
+
+deps:
+	scripts/install-deps.sh
+
 build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
 unit: build
-	ctest --test-dir $(BUILD) -L unit --output-on-failure
+	ctest --test-dir $(BUILD) -L unit --output-on-failure $(CTEST_ARGS)
 
-test: build
-	ctest --test-dir $(BUILD) --output-on-failure
+test: deps build
+	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay scripts/with-stack.sh \
+	  ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)
+
+run: deps build
+	@test -x $(BUILD)/duepay || { echo "no $(BUILD)/duepay: the build made no binary" >&2; exit 1; }
+	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay scripts/with-stack.sh --banner $(BUILD)/duepay dev
+
+stack-up:
+	infra/dev/stack.sh up
+
+stack-down:
+	infra/dev/stack.sh down
+
+stack-status:
+	infra/dev/stack.sh status
 
 clean:
 	rm -rf $(BUILD)

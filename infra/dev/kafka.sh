@@ -185,16 +185,28 @@ status() {
   return 3
 }
 
+# partition_count TOPIC: prints the partition count, or nothing when the topic does not exist.
+partition_count() {
+  tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --describe --topic "$1" 2>/dev/null \
+    | sed -n 's/.*PartitionCount: *\([0-9]*\).*/\1/p' | head -1
+  true
+}
+
 create_topic() {
-  local topic="${1:-$TOPIC}" parts="${2:-$PARTITIONS}"
+  local topic="${1:-$TOPIC}" parts="${2:-$PARTITIONS}" have
   ensure_libs
-  tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --if-not-exists \
-    --topic "$topic" --partitions "$parts" --replication-factor 1 --config retention.ms=-1 >/dev/null
-  local have
-  have="$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --describe --topic "$topic" \
-    | sed -n 's/.*PartitionCount: *\([0-9]*\).*/\1/p' | head -1)"
-  [[ -n "$have" ]] || die "topic $topic was not created"
-  log "topic $topic has $have partitions"
+  have="$(partition_count "$topic")"
+  if [[ -z "$have" ]]; then
+    # Infinite retention: the topic is the source of truth (DESIGN 1).
+    tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --if-not-exists \
+      --topic "$topic" --partitions "$parts" --replication-factor 1 --config retention.ms=-1 >/dev/null
+    have="$(partition_count "$topic")"
+    [[ -n "$have" ]] || die "topic $topic was not created"
+    log "created topic $topic with $have partitions"
+  else
+    log "topic $topic exists with $have partitions"
+  fi
+  [[ "$have" == "$parts" ]] || log "warning: $topic has $have partitions, DUEPAY_TOPIC_PARTITIONS=$parts (not changed)"
 }
 
 cmd="${1:-}"; shift || true

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Install what duepay needs to build, test and run its dev stack, and nothing that is already there.
+# Idempotent, non-interactive (CI has no stdin), a few seconds when everything is present:
+#   1. Debian packages that are missing (apt-get update only when something is missing);
+#      tools that may come from outside apt (node, npm, java, mvn, psql) count as present when
+#      they are on PATH.
+#   2. npm ci when node_modules is missing or older than package-lock.json.
+#   3. the Kafka broker jars (infra/kafka/pom.xml) into var/kafka/libs, skipped for the same pom.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+log() { printf '[deps] %s\n' "$*" >&2; }
+t0=$(date +%s%3N)
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  librdkafka-dev libpistache-dev rapidjson-dev libpqxx-dev libssl-dev libsecp256k1-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libcurl4-openssl-dev
+  postgresql postgresql-client wrk openjdk-17-jre-headless maven nodejs npm
+)
+
+# present PACKAGE: installed by dpkg, or (for tools that also come from elsewhere) on PATH.
+present() {
+  case "$1" in
+    nodejs) command -v node >/dev/null && return 0 ;;
+    npm) command -v npm >/dev/null && return 0 ;;
+    openjdk-17-jre-headless)
+      command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[7-9]|2[0-9])' && return 0 ;;
+    maven) command -v mvn >/dev/null && return 0 ;;
+    postgresql-client) command -v psql >/dev/null && command -v pg_isready >/dev/null && return 0 ;;
+    postgresql) compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null && return 0 ;;
+  esac
+  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
+}
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  present "$p" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing: ${missing[*]}"
+  SUDO=""
+  [[ "$(id -u)" == 0 ]] || SUDO="sudo -n"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq </dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null >/dev/null
+else
+  log "apt packages: all present"
+fi
+
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error </dev/null
+else
+  log "node_modules: up to date"
+fi
+
+infra/dev/kafka.sh libs </dev/null
+log "done in $(( $(date +%s%3N) - t0 )) ms"
