@@ -18,6 +18,7 @@ using BigInt = boost::multiprecision::cpp_int;
 // A strictly positive rational num/den, always in lowest terms (so == compares values).
 class Rational {
 public:
+    Rational() = default;  // 1/1, so a struct holding a rate can be default-constructed
     // Reduces; returns an "invalid_rate" error unless num > 0 and den > 0.
     static Result<Rational> make(BigInt num, BigInt den);
 
@@ -27,8 +28,8 @@ public:
 
 private:
     Rational(BigInt num, BigInt den) : num_(std::move(num)), den_(std::move(den)) {}
-    BigInt num_;
-    BigInt den_;
+    BigInt num_ = 1;
+    BigInt den_ = 1;
 };
 
 // A price-feed answer: answer / 10^decimals (e.g. Chainlink's int256 answer and decimals()).

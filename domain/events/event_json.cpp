@@ -1,0 +1,612 @@
+// Encoder: rapidjson::Writer straight into the caller's std::string. Decoder: a DOM parse into
+// a stack buffer (no heap for typical events), then one pass over each object's members with a
+// bitmask for duplicates and missing fields. Unknown fields are rejected (the schemas say
+// additionalProperties: false). Internally a failure throws DecodeError, caught in decode_event
+// and returned as a Result, so the happy path carries no error plumbing.
+#include "domain/events/event_json.hpp"
+
+#include <array>
+#include <limits>
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/writer.h>
+
+#include "domain/hex.hpp"
+#include "domain/money/token_amount.hpp"
+
+namespace duepay::domain::events {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+struct StringOut {
+    using Ch = char;
+    std::string* s;
+    void Put(char c) { s->push_back(c); }
+    void Flush() {}
+};
+
+using JsonWriter = rapidjson::Writer<StringOut>;
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+class Encoder {
+public:
+    explicit Encoder(std::string& out) : os_{&out}, w_(os_) {}
+
+    void key(std::string_view k) { w_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
+    void str(std::string_view s) { w_.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
+    void null() { w_.Null(); }
+    void u64(std::uint64_t v) { w_.Uint64(v); }
+    void begin() { w_.StartObject(); }
+    void end() { w_.EndObject(); }
+
+    void hex(std::span<const std::uint8_t> bytes) {
+        char buf[2 + 2 * 32];
+        buf[0] = '0';
+        buf[1] = 'x';
+        for (std::size_t i = 0; i < bytes.size(); ++i) {
+            buf[2 + 2 * i] = kHexDigits[bytes[i] >> 4];
+            buf[3 + 2 * i] = kHexDigits[bytes[i] & 0x0f];
+        }
+        str(std::string_view(buf, 2 + 2 * bytes.size()));
+    }
+    void address(const Address& a) { hex(a.bytes); }
+    void amount(const TokenAmount& a) {
+        scratch_.clear();
+        money::append_decimal(scratch_, a.value);
+        str(scratch_);
+    }
+    void dec_u64(std::uint64_t v) {
+        char buf[20];
+        std::size_t n = 0;
+        do {
+            buf[19 - n++] = static_cast<char>('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        str(std::string_view(buf + 20 - n, n));
+    }
+
+private:
+    StringOut os_;
+    JsonWriter w_;
+    std::string scratch_;
+};
+
+void encode_payment_fields(Encoder& e, const Payment& p) {
+    e.key("rail"), e.str(to_string(p.rail));
+    e.key("txHash"), e.hex(p.tx_hash);
+    e.key("logIndex"), e.u64(p.log_index);
+    e.key("blockNumber"), e.u64(p.block_number);
+    e.key("blockHash"), e.hex(p.block_hash);
+    e.key("from"), e.address(p.from);
+    e.key("token"), e.address(p.token);
+    e.key("amount"), e.amount(p.amount);
+}
+
+void encode_data(Encoder& e, const ChargeCreated& d) {
+    e.key("amount"), e.amount(d.amount);
+    e.key("token"), e.address(d.token);
+    e.key("tokenSymbol"), e.str(d.token_symbol);
+    e.key("tokenDecimals"), e.u64(d.token_decimals);
+    e.key("paymentMode"), e.str(to_string(d.payment_mode));
+    e.key("merchant"), e.address(d.merchant);
+    e.key("feeBps"), e.u64(d.fee_bps);
+    e.key("deadline"), e.dec_u64(d.deadline);
+    e.key("graceSeconds"), e.u64(d.grace_seconds);
+    e.key("depositAddress");
+    d.deposit_address ? e.address(*d.deposit_address) : e.null();
+    e.key("reference");
+    d.reference ? e.str(*d.reference) : e.null();
+    e.key("returnUrl");
+    d.return_url ? e.str(*d.return_url) : e.null();
+    e.key("fiat");
+    if (!d.fiat) {
+        e.null();
+        return;
+    }
+    const FiatQuote& f = *d.fiat;
+    e.begin();
+    e.key("currency"), e.str(money::to_string(f.amount.currency));
+    e.key("amount"), e.str(money::to_string(f.amount));
+    e.key("tokenAmount"), e.amount(f.token_amount);
+    e.key("rate"), e.str(money::to_string(f.rate));
+    e.key("rateSource"), e.str(f.rate_source);
+    e.key("bufferBps"), e.u64(f.buffer_bps);
+    e.key("rateReadAt"), e.str(f.rate_read_at);
+    e.end();
+}
+void encode_data(Encoder& e, const PaymentDetected& d) { encode_payment_fields(e, d.payment); }
+void encode_data(Encoder& e, const DepositSeen& d) { encode_payment_fields(e, d.payment); }
+void encode_data(Encoder& e, const LateDeposit& d) { encode_payment_fields(e, d.payment); }
+void encode_data(Encoder& e, const PaymentReorged& d) {
+    e.key("txHash"), e.hex(d.tx_hash);
+    e.key("logIndex"), e.u64(d.log_index);
+    e.key("blockNumber"), e.u64(d.block_number);
+    e.key("blockHash"), e.hex(d.block_hash);
+}
+void encode_data(Encoder& e, const ChargePaid& d) {
+    encode_payment_fields(e, d.payment);
+    e.key("confirmedTotal"), e.amount(d.confirmed_total);
+}
+void encode_data(Encoder& e, const ChargeUnderpaid& d) {
+    encode_payment_fields(e, d.payment);
+    e.key("confirmedTotal"), e.amount(d.confirmed_total);
+}
+void encode_data(Encoder& e, const ChargeExpired& d) {
+    e.key("deadline"), e.dec_u64(d.deadline);
+    e.key("graceSeconds"), e.u64(d.grace_seconds);
+    e.key("blockNumber"), e.u64(d.block_number);
+    e.key("blockTimestamp"), e.u64(d.block_timestamp);
+}
+void encode_data(Encoder& e, const ChargeSettled& d) {
+    e.key("txHash"), e.hex(d.tx_hash);
+    e.key("blockNumber"), e.u64(d.block_number);
+    e.key("depositAddress"), e.address(d.deposit_address);
+    e.key("token"), e.address(d.token);
+    e.key("amount"), e.amount(d.amount);
+}
+void encode_data(Encoder& e, const ChargeRefunded& d) {
+    e.key("txHash"), e.hex(d.tx_hash);
+    e.key("to"), e.address(d.to);
+    e.key("token"), e.address(d.token);
+    e.key("amount"), e.amount(d.amount);
+}
+void encode_data(Encoder& e, const ChargeFailed& d) {
+    encode_payment_fields(e, d.payment);
+    e.key("reason"), e.str(to_string(d.reason));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+struct DecodeError {
+    std::string message;
+};
+
+using Allocator = rapidjson::MemoryPoolAllocator<>;
+using Document = rapidjson::GenericDocument<rapidjson::UTF8<>, Allocator, Allocator>;
+using Value = rapidjson::GenericValue<rapidjson::UTF8<>, Allocator>;
+
+// Where a value sits, for messages: "data.fiat" + "amount" -> "data.fiat.amount".
+struct Path {
+    std::string_view parent;
+    std::string_view name;
+    std::string str() const {
+        if (parent.empty()) return std::string(name);
+        std::string s(parent);
+        s += '.';
+        s += name;
+        return s;
+    }
+};
+
+[[noreturn]] void fail(const Path& at, std::string_view what) {
+    throw DecodeError{at.str() + ": " + std::string(what)};
+}
+
+std::string_view as_string(const Value& v, const Path& at) {
+    if (!v.IsString()) fail(at, "must be a string");
+    return {v.GetString(), v.GetStringLength()};
+}
+
+std::uint64_t as_u64(const Value& v, const Path& at, std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+    if (!v.IsUint64()) fail(at, "must be a non-negative integer");
+    const std::uint64_t x = v.GetUint64();
+    if (x > max) fail(at, "must be at most " + std::to_string(max));
+    return x;
+}
+
+// Unix seconds as a canonical decimal string that fits 64 bits.
+std::uint64_t as_dec_u64(const Value& v, const Path& at) {
+    const auto s = as_string(v, at);
+    if (s.empty() || s.size() > 20) fail(at, "must be a decimal-integer string of at most 20 digits");
+    if (s.size() > 1 && s[0] == '0') fail(at, "must not have leading zeros");
+    std::uint64_t x = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') fail(at, "must be a decimal-integer string");
+        const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+        if (x > (std::numeric_limits<std::uint64_t>::max() - d) / 10) fail(at, "does not fit 64 bits");
+        x = x * 10 + d;
+    }
+    return x;
+}
+
+TokenAmount as_amount(const Value& v, const Path& at) {
+    auto r = money::parse_token_amount(as_string(v, at));
+    if (!r) fail(at, r.error().message);
+    return *r;
+}
+
+int lower_nibble(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+template <std::size_t N>
+std::array<std::uint8_t, N> as_lower_hex(const Value& v, const Path& at, std::string_view what) {
+    const auto s = as_string(v, at);
+    std::array<std::uint8_t, N> out{};
+    if (s.size() != 2 + 2 * N || s[0] != '0' || s[1] != 'x') fail(at, what);
+    for (std::size_t i = 0; i < N; ++i) {
+        const int hi = lower_nibble(s[2 + 2 * i]);
+        const int lo = lower_nibble(s[3 + 2 * i]);
+        if (hi < 0 || lo < 0) fail(at, what);
+        out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+    }
+    return out;
+}
+
+Address as_address(const Value& v, const Path& at) {
+    return Address{as_lower_hex<20>(v, at, "must be a lower-case 0x address of 40 hex digits")};
+}
+Bytes32 as_bytes32(const Value& v, const Path& at) {
+    return as_lower_hex<32>(v, at, "must be lower-case 0x hex of 64 digits");
+}
+
+std::string_view as_text(const Value& v, const Path& at, std::size_t max_bytes) {
+    const auto s = as_string(v, at);
+    if (s.empty()) fail(at, "must not be empty");
+    if (s.size() > max_bytes) fail(at, "must be at most " + std::to_string(max_bytes) + " bytes");
+    return s;
+}
+
+std::size_t utf8_code_points(std::string_view s) {
+    std::size_t n = 0;
+    for (char c : s) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+    return n;
+}
+
+std::string_view as_timestamp(const Value& v, const Path& at) {
+    const auto s = as_string(v, at);
+    if (!is_rfc3339_millis_utc(s)) fail(at, "must be an RFC 3339 UTC time with milliseconds (2026-01-31T12:00:00.000Z)");
+    return s;
+}
+
+// Ids are printable tokens: UUIDs, 0x hashes, "prefix:suffix" forms.
+std::string_view as_id(const Value& v, const Path& at) {
+    const auto s = as_text(v, at, 128);
+    for (char c : s) {
+        const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+                        c == '_' || c == ':' || c == '.';
+        if (!ok) fail(at, "may contain only letters, digits and - _ : .");
+    }
+    return s;
+}
+
+// One pass over an object's members: each must be one of `names`, at most once; all required.
+template <std::size_t N, class OnField>
+void read_object(const Value& v, const Path& at, const std::array<std::string_view, N>& names, OnField&& on_field) {
+    static_assert(N <= 32);
+    if (!v.IsObject()) fail(at, "must be an object");
+    const std::string path = at.str();
+    std::uint32_t seen = 0;
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
+        const std::string_view key(it->name.GetString(), it->name.GetStringLength());
+        std::size_t i = 0;
+        while (i < N && names[i] != key) ++i;
+        if (i == N) fail(Path{path, key}, "unknown field");
+        if (seen & (1u << i)) fail(Path{path, key}, "duplicate field");
+        seen |= 1u << i;
+        on_field(i, it->value, Path{path, names[i]});
+    }
+    for (std::size_t i = 0; i < N; ++i) {
+        if (!(seen & (1u << i))) fail(Path{path, names[i]}, "missing");
+    }
+}
+
+constexpr std::size_t kPaymentFields = 8;
+constexpr std::array<std::string_view, kPaymentFields> kPaymentNames = {
+    "rail", "txHash", "logIndex", "blockNumber", "blockHash", "from", "token", "amount"};
+
+template <std::size_t Extra>
+constexpr std::array<std::string_view, kPaymentFields + Extra> payment_names_plus(
+    const std::array<std::string_view, Extra>& extra) {
+    std::array<std::string_view, kPaymentFields + Extra> out{};
+    for (std::size_t i = 0; i < kPaymentFields; ++i) out[i] = kPaymentNames[i];
+    for (std::size_t i = 0; i < Extra; ++i) out[kPaymentFields + i] = extra[i];
+    return out;
+}
+
+void read_payment_field(std::size_t i, const Value& v, const Path& at, Payment& p) {
+    switch (i) {
+        case 0: {
+            const auto s = as_string(v, at);
+            if (s == "wallet") p.rail = Rail::wallet;
+            else if (s == "transfer") p.rail = Rail::transfer;
+            else fail(at, "must be \"wallet\" or \"transfer\"");
+            break;
+        }
+        case 1: p.tx_hash = as_bytes32(v, at); break;
+        case 2: p.log_index = static_cast<std::uint32_t>(as_u64(v, at, std::numeric_limits<std::uint32_t>::max())); break;
+        case 3: p.block_number = as_u64(v, at); break;
+        case 4: p.block_hash = as_bytes32(v, at); break;
+        case 5: p.from = as_address(v, at); break;
+        case 6: p.token = as_address(v, at); break;
+        case 7: p.amount = as_amount(v, at); break;
+        default: break;
+    }
+}
+
+Payment read_payment(const Value& v, const Path& at) {
+    Payment p;
+    read_object(v, at, kPaymentNames, [&](std::size_t i, const Value& f, const Path& fp) { read_payment_field(i, f, fp, p); });
+    return p;
+}
+
+Payment read_transfer_payment(const Value& v, const Path& at) {
+    Payment p = read_payment(v, at);
+    if (p.rail != Rail::transfer) fail(Path{at.str(), "rail"}, "must be \"transfer\" for a deposit");
+    return p;
+}
+
+FiatQuote read_fiat(const Value& v, const Path& at) {
+    static constexpr std::array<std::string_view, 7> kNames = {"currency", "amount",     "tokenAmount", "rate",
+                                                               "rateSource", "bufferBps", "rateReadAt"};
+    FiatQuote q;
+    std::string_view amount_text;
+    Path amount_path;
+    read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+        switch (i) {
+            case 0: {
+                auto c = money::parse_fiat_currency(as_string(f, fp));
+                if (!c) fail(fp, c.error().message);
+                q.amount.currency = *c;
+                break;
+            }
+            case 1: amount_text = as_string(f, fp), amount_path = fp; break;
+            case 2: q.token_amount = as_amount(f, fp); break;
+            case 3: {
+                auto r = money::parse_rate(as_string(f, fp));
+                if (!r) fail(fp, r.error().message);
+                q.rate = *r;
+                break;
+            }
+            case 4: q.rate_source = as_text(f, fp, 64); break;
+            case 5: q.buffer_bps = static_cast<std::uint32_t>(as_u64(f, fp, money::kMaxBufferBps)); break;
+            case 6: q.rate_read_at = as_timestamp(f, fp); break;
+        }
+    });
+    // The currency may come after the amount in the object, so parse the amount last.
+    auto a = money::parse_fiat_amount(q.amount.currency, amount_text);
+    if (!a) fail(amount_path, a.error().message);
+    q.amount = *a;
+    return q;
+}
+
+ChargeCreated read_created(const Value& v, const Path& at) {
+    static constexpr std::array<std::string_view, 13> kNames = {
+        "amount",       "token",        "tokenSymbol", "tokenDecimals", "paymentMode", "merchant", "feeBps",
+        "deadline",     "graceSeconds", "depositAddress", "reference",  "returnUrl",   "fiat"};
+    ChargeCreated d;
+    read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+        switch (i) {
+            case 0:
+                d.amount = as_amount(f, fp);
+                if (d.amount.value == 0) fail(fp, "amount must be greater than zero");
+                break;
+            case 1: d.token = as_address(f, fp); break;
+            case 2: d.token_symbol = as_text(f, fp, 32); break;
+            case 3: d.token_decimals = static_cast<std::uint32_t>(as_u64(f, fp, money::kMaxTokenDecimals)); break;
+            case 4: {
+                const auto s = as_string(f, fp);
+                if (s == "wallet") d.payment_mode = PaymentMode::wallet;
+                else if (s == "transfer") d.payment_mode = PaymentMode::transfer;
+                else if (s == "both") d.payment_mode = PaymentMode::both;
+                else fail(fp, "must be \"wallet\", \"transfer\" or \"both\"");
+                break;
+            }
+            case 5: d.merchant = as_address(f, fp); break;
+            case 6: d.fee_bps = static_cast<std::uint32_t>(as_u64(f, fp, 10000)); break;
+            case 7: d.deadline = as_dec_u64(f, fp); break;
+            case 8: d.grace_seconds = as_u64(f, fp); break;
+            case 9:
+                if (!f.IsNull()) d.deposit_address = as_address(f, fp);
+                break;
+            case 10:
+                if (!f.IsNull()) {
+                    const auto s = as_string(f, fp);
+                    if (utf8_code_points(s) > 255) fail(fp, "must be at most 255 characters");
+                    d.reference = std::string(s);
+                }
+                break;
+            case 11:
+                if (!f.IsNull()) d.return_url = std::string(as_text(f, fp, 2048));
+                break;
+            case 12:
+                if (!f.IsNull()) d.fiat = read_fiat(f, fp);
+                break;
+        }
+    });
+    const std::string path = at.str();
+    if (d.payment_mode == PaymentMode::wallet && d.deposit_address)
+        fail(Path{path, "depositAddress"}, "must be null when paymentMode is \"wallet\"");
+    if (d.payment_mode != PaymentMode::wallet && !d.deposit_address)
+        fail(Path{path, "depositAddress"}, "must be set when paymentMode is \"transfer\" or \"both\"");
+    if (d.fiat && d.fiat->token_amount != d.amount) fail(Path{path, "fiat.tokenAmount"}, "must equal data.amount");
+    return d;
+}
+
+template <class T>
+T read_payment_with_total(const Value& v, const Path& at) {
+    static constexpr auto kNames = payment_names_plus<1>({"confirmedTotal"});
+    T d;
+    read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+        if (i < kPaymentFields) read_payment_field(i, f, fp, d.payment);
+        else d.confirmed_total = as_amount(f, fp);
+    });
+    if (d.confirmed_total.value < d.payment.amount.value) fail(Path{at.str(), "confirmedTotal"}, "must be at least data.amount");
+    return d;
+}
+
+EventData read_data(std::string_view type, const Value& v, const Path& at) {
+    if (type == ChargeCreated::kType) return read_created(v, at);
+    if (type == PaymentDetected::kType) return PaymentDetected{read_payment(v, at)};
+    if (type == DepositSeen::kType) return DepositSeen{read_transfer_payment(v, at)};
+    if (type == LateDeposit::kType) return LateDeposit{read_transfer_payment(v, at)};
+    if (type == ChargePaid::kType) return read_payment_with_total<ChargePaid>(v, at);
+    if (type == ChargeUnderpaid::kType) return read_payment_with_total<ChargeUnderpaid>(v, at);
+    if (type == PaymentReorged::kType) {
+        static constexpr std::array<std::string_view, 4> kNames = {"txHash", "logIndex", "blockNumber", "blockHash"};
+        PaymentReorged d;
+        read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+            switch (i) {
+                case 0: d.tx_hash = as_bytes32(f, fp); break;
+                case 1: d.log_index = static_cast<std::uint32_t>(as_u64(f, fp, std::numeric_limits<std::uint32_t>::max())); break;
+                case 2: d.block_number = as_u64(f, fp); break;
+                case 3: d.block_hash = as_bytes32(f, fp); break;
+            }
+        });
+        return d;
+    }
+    if (type == ChargeExpired::kType) {
+        static constexpr std::array<std::string_view, 4> kNames = {"deadline", "graceSeconds", "blockNumber", "blockTimestamp"};
+        ChargeExpired d;
+        read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+            switch (i) {
+                case 0: d.deadline = as_dec_u64(f, fp); break;
+                case 1: d.grace_seconds = as_u64(f, fp); break;
+                case 2: d.block_number = as_u64(f, fp); break;
+                case 3: d.block_timestamp = as_u64(f, fp); break;
+            }
+        });
+        return d;
+    }
+    if (type == ChargeSettled::kType) {
+        static constexpr std::array<std::string_view, 5> kNames = {"txHash", "blockNumber", "depositAddress", "token", "amount"};
+        ChargeSettled d;
+        read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+            switch (i) {
+                case 0: d.tx_hash = as_bytes32(f, fp); break;
+                case 1: d.block_number = as_u64(f, fp); break;
+                case 2: d.deposit_address = as_address(f, fp); break;
+                case 3: d.token = as_address(f, fp); break;
+                case 4: d.amount = as_amount(f, fp); break;
+            }
+        });
+        return d;
+    }
+    if (type == ChargeRefunded::kType) {
+        static constexpr std::array<std::string_view, 4> kNames = {"txHash", "to", "token", "amount"};
+        ChargeRefunded d;
+        read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+            switch (i) {
+                case 0: d.tx_hash = as_bytes32(f, fp); break;
+                case 1: d.to = as_address(f, fp); break;
+                case 2: d.token = as_address(f, fp); break;
+                case 3: d.amount = as_amount(f, fp); break;
+            }
+        });
+        return d;
+    }
+    if (type == ChargeFailed::kType) {
+        static constexpr auto kNames = payment_names_plus<1>({"reason"});
+        ChargeFailed d;
+        read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+            if (i < kPaymentFields) {
+                read_payment_field(i, f, fp, d.payment);
+            } else {
+                if (as_string(f, fp) != "wrong_token") fail(fp, "must be \"wrong_token\"");
+                d.reason = FailureReason::wrong_token;
+            }
+        });
+        return d;
+    }
+    fail(Path{"", "type"}, "unknown event type");
+}
+
+std::string_view known_type(std::string_view type, const Path& at) {
+    for (auto t : kEventTypes) {
+        if (t == type) return t;
+    }
+    fail(at, "unknown event type \"" + std::string(type.substr(0, 64)) + "\"");
+}
+
+Event read_event(const Value& root) {
+    static constexpr std::array<std::string_view, 9> kNames = {
+        "id", "type", "schemaVersion", "invoiceId", "projectId", "mode", "chainId", "occurredAt", "data"};
+    Event e;
+    std::string_view type;
+    const Value* data = nullptr;
+    read_object(root, Path{"", ""}, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+        switch (i) {
+            case 0: e.id = as_id(f, fp); break;
+            case 1: type = known_type(as_string(f, fp), fp); break;
+            case 2:
+                if (!f.IsUint() || f.GetUint() != kSchemaVersion) fail(fp, "must be 1");
+                e.schema_version = kSchemaVersion;
+                break;
+            case 3: e.invoice_id = InvoiceId{as_bytes32(f, fp)}; break;
+            case 4: e.project_id = as_id(f, fp); break;
+            case 5: {
+                const auto s = as_string(f, fp);
+                if (s == "test") e.mode = Mode::test;
+                else if (s == "live") e.mode = Mode::live;
+                else fail(fp, "must be \"test\" or \"live\"");
+                break;
+            }
+            case 6:
+                e.chain_id = ChainId{as_u64(f, fp)};
+                if (e.chain_id.value == 0) fail(fp, "must be a positive integer");
+                break;
+            case 7: e.occurred_at = as_timestamp(f, fp); break;
+            case 8: data = &f; break;
+        }
+    });
+    e.data = read_data(type, *data, Path{"", "data"});
+    return e;
+}
+
+}  // namespace
+
+void encode_event(const Event& event, std::string& out) {
+    out.clear();
+    Encoder e(out);
+    e.begin();
+    e.key("id"), e.str(event.id);
+    e.key("type"), e.str(event_type(event));
+    e.key("schemaVersion"), e.u64(event.schema_version);
+    e.key("invoiceId"), e.hex(event.invoice_id.bytes);
+    e.key("projectId"), e.str(event.project_id);
+    e.key("mode"), e.str(to_string(event.mode));
+    e.key("chainId"), e.u64(event.chain_id.value);
+    e.key("occurredAt"), e.str(event.occurred_at);
+    e.key("data");
+    e.begin();
+    std::visit([&](const auto& d) { encode_data(e, d); }, event.data);
+    e.end();
+    e.end();
+}
+
+std::string encode_event(const Event& event) {
+    std::string out;
+    out.reserve(512);
+    encode_event(event, out);
+    return out;
+}
+
+Result<Event> decode_event(std::string_view json) {
+    // Typical events fit these buffers, so parsing allocates nothing on the heap.
+    char value_buffer[8192];
+    char stack_buffer[1024];
+    Allocator value_allocator(value_buffer, sizeof value_buffer);
+    Allocator stack_allocator(stack_buffer, sizeof stack_buffer);
+    Document doc(&value_allocator, sizeof stack_buffer, &stack_allocator);
+    doc.Parse<rapidjson::kParseValidateEncodingFlag>(json.data(), json.size());
+    if (doc.HasParseError()) {
+        return make_error("malformed_event", std::string("malformed event: not valid JSON (") +
+                                                 rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
+                                                 std::to_string(doc.GetErrorOffset()) + ")");
+    }
+    try {
+        return read_event(doc);
+    } catch (const DecodeError& err) {
+        return make_error("malformed_event", "malformed event: " + err.message);
+    }
+}
+
+}  // namespace duepay::domain::events

@@ -1,0 +1,24 @@
+// JSON form of events (RapidJSON). Canonical encoding: fields in a fixed order, amounts as
+// decimal-integer strings, addresses and hashes as lower-case 0x hex, nullable fields written as
+// null, fiat amounts with exactly 2 fraction digits. decode_event accepts exactly what the
+// schemas in schemas/events allow, so encode_event(decode_event(x)) == x for canonical x and
+// decode_event(encode_event(e)) == e for every valid e.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "domain/events/event.hpp"
+#include "domain/result.hpp"
+
+namespace duepay::domain::events {
+
+// Rejects malformed input with code "malformed_event" and a message naming the field
+// ("malformed event: data.amount: amount must not be negative or carry a sign").
+Result<Event> decode_event(std::string_view json);
+
+std::string encode_event(const Event& event);
+// Replaces out's content, reusing its capacity (the hot path of producers and replays).
+void encode_event(const Event& event, std::string& out);
+
+}  // namespace duepay::domain::events

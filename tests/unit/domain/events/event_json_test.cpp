@@ -1,0 +1,152 @@
+#include "domain/events/event_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/domain/events/examples.hpp"
+
+namespace duepay::domain::events {
+namespace {
+
+TEST(EventJson, EveryTypeRoundTripsExactly) {
+    for (const auto& e : examples::all()) {
+        const std::string json = encode_event(e);
+        auto back = decode_event(json);
+        ASSERT_TRUE(back.ok()) << event_type(e) << ": " << back.error().message << "\n" << json;
+        EXPECT_EQ(*back, e) << event_type(e);
+        EXPECT_EQ(event_type(*back), event_type(e));
+        EXPECT_EQ(encode_event(*back), json) << event_type(e);
+    }
+}
+
+TEST(EventJson, CanonicalFormIsPinned) {
+    const Event e = examples::all()[3];  // charge.payment_reorged
+    const std::string expected =
+        R"({"id":"0x3333333333333333333333333333333333333333333333333333333333333333",)"
+        R"("type":"charge.payment_reorged","schemaVersion":1,)"
+        R"("invoiceId":"0x1111111111111111111111111111111111111111111111111111111111111101",)"
+        R"("projectId":"prj_01HZX3","mode":"test","chainId":80002,"occurredAt":"2026-11-21T22:00:00.123Z",)"
+        R"("data":{"txHash":"0x6464646464646464646464646464646464646464646464646464646464646401",)"
+        R"("logIndex":3,"blockNumber":100,)"
+        R"("blockHash":"0xe4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e401"}})";
+    EXPECT_EQ(encode_event(e), expected);
+}
+
+TEST(EventJson, CreatedCarriesAmountsAsStringsAndFiatExactly) {
+    const std::string json = encode_event(examples::all()[0]);
+    EXPECT_NE(json.find(R"("amount":"10073743")"), std::string::npos) << json;
+    EXPECT_NE(json.find(R"("deadline":"1795305600")"), std::string::npos) << json;
+    EXPECT_NE(json.find(R"("fiat":{"currency":"THB","amount":"350.00","tokenAmount":"10073743","rate":"10001/285")"),
+              std::string::npos)
+        << json;
+    EXPECT_NE(json.find(R"("depositAddress":"0xab55555555555555555555555555555555555555")"), std::string::npos) << json;
+    EXPECT_NE(json.find(R"(order-42 \"quoted\")"), std::string::npos) << json;
+}
+
+TEST(EventJson, NullableFieldsRoundTripAsNull) {
+    Event e = examples::all()[0];
+    auto& d = std::get<ChargeCreated>(e.data);
+    d.payment_mode = PaymentMode::wallet;
+    d.deposit_address.reset();
+    d.reference.reset();
+    d.return_url.reset();
+    d.fiat.reset();
+    const std::string json = encode_event(e);
+    EXPECT_NE(json.find(R"("depositAddress":null,"reference":null,"returnUrl":null,"fiat":null)"), std::string::npos) << json;
+    auto back = decode_event(json);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*back, e);
+}
+
+TEST(EventJson, ReusedBufferGivesSameBytes) {
+    std::string buf;
+    for (const auto& e : examples::all()) {
+        encode_event(e, buf);
+        EXPECT_EQ(buf, encode_event(e));
+    }
+}
+
+// Replace the first occurrence of `from` in the encoded example `index`.
+std::string mutate(std::size_t index, const std::string& from, const std::string& to) {
+    std::string s = encode_event(examples::all()[index]);
+    const auto at = s.find(from);
+    if (at == std::string::npos) ADD_FAILURE() << "no '" << from << "' in " << s;
+    else s.replace(at, from.size(), to);
+    return s;
+}
+
+void expect_malformed(const std::string& json, const std::string& message_part) {
+    auto r = decode_event(json);
+    ASSERT_FALSE(r.ok()) << "accepted: " << json;
+    EXPECT_EQ(r.error().code, "malformed_event");
+    EXPECT_NE(r.error().message.find(message_part), std::string::npos) << r.error().message << "\n" << json;
+}
+
+TEST(EventJson, RejectsMalformedWithTheFieldNamed) {
+    // 0 created, 1 detected, 2 deposit_seen, 4 paid
+    expect_malformed("", "not valid JSON");
+    expect_malformed("{", "not valid JSON");
+    expect_malformed("[]", "must be an object");
+    expect_malformed(encode_event(examples::all()[1]) + "x", "not valid JSON");
+    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":"-10073743")"), "data.amount: amount must not be negative");
+    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":10073743)"), "data.amount: must be a string");
+    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":"1.5")"), "data.amount: amount must be an integer");
+    expect_malformed(mutate(7, R"("amount":"1157)", R"("amount":"9157)"), "data.amount: amount is above 2^256-1");
+    expect_malformed(mutate(1, R"(,"amount":"10073743")", ""), "data.amount: missing");
+    expect_malformed(mutate(1, R"("id":"0x1111)", R"("idx":"0x1111)"), "idx: unknown field");
+    expect_malformed(mutate(1, R"("mode":"test",)", ""), "mode: missing");
+    expect_malformed(mutate(1, R"("type":"charge.payment_detected")", R"("type":"charge.teleported")"), "type: unknown event type");
+    expect_malformed(mutate(1, R"("type":"charge.payment_detected")", R"("type":7)"), "type: must be a string");
+    expect_malformed(mutate(1, R"("invoiceId":"0x1111)", R"("invoiceId":"0xzz11)"), "invoiceId: must be lower-case 0x hex of 64 digits");
+    expect_malformed(mutate(1, R"("invoiceId":"0x1111)", R"("invoiceId":"0x11)"), "invoiceId: must be lower-case 0x hex");
+    expect_malformed(mutate(1, R"("from":"0xab)", R"("from":"0xAB)"), "data.from: must be a lower-case 0x address");
+    expect_malformed(mutate(1, R"("txHash":"0x64)", R"("txHash":"0x6)"), "data.txHash: must be lower-case 0x hex");
+    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":-3)"), "data.logIndex: must be a non-negative integer");
+    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":3.5)"), "data.logIndex: must be a non-negative integer");
+    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":3,"logIndex":4)"), "data.logIndex: duplicate field");
+    expect_malformed(mutate(1, R"("rail":"wallet")", R"("rail":"bridge")"), "data.rail: must be");
+    expect_malformed(mutate(2, R"("rail":"transfer")", R"("rail":"wallet")"), "data.rail: must be \"transfer\"");
+    expect_malformed(mutate(1, R"("chainId":80002)", R"("chainId":0)"), "chainId: must be a positive integer");
+    expect_malformed(mutate(1, R"("chainId":80002)", R"("chainId":"80002")"), "chainId: must be a non-negative integer");
+    expect_malformed(mutate(1, R"("schemaVersion":1)", R"("schemaVersion":2)"), "schemaVersion: must be 1");
+    expect_malformed(mutate(1, R"("occurredAt":"2026-11-21T22:00:00.123Z")", R"("occurredAt":"2026-11-21T22:00:00Z")"), "occurredAt: must be an RFC 3339");
+    expect_malformed(mutate(1, R"("occurredAt":"2026-11-21T22:00:00.123Z")", R"("occurredAt":"2026-02-30T22:00:00.123Z")"), "occurredAt");
+    expect_malformed(mutate(1, R"("id":"0x1111)", R"("id":"0x 1111)"), "id: may contain only");
+    expect_malformed(mutate(1, R"("data":{)", R"("data":{"x":1,)"), "data.x: unknown field");
+    expect_malformed(mutate(4, R"("confirmedTotal":"10073743")", R"("confirmedTotal":"1")"), "data.confirmedTotal: must be at least data.amount");
+    expect_malformed(mutate(10, R"("reason":"wrong_token")", R"("reason":"bad_luck")"), "data.reason");
+    // charge.created specifics
+    expect_malformed(mutate(0, R"("amount":"10073743","token")", R"("amount":"0","token")"), "data.amount: amount must be greater than zero");
+    expect_malformed(mutate(0, R"("paymentMode":"both")", R"("paymentMode":"wallet")"), "data.depositAddress: must be null");
+    expect_malformed(mutate(0, R"("depositAddress":"0xab55555555555555555555555555555555555555")", R"("depositAddress":null)"), "data.depositAddress: must be set");
+    expect_malformed(mutate(0, R"("tokenAmount":"10073743")", R"("tokenAmount":"10073744")"), "data.fiat.tokenAmount: must equal data.amount");
+    expect_malformed(mutate(0, R"("amount":"350.00")", R"("amount":"350.001")"), "data.fiat.amount: fiat amount has more than 2 fraction digits");
+    expect_malformed(mutate(0, R"("currency":"THB")", R"("currency":"EUR")"), "data.fiat.currency: fiat currency must be THB or USD");
+    expect_malformed(mutate(0, R"("rate":"10001/285")", R"("rate":"-3")"), "data.fiat.rate");
+    expect_malformed(mutate(0, R"("deadline":"1795305600")", R"("deadline":1795305600)"), "data.deadline: must be a string");
+    expect_malformed(mutate(0, R"("deadline":"1795305600")", R"("deadline":"99999999999999999999")"), "data.deadline: does not fit 64 bits");
+    expect_malformed(mutate(0, R"("feeBps":100)", R"("feeBps":10001)"), "data.feeBps: must be at most 10000");
+    expect_malformed(mutate(0, R"("fiat":{)", R"("fiat":{"extra":true,)"), "data.fiat.extra: unknown field");
+    expect_malformed(mutate(0, R"("reference":"order-42)", R"("reference":")" + std::string(256, 'r') + R"(order-42)"), "data.reference: must be at most 255 characters");
+}
+
+TEST(EventJson, ReferenceLimitCountsCharactersNotBytes) {
+    Event e = examples::all()[0];
+    std::string thai;
+    for (int i = 0; i < 255; ++i) thai += "\xe0\xb8\x81";  // 255 characters, 765 bytes
+    std::get<ChargeCreated>(e.data).reference = thai;
+    auto back = decode_event(encode_event(e));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*std::get<ChargeCreated>(back->data).reference, thai);
+}
+
+TEST(EventJson, Rfc3339Check) {
+    EXPECT_TRUE(is_rfc3339_millis_utc("2024-02-29T23:59:59.999Z"));
+    EXPECT_FALSE(is_rfc3339_millis_utc("2023-02-29T00:00:00.000Z"));
+    EXPECT_FALSE(is_rfc3339_millis_utc("2024-13-01T00:00:00.000Z"));
+    EXPECT_FALSE(is_rfc3339_millis_utc("2024-01-01T24:00:00.000Z"));
+    EXPECT_FALSE(is_rfc3339_millis_utc("2024-01-01T00:00:00.000+07:00"));
+    EXPECT_FALSE(is_rfc3339_millis_utc("2024-01-01T00:00:00.00Z"));
+}
+
+}  // namespace
+}  // namespace duepay::domain::events

@@ -1,0 +1,94 @@
+// Every encoded example validates against schemas/events/<type>.v1.json (RapidJSON's draft-04
+// validator), and the schemas reject what the decoder rejects for the common defects.
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/schema.h>
+#include <rapidjson/stringbuffer.h>
+
+#include "domain/events/event_json.hpp"
+#include "tests/unit/domain/events/examples.hpp"
+
+namespace duepay::domain::events {
+namespace {
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Returns "" when valid, else the validator's complaint.
+std::string validate(std::string_view type, const std::string& json) {
+    const std::string path = std::string(DUEPAY_EVENT_SCHEMA_DIR) + "/" + std::string(type) + ".v1.json";
+    rapidjson::Document schema_doc;
+    schema_doc.Parse(read_file(path).c_str());
+    if (schema_doc.HasParseError()) return "schema file unreadable: " + path;
+    rapidjson::SchemaDocument schema(schema_doc);
+    rapidjson::SchemaValidator validator(schema);
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    if (doc.HasParseError()) return "not JSON";
+    if (doc.Accept(validator)) return "";
+    rapidjson::StringBuffer where, keyword;
+    validator.GetInvalidSchemaPointer().StringifyUriFragment(where);
+    validator.GetInvalidDocumentPointer().StringifyUriFragment(keyword);
+    return std::string("invalid at ") + keyword.GetString() + " (schema " + where.GetString() + ", " +
+           validator.GetInvalidSchemaKeyword() + ")";
+}
+
+TEST(EventSchema, EveryTypeHasASchemaAndItsExampleValidates) {
+    const auto events = examples::all();
+    ASSERT_EQ(events.size(), std::size(kEventTypes));
+    for (const auto& e : events) {
+        const std::string json = encode_event(e);
+        EXPECT_EQ(validate(event_type(e), json), "") << json;
+    }
+}
+
+TEST(EventSchema, OptionalFieldsAsNullValidate) {
+    Event e = examples::all()[0];
+    auto& d = std::get<ChargeCreated>(e.data);
+    d.payment_mode = PaymentMode::wallet;
+    d.deposit_address.reset();
+    d.reference.reset();
+    d.return_url.reset();
+    d.fiat.reset();
+    EXPECT_EQ(validate(ChargeCreated::kType, encode_event(e)), "");
+}
+
+TEST(EventSchema, SchemaRejectsWhatTheDecoderRejects) {
+    const std::string good = encode_event(examples::all()[4]);  // charge.paid
+    ASSERT_EQ(validate(ChargePaid::kType, good), "");
+    auto replace = [&](const std::string& from, const std::string& to) {
+        std::string s = good;
+        const auto at = s.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        s.replace(at, from.size(), to);
+        return s;
+    };
+    const std::string bad_docs[] = {
+        replace("\"amount\":\"10073743\"", "\"amount\":\"-10073743\""),
+        replace("\"amount\":\"10073743\"", "\"amount\":\"010073743\""),
+        replace("\"amount\":\"10073743\"", "\"amount\":10073743"),
+        replace("\"mode\":\"test\"", "\"mode\":\"sandbox\""),
+        replace("\"schemaVersion\":1", "\"schemaVersion\":2"),
+        replace("\"invoiceId\":\"0x1111", "\"invoiceId\":\"0xAAAA"),
+        replace("\"logIndex\":3", "\"logIndex\":-3"),
+        replace("\"occurredAt\":\"2026-11-21T22:00:00.123Z\"", "\"occurredAt\":\"2026-11-21 22:00:00\""),
+        replace(",\"confirmedTotal\":\"10073743\"", ""),
+        replace("\"rail\":\"wallet\"", "\"rail\":\"wallet\",\"extra\":1"),
+    };
+    for (const auto& doc : bad_docs) {
+        EXPECT_NE(validate(ChargePaid::kType, doc), "") << doc;
+        EXPECT_FALSE(decode_event(doc).ok()) << doc;
+    }
+    // A well-formed event of another type fails this type's schema.
+    EXPECT_NE(validate(ChargePaid::kType, replace("\"type\":\"charge.paid\"", "\"type\":\"charge.underpaid\"")), "");
+}
+
+}  // namespace
+}  // namespace duepay::domain::events
