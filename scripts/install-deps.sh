@@ -4,7 +4,7 @@
 #   1. Debian packages that are missing (apt-get update only when something is missing);
 #      tools that may come from outside apt (node, npm, java, mvn, psql) count as present when
 #      they are on PATH.
-#   2. npm ci when node_modules is missing or older than package-lock.json.
+#   2. npm install of the locked versions when node_modules is missing or older than package-lock.json.
 #   3. the Kafka broker jars (infra/kafka/pom.xml) into var/kafka/libs, skipped for the same pom.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,8 +49,11 @@ else
 fi
 
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
-  log "npm ci"
-  npm ci --no-audit --no-fund --loglevel=error </dev/null
+  # Not `npm ci`: package-lock.json pins only the platform packages of @foundry-rs/anvil that the
+  # registry mirror serves (linux-amd64), so npm ci rejects it as out of sync. `npm install
+  # --no-save` installs the locked versions (integrity-checked) and leaves the lock file alone.
+  log "npm install (locked versions)"
+  npm install --no-save --no-audit --no-fund --loglevel=error </dev/null
 else
   log "node_modules: up to date"
 fi
