@@ -1,0 +1,35 @@
+// The API's own view of an HTTP exchange, independent of Pistache so routes are unit-testable:
+// a request, a response, and a one-shot responder that may be called from another thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace duepay::api {
+
+struct ApiRequest {
+    std::string method;  // "GET", "POST", ...
+    std::string path;    // without the query string
+    std::map<std::string, std::string> headers;  // names lower-cased
+    std::string body;
+    std::string request_id;  // set by the server before routing
+
+    std::optional<std::string> header(const std::string& lower_name) const {
+        auto it = headers.find(lower_name);
+        if (it == headers.end()) return std::nullopt;
+        return it->second;
+    }
+};
+
+struct ApiResponse {
+    int status = 200;
+    std::string body;  // envelope JSON
+    std::map<std::string, std::string> headers;
+};
+
+// Called exactly once per request, possibly after the route handler returned.
+using Responder = std::function<void(ApiResponse)>;
+
+}  // namespace duepay::api

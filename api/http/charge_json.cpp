@@ -1,0 +1,114 @@
+#include "api/http/charge_json.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "domain/evm/address.hpp"
+#include "domain/evm/eip712.hpp"
+#include "domain/hex.hpp"
+#include "domain/money/token_amount.hpp"
+
+namespace duepay::api {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void str(Writer& w, const char* key, const std::string& value) {
+    w.Key(key);
+    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+void opt_str(Writer& w, const char* key, const std::optional<std::string>& value) {
+    w.Key(key);
+    if (value) {
+        w.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
+    } else {
+        w.Null();
+    }
+}
+
+void raw_json(Writer& w, const char* key, const std::string& json) {
+    w.Key(key);
+    w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+}
+
+// Signs the intent; nullopt when it cannot be built (no signer, unparsable stored values).
+std::optional<std::string> sign_intent(const infra::postgres::ChargeRow& row, const infra::config::ChainInfo& chain,
+                                       const domain::evm::Signer& signer) {
+    auto id = domain::parse_invoice_id(row.invoice_id);
+    auto merchant = domain::evm::parse_address(row.merchant);
+    auto token = domain::evm::parse_address(row.token);
+    auto amount = domain::money::parse_token_amount(row.amount);
+    if (!id || !merchant || !token || !amount) return std::nullopt;
+    domain::evm::PaymentIntent intent{*id, *merchant, *token, *amount, static_cast<std::uint16_t>(row.fee_bps),
+                                      domain::uint256(row.deadline)};
+    const auto digest = domain::evm::intent_digest(domain::evm::Eip712Domain{chain.chain_id, chain.router}, intent);
+    return domain::to_hex(signer.sign_digest(digest).bytes);
+}
+
+}  // namespace
+
+std::string charge_json(const infra::postgres::ChargeRow& row, const infra::config::ChainInfo* chain,
+                        const domain::evm::Signer* signer, const std::string& checkout_url, bool full) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    const bool wallet = row.payment_mode != "transfer";
+    const bool transfer = row.payment_mode != "wallet";
+    const std::string deadline = std::to_string(row.deadline);
+    w.StartObject();
+    str(w, "invoiceId", row.invoice_id);
+    w.Key("chainId");
+    w.Uint64(row.chain_id);
+    str(w, "mode", row.payment_mode);
+    str(w, "checkoutUrl", checkout_url + "/c/" + row.invoice_id);
+    if (transfer && row.deposit_address) str(w, "depositAddress", *row.deposit_address);
+    str(w, "token", row.token);
+    str(w, "amount", row.amount);
+    w.Key("feeBps");
+    w.Int(row.fee_bps);
+    str(w, "deadline", deadline);
+    if (wallet && signer != nullptr && chain != nullptr) {
+        if (auto signature = sign_intent(row, *chain, *signer)) {
+            w.Key("intent");
+            w.StartObject();
+            str(w, "invoiceId", row.invoice_id);
+            str(w, "merchant", row.merchant);
+            str(w, "token", row.token);
+            str(w, "amount", row.amount);
+            w.Key("feeBps");
+            w.Int(row.fee_bps);
+            str(w, "deadline", deadline);
+            w.EndObject();
+            str(w, "signature", *signature);
+        }
+    }
+    if (row.fiat_json) raw_json(w, "fiat", *row.fiat_json);
+    opt_str(w, "reference", row.reference);
+    if (full) {
+        str(w, "status", row.status);
+        w.Key("tokenInfo");
+        w.StartObject();
+        str(w, "address", row.token);
+        opt_str(w, "symbol", row.token_symbol);
+        w.Key("decimals");
+        if (row.token_decimals) {
+            w.Int(*row.token_decimals);
+        } else {
+            w.Null();
+        }
+        w.EndObject();
+        str(w, "merchant", row.merchant);
+        str(w, "amountConfirmed", row.amount_confirmed);
+        opt_str(w, "exception", row.exception);
+        opt_str(w, "returnUrl", row.return_url);
+        w.Key("timeline");
+        w.RawValue(row.timeline_json.data(), row.timeline_json.size(), rapidjson::kArrayType);
+        str(w, "createdAt", row.created_at);
+        str(w, "updatedAt", row.updated_at);
+    }
+    w.EndObject();
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace duepay::api

@@ -1,0 +1,21 @@
+// The charge as JSON (spec 2.2 on create, 2.5 on the full read). Shape rule: wallet -> intent and
+// signature, transfer -> depositAddress, both -> everything; checkoutUrl always.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "domain/evm/signer.hpp"
+#include "infra/config/chain_registry.hpp"
+#include "infra/postgres/charge_row.hpp"
+
+namespace duepay::api {
+
+// Serialises `row` (as stored, or as it will be projected from charge.created). `full` adds the
+// read-model fields of 2.5 (status, token metadata, amounts confirmed, timeline, timestamps).
+// The intent is signed with `signer` when the mode includes the wallet rail and a signer exists.
+std::string charge_json(const infra::postgres::ChargeRow& row, const infra::config::ChainInfo* chain,
+                        const domain::evm::Signer* signer, const std::string& checkout_url, bool full);
+
+}  // namespace duepay::api

@@ -1,0 +1,325 @@
+#include "api/http/charges_api.hpp"
+
+#include <ctime>
+#include <iostream>
+#include <memory>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "api/http/charge_json.hpp"
+#include "api/http/envelope.hpp"
+#include "domain/events/event_json.hpp"
+#include "domain/evm/address.hpp"
+#include "domain/evm/create2.hpp"
+#include "domain/hex.hpp"
+#include "domain/money/token_amount.hpp"
+#include "infra/postgres/pool.hpp"
+#include "infra/random/random.hpp"
+
+namespace duepay::api {
+namespace {
+
+namespace ev = domain::events;
+
+constexpr std::string_view kInvoices = "/v1/invoices";
+constexpr std::string_view kCharges = "/v1/charges/";
+
+ApiResponse unauthorized() { return error_response(401, "invalid_api_key", "invalid API key"); }
+ApiResponse bad_request(std::string_view code, std::string_view message) {
+    return error_response(400, code, message);
+}
+
+bool is_dev_host_url(std::string_view url) {
+    return url.starts_with("http://127.0.0.1") || url.starts_with("http://localhost");
+}
+
+// Everything a create needs, validated.
+struct CreateInput {
+    const infra::config::ChainInfo* chain = nullptr;
+    const infra::config::TokenInfo* token = nullptr;
+    domain::TokenAmount amount;
+    ev::PaymentMode payment_mode = ev::PaymentMode::both;
+    std::optional<std::string> reference;
+    std::optional<std::string> return_url;
+    std::uint32_t expires_in = 3600;
+};
+
+// Parses and validates the body of POST /v1/invoices in spec order: chain and key mode first
+// (nothing is signed before that), then the account, then the price and options.
+std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, const KeyOwner& owner,
+                                                    const infra::config::ChainRegistry& chains) {
+    rapidjson::Document doc;
+    doc.Parse(body.data(), body.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+        return bad_request("invalid_json", "request body must be a JSON object");
+    }
+    CreateInput in;
+    if (!doc.HasMember("chainId") || !doc["chainId"].IsUint64()) {
+        return bad_request("invalid_chain_id", "chainId is required and must be a positive integer");
+    }
+    in.chain = chains.find(domain::ChainId{doc["chainId"].GetUint64()});
+    if (in.chain == nullptr) return bad_request("unsupported_chain", "chainId is not a supported chain");
+    const bool test_key = owner.mode == "test";
+    if (test_key != in.chain->testnet) {
+        return bad_request("key_mode_mismatch", test_key ? "a test key can only create charges on a testnet"
+                                                         : "a live key can only create charges on a mainnet");
+    }
+    if (!owner.payout_address) {
+        return error_response(409, "payout_wallet_not_set", "set and verify a payout wallet before creating charges");
+    }
+    if (doc.HasMember("merchant")) {
+        if (!doc["merchant"].IsString()) return bad_request("invalid_address", "merchant must be an address string");
+        auto merchant = domain::evm::parse_address(doc["merchant"].GetString());
+        if (!merchant) return bad_request(merchant.error().code, "merchant: " + merchant.error().message);
+        auto payout = domain::evm::parse_address(*owner.payout_address);
+        if (!payout || !(*merchant == *payout)) {
+            return error_response(403, "merchant_mismatch", "merchant differs from the verified payout address");
+        }
+    }
+    const bool has_amount = doc.HasMember("amount") && !doc["amount"].IsNull();
+    const bool has_fiat = doc.HasMember("fiat") && !doc["fiat"].IsNull();
+    if (has_amount == has_fiat) {
+        return bad_request("amount_or_fiat_required", "provide exactly one of amount or fiat");
+    }
+    if (has_fiat) {
+        const auto& fiat = doc["fiat"];
+        const bool known = fiat.IsObject() && fiat.HasMember("currency") && fiat["currency"].IsString() &&
+                           (std::string_view(fiat["currency"].GetString()) == "THB" ||
+                            std::string_view(fiat["currency"].GetString()) == "USD");
+        if (!known) return bad_request("invalid_fiat_currency", "fiat.currency must be THB or USD");
+        return error_response(501, "fiat_pricing_unavailable", "fiat pricing is not available yet; use amount");
+    }
+    if (!doc["amount"].IsString()) {
+        return bad_request("invalid_amount", "amount must be a decimal-integer string in the token smallest unit");
+    }
+    auto amount = domain::money::parse_charge_amount(doc["amount"].GetString());
+    if (!amount) return bad_request(amount.error().code, amount.error().message);
+    in.amount = *amount;
+
+    std::string symbol = in.chain->default_token;
+    if (doc.HasMember("token")) {
+        if (!doc["token"].IsString()) return bad_request("unsupported_token", "token must be a token symbol");
+        symbol = doc["token"].GetString();
+    }
+    in.token = in.chain->token_by_symbol(symbol);
+    if (in.token == nullptr) return bad_request("unsupported_token", "token is not supported on this chain");
+
+    if (doc.HasMember("paymentMode")) {
+        const auto& m = doc["paymentMode"];
+        const std::string_view mode = m.IsString() ? m.GetString() : "";
+        if (mode == "wallet") {
+            in.payment_mode = ev::PaymentMode::wallet;
+        } else if (mode == "transfer") {
+            in.payment_mode = ev::PaymentMode::transfer;
+        } else if (mode == "both") {
+            in.payment_mode = ev::PaymentMode::both;
+        } else {
+            return bad_request("invalid_payment_mode", "paymentMode must be wallet, transfer or both");
+        }
+    }
+    if (!in.chain->transfer_rail) {
+        if (in.payment_mode == ev::PaymentMode::transfer) {
+            return bad_request("transfer_rail_unavailable", "this chain has no transfer rail; use wallet");
+        }
+        in.payment_mode = ev::PaymentMode::wallet;  // spec 4.1: both falls back to wallet
+    }
+    if (doc.HasMember("reference") && !doc["reference"].IsNull()) {
+        const auto& r = doc["reference"];
+        if (!r.IsString() || r.GetStringLength() > 255) {
+            return bad_request("invalid_reference", "reference must be a string of at most 255 characters");
+        }
+        in.reference = std::string(r.GetString(), r.GetStringLength());
+    }
+    if (doc.HasMember("returnUrl") && !doc["returnUrl"].IsNull()) {
+        const auto& u = doc["returnUrl"];
+        const std::string_view url = u.IsString() ? std::string_view(u.GetString(), u.GetStringLength()) : "";
+        if (url.size() > 2048 || (!url.starts_with("https://") && !is_dev_host_url(url)) || url.size() < 9) {
+            return bad_request("invalid_return_url", "returnUrl must be an https URL");
+        }
+        in.return_url = std::string(url);
+    }
+    in.expires_in = static_cast<std::uint32_t>(owner.payment_window_seconds);
+    if (doc.HasMember("expiresInSeconds")) {
+        const auto& e = doc["expiresInSeconds"];
+        if (!e.IsUint64() || e.GetUint64() < 1 || e.GetUint64() > 86400) {
+            return bad_request("invalid_expires_in", "expiresInSeconds must be an integer from 1 to 86400");
+        }
+        in.expires_in = static_cast<std::uint32_t>(e.GetUint64());
+    }
+    return in;
+}
+
+}  // namespace
+
+std::string format_rfc3339_ms(std::int64_t unix_ms) {
+    const std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(unix_ms % 1000));
+    return buf;
+}
+
+std::string new_uuid() {
+    auto b = infra::random::random_bytes<16>();
+    b[6] = static_cast<std::uint8_t>((b[6] & 0x0f) | 0x40);
+    b[8] = static_cast<std::uint8_t>((b[8] & 0x3f) | 0x80);
+    const std::string hex = domain::to_hex(b).substr(2);
+    return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
+           hex.substr(20);
+}
+
+ChargesApi::ChargesApi(ApiDeps deps) : deps_(std::move(deps)), auth_(*deps_.keys) {}
+
+void ChargesApi::handle(const ApiRequest& request, Responder respond) {
+    try {
+        const std::string_view path = request.path;
+        const bool is_invoices = path == kInvoices;
+        std::string charge_id;
+        bool status_only = false;
+        bool is_charge = false;
+        if (path.starts_with(kCharges) && path.size() > kCharges.size()) {
+            std::string_view rest = path.substr(kCharges.size());
+            constexpr std::string_view kStatus = "/status";
+            if (rest.ends_with(kStatus)) {
+                rest.remove_suffix(kStatus.size());
+                status_only = true;
+            }
+            if (!rest.empty() && rest.find('/') == std::string_view::npos) {
+                is_charge = true;
+                charge_id = std::string(rest);
+            }
+        }
+        if (path == "/healthz") {
+            if (request.method != "GET") {
+                auto r = error_response(405, "method_not_allowed", "method not allowed");
+                r.headers["allow"] = "GET";
+                return respond(std::move(r));
+            }
+            return respond(success_response(200, R"({"status":"ok"})"));
+        }
+        if (!is_invoices && !is_charge) return respond(error_response(404, "route_not_found", "no such route"));
+        const char* allowed = is_invoices ? "POST" : "GET";
+        if (request.method != allowed) {
+            auto r = error_response(405, "method_not_allowed", "method not allowed");
+            r.headers["allow"] = allowed;
+            return respond(std::move(r));
+        }
+        auto owner = auth_.authenticate(request);
+        if (!owner) return respond(unauthorized());
+        if (is_invoices) return create(request, *owner, std::move(respond));
+        return respond(read(charge_id, *owner, status_only));
+    } catch (const infra::postgres::DatabaseUnavailable& e) {
+        std::cerr << "api: database unavailable: " << e.what() << std::endl;
+        respond(error_response(503, "database_unavailable", "the database is unavailable; retry later",
+                               deps_.retry_after_ms));
+    } catch (const pqxx::broken_connection& e) {
+        std::cerr << "api: database connection lost: " << e.what() << std::endl;
+        respond(error_response(503, "database_unavailable", "the database is unavailable; retry later",
+                               deps_.retry_after_ms));
+    } catch (const std::exception& e) {
+        std::cerr << "api: internal error: " << e.what() << std::endl;
+        respond(error_response(500, "internal_error", "internal server error"));
+    }
+}
+
+ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, bool status_only) {
+    auto id = domain::parse_invoice_id(raw_id);
+    if (!id || raw_id.size() != 66) {
+        return bad_request("invalid_invoice_id", "invoiceId must be 0x followed by 64 hex digits");
+    }
+    const std::string invoice_id = domain::to_hex(*id);
+    if (status_only) {
+        auto status = deps_.charges->find_status(invoice_id);
+        if (!status || status->project_id != owner.project_id) {
+            return error_response(404, "charge_not_found", "charge not found");
+        }
+        return success_response(200, R"({"invoiceId":")" + invoice_id + R"(","status":")" + status->status + "\"}");
+    }
+    auto row = deps_.charges->find(invoice_id);
+    if (!row || row->project_id != owner.project_id) return error_response(404, "charge_not_found", "charge not found");
+    const auto* chain = deps_.chains->find(domain::ChainId{row->chain_id});
+    return success_response(200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true));
+}
+
+void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Responder respond) {
+    auto parsed = parse_create(request.body, owner, *deps_.chains);
+    if (auto* error = std::get_if<ApiResponse>(&parsed)) return respond(std::move(*error));
+    const auto& in = std::get<CreateInput>(parsed);
+
+    const auto now_ms = deps_.now_ms();
+    const auto merchant = domain::evm::parse_address(*owner.payout_address);
+    if (!merchant) throw std::runtime_error("stored payout address is malformed: " + *owner.payout_address);
+
+    ev::Event event;
+    event.id = deps_.new_event_id();
+    event.invoice_id = deps_.new_invoice_id();
+    event.project_id = owner.project_id;
+    event.mode = owner.mode == "test" ? ev::Mode::test : ev::Mode::live;
+    event.chain_id = in.chain->chain_id;
+    event.occurred_at = format_rfc3339_ms(now_ms);
+    ev::ChargeCreated created;
+    created.amount = in.amount;
+    created.token = in.token->address;
+    created.token_symbol = in.token->symbol;
+    created.token_decimals = static_cast<std::uint32_t>(in.token->decimals);
+    created.payment_mode = in.payment_mode;
+    created.merchant = *merchant;
+    created.fee_bps = in.chain->fee_bps;
+    created.deadline = static_cast<std::uint64_t>(now_ms / 1000) + in.expires_in;
+    created.grace_seconds = in.payment_mode == ev::PaymentMode::wallet ? 0 : in.chain->grace_seconds;
+    if (in.payment_mode != ev::PaymentMode::wallet) {
+        const auto salt = domain::evm::deposit_salt(event.invoice_id, *merchant, in.chain->fee_bps);
+        created.deposit_address =
+            domain::evm::create2_address(in.chain->deposit_factory, salt, in.chain->forwarder_init_code_hash);
+    }
+    created.reference = in.reference;
+    created.return_url = in.return_url;
+
+    // The 201 body is rendered now, from the same values the projection will store.
+    infra::postgres::ChargeRow row;
+    row.invoice_id = domain::to_hex(event.invoice_id);
+    row.chain_id = in.chain->chain_id.value;
+    row.payment_mode = std::string(ev::to_string(created.payment_mode));
+    row.token = domain::evm::to_checksum(created.token);
+    row.amount = domain::money::to_string(created.amount);
+    row.merchant = domain::evm::to_checksum(created.merchant);
+    row.fee_bps = static_cast<int>(created.fee_bps);
+    row.deadline = static_cast<std::int64_t>(created.deadline);
+    if (created.deposit_address) row.deposit_address = domain::evm::to_checksum(*created.deposit_address);
+    row.reference = created.reference;
+    event.data = std::move(created);
+
+    auto body = std::make_shared<std::string>(charge_json(row, in.chain, deps_.signer, deps_.checkout_url, false));
+    infra::kafka::LogRecord record{row.invoice_id, ev::encode_event(event)};
+    auto* waiter = deps_.waiter;
+    const auto timeout = deps_.projection_timeout;
+    const auto retry_after = deps_.retry_after_ms;
+    const std::string invoice_id = row.invoice_id;
+    deps_.log->append_async(std::move(record), [=, respond = std::move(respond)](infra::kafka::AppendResult result) {
+        if (result.status == infra::kafka::AppendStatus::not_persisted) {
+            respond(error_response(503, "event_log_unavailable",
+                                   "the event log is unavailable; the charge was not created, retry later",
+                                   retry_after));
+            return;
+        }
+        if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
+            std::cerr << "api: append of " << invoice_id << " possibly persisted: " << result.error << std::endl;
+            respond(error_response(503, "event_log_outcome_unknown",
+                                   "the event log did not confirm the charge; retry with the same Idempotency-Key",
+                                   retry_after));
+            return;
+        }
+        // Durable in the log: the charge exists. Wait (bounded) for the read model so the buyer's
+        // first read finds it; answer 201 either way (docs/adr/0041-create-waits-for-projection.md).
+        waiter->wait(invoice_id, timeout, [respond, body, invoice_id](bool projected) {
+            if (!projected) std::cerr << "api: projection of " << invoice_id << " not seen in time" << std::endl;
+            respond(success_response(201, *body));
+        });
+    });
+}
+
+}  // namespace duepay::api

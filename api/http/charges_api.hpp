@@ -1,0 +1,58 @@
+// The routes of the REST API (spec 4): POST /v1/invoices, GET /v1/charges/:id and
+// GET /v1/charges/:id/status, plus 404/405 for everything else. Independent of Pistache: a route
+// gets an ApiRequest and answers through a Responder, possibly later from another thread (create
+// answers once the event log acked and the projection has the row).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "api/http/api_types.hpp"
+#include "api/http/auth.hpp"
+#include "api/http/ports.hpp"
+#include "domain/evm/signer.hpp"
+#include "domain/types.hpp"
+#include "infra/config/chain_registry.hpp"
+#include "infra/kafka/event_log.hpp"
+
+namespace duepay::api {
+
+struct ApiDeps {
+    KeyDirectory* keys = nullptr;
+    ChargeReader* charges = nullptr;
+    ProjectionWaiter* waiter = nullptr;
+    infra::kafka::EventLog* log = nullptr;
+    const infra::config::ChainRegistry* chains = nullptr;
+    const domain::evm::Signer* signer = nullptr;  // null: charges are created without intent/signature
+    std::string checkout_url;                     // e.g. http://127.0.0.1:8080
+    std::function<std::int64_t()> now_ms;         // unix milliseconds
+    std::function<domain::InvoiceId()> new_invoice_id;
+    std::function<std::string()> new_event_id;
+    std::chrono::milliseconds projection_timeout{5000};
+    long long retry_after_ms = 1000;              // advertised on 503
+};
+
+class ChargesApi {
+public:
+    explicit ChargesApi(ApiDeps deps);
+
+    // Routes one request; `respond` is called exactly once.
+    void handle(const ApiRequest& request, Responder respond);
+
+private:
+    void create(const ApiRequest& request, const KeyOwner& owner, Responder respond);
+    ApiResponse read(const std::string& raw_id, const KeyOwner& owner, bool status_only);
+
+    ApiDeps deps_;
+    Authenticator auth_;
+};
+
+// "YYYY-MM-DDTHH:MM:SS.mmmZ" for unix milliseconds.
+std::string format_rfc3339_ms(std::int64_t unix_ms);
+
+// A UUID v4 text from the CSPRNG (event ids of commands).
+std::string new_uuid();
+
+}  // namespace duepay::api

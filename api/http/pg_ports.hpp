@@ -1,0 +1,72 @@
+// The API's ports over Postgres: key lookups and charge reads through the pool, and a
+// ProjectionWaiter fed by LISTEN duepay_charges (the projector NOTIFYs each projected invoice).
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "api/http/ports.hpp"
+#include "infra/postgres/notify_listener.hpp"
+#include "infra/postgres/pool.hpp"
+
+namespace duepay::api {
+
+class PgKeyDirectory final : public KeyDirectory {
+public:
+    explicit PgKeyDirectory(infra::postgres::ConnectionPool& pool) : pool_(pool) {}
+    std::optional<KeyOwner> find(const infra::random::Digest32& key_hash) override;
+
+private:
+    infra::postgres::ConnectionPool& pool_;
+};
+
+class PgChargeReader final : public ChargeReader {
+public:
+    explicit PgChargeReader(infra::postgres::ConnectionPool& pool) : pool_(pool) {}
+    std::optional<ChargeRow> find(const std::string& invoice_id) override;
+    std::optional<ChargeStatus> find_status(const std::string& invoice_id) override;
+
+private:
+    infra::postgres::ConnectionPool& pool_;
+};
+
+// Waiters are completed by notifications; ids notified with nobody waiting are remembered for a
+// while (the NOTIFY can beat the Kafka ack to the API). A sweeper thread times waiters out and, if
+// the LISTEN connection was lost, re-checks pending waiters against the table.
+class PgProjectionWaiter final : public ProjectionWaiter {
+public:
+    PgProjectionWaiter(infra::postgres::ConnectionPool& pool, const std::string& database_url);
+    ~PgProjectionWaiter() override;
+
+    void wait(const std::string& invoice_id, std::chrono::milliseconds timeout,
+              std::function<void(bool projected)> done) override;
+
+    bool listening() const { return listener_ && listener_->listening(); }
+
+private:
+    struct Waiter {
+        std::chrono::steady_clock::time_point deadline;
+        std::function<void(bool)> done;
+    };
+    void on_payload(const std::string& payload);
+    void sweep_loop();
+    bool exists_in_table(const std::string& invoice_id);
+
+    infra::postgres::ConnectionPool& pool_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::unordered_multimap<std::string, Waiter> waiters_;
+    std::unordered_set<std::string> recent_;
+    std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> recent_order_;
+    bool recheck_ = false;
+    bool stop_ = false;
+    std::thread sweeper_;
+    std::unique_ptr<infra::postgres::NotifyListener> listener_;
+};
+
+}  // namespace duepay::api
