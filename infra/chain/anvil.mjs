@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HDNodeWallet, Mnemonic } from 'ethers';
+import { HDNodeWallet, JsonRpcProvider, Mnemonic, Network } from 'ethers';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = join(here, '..', '..');
@@ -21,6 +21,17 @@ export function devAccounts() {
     const w = HDNodeWallet.fromMnemonic(mnemonic, `m/44'/60'/0'/0/${index}`);
     return { index, address: w.address, privateKey: w.privateKey };
   });
+}
+
+/** A provider for a local dev chain. */
+export function devProvider(url, chainId) {
+  // A bare Network: ethers' built-in network for 137 (and others) carries plugins that fetch
+  // fee data from public web services; a dev chain must only ever talk to its own node.
+  // cacheTimeout -1: no response caching, so balances and nonces are always fresh.
+  const network = new Network(`duepay-dev-${chainId}`, chainId);
+  const p = new JsonRpcProvider(url, network, { staticNetwork: network, cacheTimeout: -1 });
+  p.pollingInterval = 200;
+  return p;
 }
 
 /** One JSON-RPC call with fetch (no provider caching). */

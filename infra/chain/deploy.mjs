@@ -14,9 +14,9 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { Contract, ContractFactory, JsonRpcProvider, Wallet, getAddress, getCreateAddress } from 'ethers';
+import { Contract, ContractFactory, Wallet, getAddress, getCreateAddress } from 'ethers';
 import { loadArtifacts, outDir } from './compile.mjs';
-import { devAccounts, repoRoot, waitForRpc } from './anvil.mjs';
+import { devAccounts, devProvider, repoRoot, waitForRpc } from './anvil.mjs';
 
 /** Per-chain dev settings (documented in docs/contracts.md). */
 export const DEV_CHAINS = {
@@ -49,13 +49,6 @@ export function signerAddressFromKey(key) {
   return new Wallet(hex).address;
 }
 
-function provider(url, chainId) {
-  // cacheTimeout -1: no response caching, so balances and nonces are always fresh.
-  const p = new JsonRpcProvider(url, chainId, { staticNetwork: true, cacheTimeout: -1 });
-  p.pollingInterval = 200;
-  return p;
-}
-
 async function waitAll(sent, what) {
   const receipts = await Promise.all(sent.map((tx) => tx.wait()));
   for (const r of receipts) if (r.status !== 1) throw new Error(`${what}: transaction ${r.hash} reverted`);
@@ -67,7 +60,7 @@ async function waitAll(sent, what) {
  * blockTimeSeconds? }. Returns { entry (chains.json shape), startBlock }.
  */
 export async function deployChain(spec, { signerAddress, artifacts, log = () => {} }) {
-  const p = provider(spec.rpcUrl, spec.chainId);
+  const p = devProvider(spec.rpcUrl, spec.chainId);
   const { deployer: deployerAccount, feeRecipient, buyers } = devRoles();
   const deployer = new Wallet(deployerAccount.privateKey, p);
   let nonce = await p.getTransactionCount(deployer.address, 'pending');
@@ -134,7 +127,7 @@ export async function deployChain(spec, { signerAddress, artifacts, log = () => 
  */
 async function stillDeployed(spec, previous, inputHash) {
   if (!previous || previous.inputHash !== inputHash || previous.entry.rpcUrl !== spec.rpcUrl) return false;
-  const p = provider(spec.rpcUrl, spec.chainId);
+  const p = devProvider(spec.rpcUrl, spec.chainId);
   const genesis = await p.getBlock(0);
   if (genesis.hash !== previous.genesisHash) return false;
   const e = previous.entry;
@@ -145,7 +138,7 @@ async function stillDeployed(spec, previous, inputHash) {
 
 /** Make `signerAddress` the router's authorised signer; revoke the one this script set before. */
 async function ensureSigner(spec, record, signerAddress, artifacts, log) {
-  const p = provider(spec.rpcUrl, spec.chainId);
+  const p = devProvider(spec.rpcUrl, spec.chainId);
   const deployer = new Wallet(devRoles().deployer.privateKey, p);
   const router = new Contract(record.entry.router, artifacts.Router.abi, deployer);
   if (!(await router.isSigner(signerAddress))) {
@@ -210,7 +203,7 @@ export async function deployAll({ specs, varDir, signerKey, force = false, log =
       log(`chain ${spec.chainId}: reusing deployment from block ${record.startBlock} (router ${record.entry.router})`);
     } else {
       const { entry, startBlock } = await deployChain(spec, { signerAddress, artifacts, log });
-      const genesis = await provider(spec.rpcUrl, spec.chainId).getBlock(0);
+      const genesis = await devProvider(spec.rpcUrl, spec.chainId).getBlock(0);
       record = { inputHash, genesisHash: genesis.hash, signer: signerAddress, startBlock, entry };
     }
     await ensureSigner(spec, record, signerAddress, artifacts, log);

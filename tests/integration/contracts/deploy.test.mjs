@@ -1,14 +1,15 @@
-// infra/chain/deploy.mjs against a real anvil: the registry files have the agreed shape and
-// match what is on chain, a second run reuses a live deployment (rotating the signer), a
-// restarted chain gets a fresh deployment, and a missing DUEPAY_SIGNER_KEY fails clearly.
+// infra/chain/deploy.mjs against two real anvils (chain 80002 "testnet" and chain 137
+// "mainnet"): the registry files have the agreed shape and match what is on chain, a second run
+// reuses a live deployment (rotating the signer), a restarted chain gets a fresh deployment, and
+// a missing DUEPAY_SIGNER_KEY fails clearly.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Contract, JsonRpcProvider, Wallet, id } from 'ethers';
-import { startAnvil, devAccounts, repoRoot } from '../../../infra/chain/anvil.mjs';
+import { Contract, Wallet, id } from 'ethers';
+import { devAccounts, devProvider, repoRoot, startAnvil } from '../../../infra/chain/anvil.mjs';
 import { deployAll, specFor } from '../../../infra/chain/deploy.mjs';
 import { loadArtifacts } from '../../../infra/chain/compile.mjs';
 
@@ -18,17 +19,20 @@ const CHAIN_KEYS = ['chainId', 'name', 'network', 'rpcUrl', 'blockTimeSeconds', 
 const KEY_1 = id('deploy test signer 1');
 const KEY_2 = id('deploy test signer 2');
 
-let anvil;
+let anvil;  // chain 80002
+let mainnet;  // chain 137
 let artifacts;
 let varDir;
 
 before(async () => {
   artifacts = await loadArtifacts();
   anvil = await startAnvil({ chainId: 80002 });
+  mainnet = await startAnvil({ chainId: 137 });
   varDir = mkdtempSync(join(tmpdir(), 'duepay-deploy-test-'));
 });
 after(async () => {
   await anvil?.stop();
+  await mainnet?.stop();
   if (varDir) rmSync(varDir, { recursive: true, force: true });
 });
 
@@ -40,12 +44,14 @@ function readRegistry() {
 }
 
 function connect() {
-  return new JsonRpcProvider(anvil.url, 80002, { staticNetwork: true, cacheTimeout: -1 });
+  return devProvider(anvil.url, 80002);
 }
 
 async function deploy(signerKey) {
   const lines = [];
-  await deployAll({ specs: [specFor(80002, anvil.url)], varDir, signerKey, log: (l) => lines.push(l) });
+  await deployAll({
+    specs: [specFor(80002, anvil.url), specFor(137, mainnet.url)], varDir, signerKey, log: (l) => lines.push(l),
+  });
   return lines.join('\n');
 }
 
@@ -56,10 +62,16 @@ describe('deploy.mjs', () => {
     const log = await deploy(KEY_1);
     assert.match(log, /deployed router/);
     const { json, env } = readRegistry();
-    assert.equal(json.chains.length, 1);
+    assert.deepEqual(json.chains.map((x) => x.chainId), [80002, 137]);
     const c = json.chains[0];
     first = c;
-    assert.deepEqual(Object.keys(c), CHAIN_KEYS);
+    for (const x of json.chains) assert.deepEqual(Object.keys(x), CHAIN_KEYS);
+    const m = json.chains[1];
+    assert.deepEqual([m.network, m.rpcUrl, m.graceSeconds, m.confirmations, m.feeBps, m.transferRail],
+      ['mainnet', mainnet.url, 3600, 2, 100, true]);
+    assert.equal(env.DUEPAY_RPC_URL_137, mainnet.url);
+    assert.equal(env.DUEPAY_ROUTER_137, m.router);
+    assert.notEqual(await devProvider(mainnet.url, 137).getCode(m.router), '0x');
     assert.equal(c.chainId, 80002);
     assert.equal(c.network, 'testnet');
     assert.equal(c.rpcUrl, anvil.url);
@@ -72,7 +84,7 @@ describe('deploy.mjs', () => {
     assert.deepEqual(c.tokens.map((t) => [t.symbol, t.decimals]), [['USDT', 6], ['USDC', 6]]);
     assert.deepEqual(c.priceFeeds.map((f) => [f.pair, f.decimals]), [['THB/USD', 8], ['USDT/USD', 8], ['USDC/USD', 8]]);
 
-    assert.equal(env.DUEPAY_CHAIN_IDS, '80002');
+    assert.equal(env.DUEPAY_CHAIN_IDS, '80002,137');
     assert.equal(env.DUEPAY_RPC_URL_80002, anvil.url);
     assert.equal(env.DUEPAY_ROUTER_80002, c.router);
     assert.equal(env.DUEPAY_DEPOSIT_FACTORY_80002, c.depositFactory);
@@ -115,7 +127,7 @@ describe('deploy.mjs', () => {
 
   it('reuses a live deployment and rotates the signer', async () => {
     const log = await deploy(KEY_2);
-    assert.match(log, /reusing deployment/);
+    assert.equal(log.match(/reusing deployment/g).length, 2);
     const { json } = readRegistry();
     assert.equal(json.chains[0].router, first.router);
     const p = connect();
@@ -131,7 +143,8 @@ describe('deploy.mjs', () => {
     const p = connect();
     assert.equal(await p.getCode(first.router), '0x', 'a restarted anvil starts empty');
     const log = await deploy(KEY_2);
-    assert.match(log, /deployed router/);
+    assert.match(log, /chain 80002: deployed router/);
+    assert.match(log, /chain 137: reusing deployment/);
     const { json } = readRegistry();
     assert.deepEqual(json.chains[0], first);
     assert.notEqual(await p.getCode(first.router), '0x');
@@ -141,7 +154,7 @@ describe('deploy.mjs', () => {
 
   it('the CLI fails clearly without DUEPAY_SIGNER_KEY and succeeds with it', () => {
     const script = join(repoRoot, 'infra', 'chain', 'deploy.mjs');
-    const args = [script, '--var-dir', varDir, '--chain', `80002=${anvil.url}`];
+    const args = [script, '--var-dir', varDir, '--chain', `80002=${anvil.url}`, '--chain', `137=${mainnet.url}`];
     const env = { ...process.env };
     delete env.DUEPAY_SIGNER_KEY;
     const bad = spawnSync(process.execPath, args, { env, encoding: 'utf8' });

@@ -2,9 +2,9 @@
 // compiled artifacts (compiled first if stale), wallets for anvil's default accounts, deploy
 // helpers, EIP-712 signing of payment intents and custom-error assertions.
 import assert from 'node:assert/strict';
-import { Contract, ContractFactory, Interface, JsonRpcProvider, Wallet, hexlify, randomBytes } from 'ethers';
+import { Contract, ContractFactory, Interface, Wallet, hexlify, randomBytes } from 'ethers';
 import { loadArtifacts } from '../../../infra/chain/compile.mjs';
-import { devAccounts, rpc, startAnvil } from '../../../infra/chain/anvil.mjs';
+import { devAccounts, devProvider, rpc, startAnvil } from '../../../infra/chain/anvil.mjs';
 
 export const CHAIN_ID = 80002;
 export const PAYMENT_INTENT_TYPES = {
@@ -22,8 +22,8 @@ export const PAYMENT_INTENT_TYPES = {
 export async function startChain({ chainId = CHAIN_ID } = {}) {
   const artifacts = await loadArtifacts();
   const anvil = await startAnvil({ chainId });
-  // cacheTimeout -1: never serve a cached balance or nonce after a state change or evm_revert.
-  const provider = new JsonRpcProvider(anvil.url, chainId, { staticNetwork: true, cacheTimeout: -1 });
+  // No response cache (a balance or nonce must be fresh after evm_revert), no fee-data plugins.
+  const provider = devProvider(anvil.url, chainId);
   provider.pollingInterval = 50;
   const wallets = devAccounts().map((a) => new Wallet(a.privateKey, provider));
   const allErrors = new Interface(
