@@ -64,35 +64,35 @@ export async function deployChain(spec, { signerAddress, artifacts, log = () => 
   const { deployer: deployerAccount, feeRecipient, buyers } = devRoles();
   const deployer = new Wallet(deployerAccount.privateKey, p);
   let nonce = await p.getTransactionCount(deployer.address, 'pending');
-
-  // Phase 1: all deployments in flight at once (explicit nonces), so a chain with 1 s blocks
-  // takes about two blocks, not one per transaction.
+  // Every transaction is sent at once with explicit nonces and fees (calls also with a fixed gas
+  // limit, as their target is not deployed yet when they are sent), then awaited together: on a
+  // chain with 1 s blocks the whole set-up takes a block or two, not one block per transaction.
+  const { maxFeePerGas, maxPriorityFeePerGas } = await p.getFeeData();
+  const fees = { type: 2, chainId: spec.chainId, maxFeePerGas: maxFeePerGas * 2n, maxPriorityFeePerGas };
   const sent = [];
   const deploy = async (name, args) => {
     const a = artifacts[name];
     const tx = await new ContractFactory(a.abi, a.bytecode, deployer).getDeployTransaction(...args);
     const address = getCreateAddress({ from: deployer.address, nonce });
-    sent.push(await deployer.sendTransaction({ ...tx, nonce: nonce++ }));
+    sent.push(await deployer.sendTransaction({ ...tx, ...fees, nonce: nonce++ }));
     return new Contract(address, a.abi, deployer);
   };
+  const call = async (contract, method, args) => {
+    const tx = await contract[method].populateTransaction(...args);
+    sent.push(await deployer.sendTransaction({ ...tx, ...fees, gasLimit: 200_000n, nonce: nonce++ }));
+  };
+
   const tokens = [];
   for (const t of TOKENS) tokens.push({ ...t, contract: await deploy('TestToken', [t.name, t.symbol, t.decimals]) });
   const router = await deploy('Router', [feeRecipient.address]);
   const factory = await deploy('DepositFactory', [feeRecipient.address]);
   const feeds = [];
   for (const f of PRICE_FEEDS) feeds.push({ ...f, contract: await deploy('PriceFeed', [f.decimals, f.description, f.answer]) });
-  const deployReceipts = await waitAll(sent, `deploy on chain ${spec.chainId}`);
-  const startBlock = Math.min(...deployReceipts.map((r) => r.blockNumber));
-
-  // Phase 2: authorise the service signer and fund the buyers.
-  const calls = [];
-  const call = async (contract, method, args) => {
-    const tx = await contract[method].populateTransaction(...args);
-    calls.push(await deployer.sendTransaction({ ...tx, nonce: nonce++ }));
-  };
+  // Authorise the service signer and fund the buyers.
   await call(router, 'setSigner', [signerAddress, true]);
   for (const t of tokens) for (const b of buyers) await call(t.contract, 'mint', [b.address, BUYER_MINT]);
-  await waitAll(calls, `set-up on chain ${spec.chainId}`);
+  const receipts = await waitAll(sent, `deploy on chain ${spec.chainId}`);
+  const startBlock = Math.min(...receipts.map((r) => r.blockNumber));
 
   const initCodeHash = await factory.forwarderInitCodeHash();
   if (initCodeHash !== artifacts.Forwarder.initCodeHash) {
