@@ -32,6 +32,21 @@ void access_log(const std::string& id, const std::string& method, const std::str
     }
 }
 
+// A response header with a run-time name (Pistache 0.0.5 writes typed headers only, not raw ones).
+class NamedHeader final : public Http::Header::Header {
+public:
+    NamedHeader(std::string name, std::string value) : name_(std::move(name)), value_(std::move(value)) {}
+    const char* name() const override { return name_.c_str(); }
+    void write(std::ostream& os) const override { os << value_; }
+#ifdef SAFE_HEADER_CAST
+    uint64_t hash() const override { return Http::Header::detail::hash(name_.c_str()); }
+#endif
+
+private:
+    std::string name_;
+    std::string value_;
+};
+
 class Handler final : public Http::Handler {
 public:
     HTTP_PROTOTYPE(Handler)
@@ -54,8 +69,8 @@ public:
         api_->handle(request, [shared_writer, id = request.request_id, method = request.method,
                                path = request.path, started, log = log_](ApiResponse response) {
             auto& headers = shared_writer->headers();
-            headers.addRaw(Http::Header::Raw("x-request-id", id));
-            for (const auto& [name, value] : response.headers) headers.addRaw(Http::Header::Raw(name, value));
+            headers.add(std::make_shared<NamedHeader>("x-request-id", id));
+            for (const auto& [name, value] : response.headers) headers.add(std::make_shared<NamedHeader>(name, value));
             headers.add<Http::Header::ContentType>(MIME(Application, Json));
             shared_writer->send(static_cast<Http::Code>(response.status), response.body);
             if (log) access_log(id, method, path, response.status, std::chrono::steady_clock::now() - started);

@@ -47,31 +47,43 @@ void KafkaConsumer::close() {
     rd_kafka_consumer_close(consumer_.get());
 }
 
+void KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitions) {
+    std::map<std::string, std::vector<std::int32_t>> by_topic;
+    for (int i = 0; i < partitions->cnt; ++i) {
+        by_topic[partitions->elems[i].topic].push_back(partitions->elems[i].partition);
+    }
+    std::map<std::string, std::map<std::int32_t, std::int64_t>> stored;
+    try {
+        for (const auto& [topic, parts] : by_topic) stored[topic] = lookup_(topic, parts);
+    } catch (const std::exception& e) {
+        // Without the stored offsets we must not read: starting anywhere else could skip or
+        // re-apply out of order. Stop the process (a broken invariant, STYLE rule 3).
+        std::cerr << "kafka consumer: cannot read stored offsets: " << e.what() << std::endl;
+        std::abort();
+    }
+    for (int i = 0; i < partitions->cnt; ++i) {
+        auto& tp = partitions->elems[i];
+        const auto& per_topic = stored[tp.topic];
+        auto it = per_topic.find(tp.partition);
+        tp.offset = it == per_topic.end() ? RD_KAFKA_OFFSET_BEGINNING : it->second;
+    }
+    rd_kafka_assign(consumer_.get(), partitions);
+}
+
+void KafkaConsumer::rewind_to_stored() {
+    rd_kafka_topic_partition_list_t* raw = nullptr;
+    if (rd_kafka_assignment(consumer_.get(), &raw) != RD_KAFKA_RESP_ERR_NO_ERROR) return;
+    detail::PartitionListHandle list(raw);
+    ++generation_;
+    assign_from_stored(list.get());
+}
+
 void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                  rd_kafka_topic_partition_list_t* partitions, void* opaque) {
     auto* self = static_cast<KafkaConsumer*>(opaque);
     ++self->generation_;
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-        std::map<std::string, std::vector<std::int32_t>> by_topic;
-        for (int i = 0; i < partitions->cnt; ++i) {
-            by_topic[partitions->elems[i].topic].push_back(partitions->elems[i].partition);
-        }
-        std::map<std::string, std::map<std::int32_t, std::int64_t>> stored;
-        try {
-            for (const auto& [topic, parts] : by_topic) stored[topic] = self->lookup_(topic, parts);
-        } catch (const std::exception& e) {
-            // Without the stored offsets we must not read: assigning from the beginning or the
-            // committed Kafka offsets could skip or reorder. Stop the process (broken invariant).
-            std::cerr << "projector: cannot read stored offsets: " << e.what() << std::endl;
-            std::abort();
-        }
-        for (int i = 0; i < partitions->cnt; ++i) {
-            auto& tp = partitions->elems[i];
-            const auto& per_topic = stored[tp.topic];
-            auto it = per_topic.find(tp.partition);
-            tp.offset = it == per_topic.end() ? RD_KAFKA_OFFSET_BEGINNING : it->second;
-        }
-        rd_kafka_assign(rk, partitions);
+        self->assign_from_stored(partitions);
         std::cerr << "kafka consumer " << self->settings_.group_id << ": assigned " << partitions->cnt
                   << " partition(s) of " << self->settings_.topic << std::endl;
     } else {

@@ -50,10 +50,15 @@ public:
     // Partitions currently assigned.
     std::vector<std::int32_t> assignment() const;
 
+    // Re-reads the stored offsets for the current assignment and restarts fetching there (after a
+    // failed batch: nothing of it was stored, so it is read again). Drops buffered messages.
+    void rewind_to_stored();
+
     // Leaves the group cleanly (revokes partitions, lets others take over quickly).
     void close();
 
 private:
+    void assign_from_stored(rd_kafka_topic_partition_list_t* partitions);
     static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                              rd_kafka_topic_partition_list_t* partitions, void* opaque);
 
