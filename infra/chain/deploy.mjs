@@ -199,7 +199,10 @@ export async function deployAll({ specs, varDir, signerKey, force = false, log =
     const previous = state[spec.chainId];
     let record;
     if (!force && await stillDeployed(spec, previous, inputHash)) {
-      record = previous;
+      // Contracts as recorded; the descriptive fields follow the current spec.
+      const { name, network, rpcUrl, graceSeconds } = spec;
+      const blockTimeSeconds = spec.blockTimeSeconds ?? COMMON.blockTimeSeconds;
+      record = { ...previous, entry: { ...previous.entry, name, network, rpcUrl, graceSeconds, blockTimeSeconds } };
       log(`chain ${spec.chainId}: reusing deployment from block ${record.startBlock} (router ${record.entry.router})`);
     } else {
       const { entry, startBlock } = await deployChain(spec, { signerAddress, artifacts, log });
