@@ -1,0 +1,90 @@
+// The charge as a decider's state (STYLE rule 1): initial_state(), evolve(state, event), fold.
+// Status is derived from the facts seen so far (payments keyed by (txHash, logIndex), the expiry
+// fact, failure and refund), never from the order in which same-block facts arrive, so a replay
+// or a re-emitted chain fact can never change the answer. The full transition table (status x
+// event type) is in docs/events.md; tests/unit/domain/charge/evolve_test.cpp checks every cell.
+#pragma once
+
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "domain/events/event.hpp"
+#include "domain/types.hpp"
+
+namespace duepay::domain::charge {
+
+enum class Status { pending, confirming, paid, underpaid, expired, failed, refunded };
+enum class Exception { none, overpaid, paid_late, partial, wrong_token };
+
+inline constexpr Status kAllStatuses[] = {Status::pending, Status::confirming, Status::paid, Status::underpaid,
+                                          Status::expired, Status::failed,     Status::refunded};
+
+std::string_view to_string(Status status);
+std::string_view to_string(Exception exception);
+
+// (txHash, logIndex): the identity of one token movement on chain.
+struct PaymentKey {
+    Bytes32 tx_hash{};
+    std::uint32_t log_index = 0;
+    auto operator<=>(const PaymentKey&) const = default;
+};
+
+struct Unconfirmed {
+    Bytes32 block_hash{};  // a reorg names the block; only that detection is withdrawn
+    TokenAmount amount;
+    bool operator==(const Unconfirmed&) const = default;
+};
+
+struct TimelineEntry {
+    Status status = Status::pending;
+    std::string at;       // the event's occurredAt
+    std::string tx_hash;  // 0x hex of the payment that caused it, or empty
+    bool operator==(const TimelineEntry&) const = default;
+};
+
+struct ChargeState {
+    bool created = false;  // false: nothing but charge.created is applied
+    InvoiceId invoice_id;
+    Status status = Status::pending;
+    Exception exception = Exception::none;
+
+    TokenAmount amount_due;
+    TokenAmount amount_confirmed;    // confirmed in-window payments of the charged token
+    TokenAmount amount_unconfirmed;  // detected, below confirmation depth
+    TokenAmount amount_late;         // confirmed deposits after expiry
+    TokenAmount amount_wrong_token;  // deposits in a token the charge does not accept (any token)
+    TokenAmount amount_refunded;
+    TokenAmount amount_settled;
+
+    bool expired = false;  // the expiry fact was seen (status may still be paid)
+    bool failed = false;
+    bool refunded = false;
+    bool settled = false;
+
+    std::map<PaymentKey, Unconfirmed> unconfirmed;
+    std::map<PaymentKey, TokenAmount> confirmed;
+    std::map<PaymentKey, TokenAmount> late;
+    std::map<PaymentKey, TokenAmount> wrong_token;
+
+    std::unordered_set<std::string> seen_event_ids;
+    std::vector<TimelineEntry> timeline;
+
+    bool operator==(const ChargeState&) const = default;
+};
+
+ChargeState initial_state();
+
+// Applies one event in place. Ignored (state untouched): a duplicate id, anything before
+// charge.created, an event for another invoiceId, a second charge.created.
+void apply(ChargeState& state, const events::Event& event);
+
+// The pure form: a new state, the input untouched.
+ChargeState evolve(const ChargeState& state, const events::Event& event);
+
+ChargeState fold(std::span<const events::Event> events);
+
+}  // namespace duepay::domain::charge

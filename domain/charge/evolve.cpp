@@ -1,0 +1,187 @@
+#include "domain/charge/charge_state.hpp"
+
+#include <type_traits>
+
+#include "domain/hex.hpp"
+
+namespace duepay::domain::charge {
+
+namespace {
+
+using namespace duepay::domain::events;
+
+const uint256 kMax = ~uint256(0);
+
+// Sums saturate at 2^256-1 instead of wrapping (only reachable with absurd inputs).
+uint256 add(const uint256& a, const uint256& b) { return b > kMax - a ? kMax : a + b; }
+
+template <class Map>
+TokenAmount sum(const Map& m) {
+    uint256 total = 0;
+    for (const auto& [key, value] : m) {
+        if constexpr (std::is_same_v<typename Map::mapped_type, Unconfirmed>) total = add(total, value.amount.value);
+        else total = add(total, value.value);
+    }
+    return TokenAmount{total};
+}
+
+PaymentKey key_of(const Payment& p) { return PaymentKey{p.tx_hash, p.log_index}; }
+
+// A payment reached confirmation depth inside the charge's window.
+void confirm(ChargeState& s, const Payment& p) {
+    const auto key = key_of(p);
+    s.unconfirmed.erase(key);
+    if (!s.late.contains(key)) s.confirmed.emplace(key, p.amount);
+}
+
+Status derive_status(const ChargeState& s) {
+    if (s.refunded) return Status::refunded;
+    if (s.amount_confirmed.value >= s.amount_due.value) return Status::paid;
+    if (s.failed) return Status::failed;
+    if (s.expired) return Status::expired;
+    if (!s.unconfirmed.empty()) return Status::confirming;
+    if (s.amount_confirmed.value > 0) return Status::underpaid;
+    return Status::pending;
+}
+
+// The exception of the status the charge would have without a refund.
+Exception derive_exception(const ChargeState& s) {
+    const uint256 received = add(s.amount_confirmed.value, s.amount_late.value);
+    if (s.amount_confirmed.value >= s.amount_due.value) {
+        if (received > s.amount_due.value) return Exception::overpaid;
+        if (s.amount_wrong_token.value > 0) return Exception::wrong_token;
+        return Exception::none;
+    }
+    if (s.failed) return Exception::wrong_token;
+    if (s.expired) {
+        if (s.amount_late.value > 0) return received >= s.amount_due.value ? Exception::paid_late : Exception::partial;
+        if (s.amount_confirmed.value > 0) return Exception::partial;
+    }
+    return Exception::none;
+}
+
+bool holds_funds(const ChargeState& s) {
+    return s.amount_confirmed.value > 0 || s.amount_late.value > 0 || s.amount_wrong_token.value > 0;
+}
+
+std::string tx_of(const EventData& data) {
+    return std::visit(
+        [](const auto& d) -> std::string {
+            if constexpr (requires { d.payment; }) return to_hex(d.payment.tx_hash);
+            else if constexpr (requires { d.tx_hash; }) return to_hex(d.tx_hash);
+            else return {};
+        },
+        data);
+}
+
+// Records the fact; returns false when the event is ignored outright.
+bool record(ChargeState& s, const Event& event) {
+    return std::visit(
+        [&](const auto& d) -> bool {
+            using T = std::decay_t<decltype(d)>;
+            if constexpr (std::is_same_v<T, ChargeCreated>) {
+                return false;  // a charge is created once
+            } else if constexpr (std::is_same_v<T, PaymentDetected>) {
+                const auto key = key_of(d.payment);
+                if (s.confirmed.contains(key) || s.late.contains(key) || s.wrong_token.contains(key)) return true;
+                s.unconfirmed[key] = Unconfirmed{d.payment.block_hash, d.payment.amount};
+            } else if constexpr (std::is_same_v<T, PaymentReorged>) {
+                const auto it = s.unconfirmed.find(PaymentKey{d.tx_hash, d.log_index});
+                if (it != s.unconfirmed.end() && it->second.block_hash == d.block_hash) s.unconfirmed.erase(it);
+            } else if constexpr (std::is_same_v<T, DepositSeen> || std::is_same_v<T, ChargePaid> ||
+                                 std::is_same_v<T, ChargeUnderpaid>) {
+                confirm(s, d.payment);
+            } else if constexpr (std::is_same_v<T, LateDeposit>) {
+                const auto key = key_of(d.payment);
+                s.unconfirmed.erase(key);
+                if (!s.confirmed.contains(key)) s.late.emplace(key, d.payment.amount);
+            } else if constexpr (std::is_same_v<T, ChargeExpired>) {
+                s.expired = true;
+            } else if constexpr (std::is_same_v<T, ChargeSettled>) {
+                s.settled = true;
+                s.amount_settled = TokenAmount{add(s.amount_settled.value, d.amount.value)};
+            } else if constexpr (std::is_same_v<T, ChargeRefunded>) {
+                if (!holds_funds(s)) return true;  // nothing to refund: recorded as seen, no change
+                s.refunded = true;
+                s.amount_refunded = TokenAmount{add(s.amount_refunded.value, d.amount.value)};
+            } else if constexpr (std::is_same_v<T, ChargeFailed>) {
+                const auto key = key_of(d.payment);
+                s.unconfirmed.erase(key);
+                s.wrong_token.emplace(key, d.payment.amount);
+                s.failed = true;
+            }
+            return true;
+        },
+        event.data);
+}
+
+}  // namespace
+
+std::string_view to_string(Status status) {
+    switch (status) {
+        case Status::pending: return "pending";
+        case Status::confirming: return "confirming";
+        case Status::paid: return "paid";
+        case Status::underpaid: return "underpaid";
+        case Status::expired: return "expired";
+        case Status::failed: return "failed";
+        case Status::refunded: return "refunded";
+    }
+    return "pending";
+}
+
+std::string_view to_string(Exception exception) {
+    switch (exception) {
+        case Exception::none: return "none";
+        case Exception::overpaid: return "overpaid";
+        case Exception::paid_late: return "paid_late";
+        case Exception::partial: return "partial";
+        case Exception::wrong_token: return "wrong_token";
+    }
+    return "none";
+}
+
+ChargeState initial_state() { return ChargeState{}; }
+
+void apply(ChargeState& s, const Event& event) {
+    if (!s.created) {
+        const auto* created = std::get_if<ChargeCreated>(&event.data);
+        if (created == nullptr) return;  // facts about a charge we have not seen created
+        s.created = true;
+        s.invoice_id = event.invoice_id;
+        s.amount_due = created->amount;
+        s.status = Status::pending;
+        s.seen_event_ids.insert(event.id);
+        s.timeline.push_back(TimelineEntry{Status::pending, event.occurred_at, {}});
+        return;
+    }
+    if (event.invoice_id != s.invoice_id) return;
+    if (s.seen_event_ids.contains(event.id)) return;
+    if (!record(s, event)) return;
+    s.seen_event_ids.insert(event.id);
+
+    s.amount_confirmed = sum(s.confirmed);
+    s.amount_unconfirmed = sum(s.unconfirmed);
+    s.amount_late = sum(s.late);
+    s.amount_wrong_token = sum(s.wrong_token);
+    const Status next = derive_status(s);
+    s.exception = derive_exception(s);
+    if (next != s.status) {
+        s.status = next;
+        s.timeline.push_back(TimelineEntry{next, event.occurred_at, tx_of(event.data)});
+    }
+}
+
+ChargeState evolve(const ChargeState& state, const Event& event) {
+    ChargeState next = state;
+    apply(next, event);
+    return next;
+}
+
+ChargeState fold(std::span<const Event> events) {
+    ChargeState s = initial_state();
+    for (const auto& e : events) apply(s, e);
+    return s;
+}
+
+}  // namespace duepay::domain::charge

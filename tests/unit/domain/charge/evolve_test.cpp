@@ -1,0 +1,361 @@
+// Given events / when event / then state. The matrix test walks EVERY status x EVERY event type
+// with the expected outcome written in the table (the same table as docs/events.md).
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "domain/charge/charge_state.hpp"
+#include "tests/unit/domain/charge/facts.hpp"
+
+namespace duepay::domain::charge {
+namespace {
+
+using namespace facts;
+using S = Status;
+using X = Exception;
+
+constexpr std::uint64_t kDue = 100;
+
+// A charge in each status (amount due 100). Payment A is the given payment; the "when" events
+// use a new payment B.
+std::vector<Event> given(Status status) {
+    const Payment a100 = payment(0xa1, 100, Rail::wallet);
+    const Payment a40 = payment(0xa1, 40);
+    switch (status) {
+        case S::pending: return {created(kDue)};
+        case S::confirming: return {created(kDue), detected("det-a", a100)};
+        case S::paid: return {created(kDue), paid("paid-a", a100, 100)};
+        case S::underpaid: return {created(kDue), deposit("dep-a", a40), underpaid("under-a", a40, 40)};
+        case S::expired: return {created(kDue), expired("exp-1")};
+        case S::failed: return {created(kDue), failed("fail-x", payment(0xf1, 5, Rail::transfer, 1, 0, kOtherToken))};
+        case S::refunded: return {created(kDue), paid("paid-a", a100, 100), refunded("ref-1", 100)};
+    }
+    return {};
+}
+
+Event when(std::string_view type) {
+    const Payment b30 = payment(0xb2, 30);
+    const Payment a100 = payment(0xa1, 100, Rail::wallet);
+    if (type == ChargeCreated::kType) return created(999, "created-again");
+    if (type == PaymentDetected::kType) return detected("det-b", b30);
+    if (type == DepositSeen::kType) return deposit("dep-b", b30);
+    if (type == PaymentReorged::kType) return reorged("reorg-a", a100);
+    if (type == ChargePaid::kType) return paid("paid-b", payment(0xb2, 100, Rail::wallet), 100);
+    if (type == ChargeUnderpaid::kType) return underpaid("under-b", b30, 30);
+    if (type == ChargeExpired::kType) return expired("exp-2");
+    if (type == LateDeposit::kType) return late("late-b", b30);
+    if (type == ChargeSettled::kType) return settled("settle-1", 100);
+    if (type == ChargeRefunded::kType) return refunded("ref-2", 100);
+    if (type == ChargeFailed::kType) return failed("fail-b", payment(0xb3, 5, Rail::transfer, 1, 0, kOtherToken));
+    ADD_FAILURE() << "no example for " << type;
+    return created(1);
+}
+
+struct Cell {
+    Status given;
+    std::string_view when;
+    Status then;
+    Exception exception;
+    bool ignored;  // nothing but (at most) the seen id changes
+};
+
+// clang-format off
+const Cell kMatrix[] = {
+    // given pending (nothing received)
+    {S::pending, "charge.created",          S::pending,    X::none,        true},
+    {S::pending, "charge.payment_detected", S::confirming, X::none,        false},
+    {S::pending, "charge.deposit_seen",     S::underpaid,  X::none,        false},
+    {S::pending, "charge.payment_reorged",  S::pending,    X::none,        true},   // nothing detected to withdraw
+    {S::pending, "charge.paid",             S::paid,       X::none,        false},
+    {S::pending, "charge.underpaid",        S::underpaid,  X::none,        false},
+    {S::pending, "charge.expired",          S::expired,    X::none,        false},
+    {S::pending, "charge.late_deposit",     S::pending,    X::none,        false},  // recorded; not expired yet
+    {S::pending, "charge.settled",          S::pending,    X::none,        false},  // settled flag only
+    {S::pending, "charge.refunded",         S::pending,    X::none,        true},   // no funds to refund
+    {S::pending, "charge.failed",           S::failed,     X::wrong_token, false},
+    // given confirming (A = 100 detected, unconfirmed)
+    {S::confirming, "charge.created",          S::confirming, X::none,        true},
+    {S::confirming, "charge.payment_detected", S::confirming, X::none,        false},
+    {S::confirming, "charge.deposit_seen",     S::confirming, X::none,        false},  // 30 confirmed, A still pending
+    {S::confirming, "charge.payment_reorged",  S::pending,    X::none,        false},  // A withdrawn
+    {S::confirming, "charge.paid",             S::paid,       X::none,        false},
+    {S::confirming, "charge.underpaid",        S::confirming, X::none,        false},
+    {S::confirming, "charge.expired",          S::expired,    X::none,        false},
+    {S::confirming, "charge.late_deposit",     S::confirming, X::none,        false},
+    {S::confirming, "charge.settled",          S::confirming, X::none,        false},
+    {S::confirming, "charge.refunded",         S::confirming, X::none,        true},   // unconfirmed funds do not count
+    {S::confirming, "charge.failed",           S::failed,     X::wrong_token, false},
+    // given paid (A = 100 confirmed, wallet rail)
+    {S::paid, "charge.created",          S::paid,     X::none,        true},
+    {S::paid, "charge.payment_detected", S::paid,     X::none,        false},  // amount_unconfirmed shows it
+    {S::paid, "charge.deposit_seen",     S::paid,     X::overpaid,    false},
+    {S::paid, "charge.payment_reorged",  S::paid,     X::none,        true},   // confirmed payments are final
+    {S::paid, "charge.paid",             S::paid,     X::overpaid,    false},
+    {S::paid, "charge.underpaid",        S::paid,     X::overpaid,    false},
+    {S::paid, "charge.expired",          S::paid,     X::none,        false},  // paid ignores expiry (flag only)
+    {S::paid, "charge.late_deposit",     S::paid,     X::overpaid,    false},
+    {S::paid, "charge.settled",          S::paid,     X::none,        false},
+    {S::paid, "charge.refunded",         S::refunded, X::none,        false},
+    {S::paid, "charge.failed",           S::paid,     X::wrong_token, false},  // stray token recorded
+    // given underpaid (A = 40 of 100 confirmed)
+    {S::underpaid, "charge.created",          S::underpaid,  X::none,        true},
+    {S::underpaid, "charge.payment_detected", S::confirming, X::none,        false},
+    {S::underpaid, "charge.deposit_seen",     S::underpaid,  X::none,        false},  // 70 of 100
+    {S::underpaid, "charge.payment_reorged",  S::underpaid,  X::none,        true},
+    {S::underpaid, "charge.paid",             S::paid,       X::overpaid,    false},  // 140 of 100
+    {S::underpaid, "charge.underpaid",        S::underpaid,  X::none,        false},
+    {S::underpaid, "charge.expired",          S::expired,    X::partial,     false},
+    {S::underpaid, "charge.late_deposit",     S::underpaid,  X::none,        false},
+    {S::underpaid, "charge.settled",          S::underpaid,  X::none,        false},
+    {S::underpaid, "charge.refunded",         S::refunded,   X::none,        false},
+    {S::underpaid, "charge.failed",           S::failed,     X::wrong_token, false},
+    // given expired (nothing received)
+    {S::expired, "charge.created",          S::expired, X::none,        true},
+    {S::expired, "charge.payment_detected", S::expired, X::none,        false},  // becomes a late deposit later
+    {S::expired, "charge.deposit_seen",     S::expired, X::partial,     false},
+    {S::expired, "charge.payment_reorged",  S::expired, X::none,        true},
+    {S::expired, "charge.paid",             S::paid,    X::none,        false},  // confirmed in-window payment wins
+    {S::expired, "charge.underpaid",        S::expired, X::partial,     false},
+    {S::expired, "charge.expired",          S::expired, X::none,        true},
+    {S::expired, "charge.late_deposit",     S::expired, X::partial,     false},
+    {S::expired, "charge.settled",          S::expired, X::none,        false},
+    {S::expired, "charge.refunded",         S::expired, X::none,        true},   // no funds to refund
+    {S::expired, "charge.failed",           S::failed,  X::wrong_token, false},
+    // given failed (5 of another token received)
+    {S::failed, "charge.created",          S::failed,   X::wrong_token, true},
+    {S::failed, "charge.payment_detected", S::failed,   X::wrong_token, false},
+    {S::failed, "charge.deposit_seen",     S::failed,   X::wrong_token, false},
+    {S::failed, "charge.payment_reorged",  S::failed,   X::wrong_token, true},
+    {S::failed, "charge.paid",             S::paid,     X::wrong_token, false},  // a full valid payment still pays
+    {S::failed, "charge.underpaid",        S::failed,   X::wrong_token, false},
+    {S::failed, "charge.expired",          S::failed,   X::wrong_token, false},
+    {S::failed, "charge.late_deposit",     S::failed,   X::wrong_token, false},
+    {S::failed, "charge.settled",          S::failed,   X::wrong_token, false},
+    {S::failed, "charge.refunded",         S::refunded, X::wrong_token, false},
+    {S::failed, "charge.failed",           S::failed,   X::wrong_token, false},
+    // given refunded (A = 100 paid, then refunded): terminal
+    {S::refunded, "charge.created",          S::refunded, X::none,        true},
+    {S::refunded, "charge.payment_detected", S::refunded, X::none,        false},
+    {S::refunded, "charge.deposit_seen",     S::refunded, X::overpaid,    false},
+    {S::refunded, "charge.payment_reorged",  S::refunded, X::none,        true},
+    {S::refunded, "charge.paid",             S::refunded, X::overpaid,    false},
+    {S::refunded, "charge.underpaid",        S::refunded, X::overpaid,    false},
+    {S::refunded, "charge.expired",          S::refunded, X::none,        false},
+    {S::refunded, "charge.late_deposit",     S::refunded, X::overpaid,    false},
+    {S::refunded, "charge.settled",          S::refunded, X::none,        false},
+    {S::refunded, "charge.refunded",         S::refunded, X::none,        false},  // a second refund adds up
+    {S::refunded, "charge.failed",           S::refunded, X::wrong_token, false},
+};
+// clang-format on
+
+ChargeState without_ids(ChargeState s) {
+    s.seen_event_ids.clear();
+    return s;
+}
+
+TEST(ChargeMatrix, GivenStatesHaveTheirStatus) {
+    for (Status s : kAllStatuses) EXPECT_EQ(fold(given(s)).status, s) << to_string(s);
+}
+
+TEST(ChargeMatrix, CoversEveryStatusTimesEveryEventType) {
+    std::set<std::pair<Status, std::string_view>> cells;
+    for (const auto& c : kMatrix) EXPECT_TRUE(cells.emplace(c.given, c.when).second) << "duplicate cell";
+    for (Status s : kAllStatuses)
+        for (auto t : kEventTypes) EXPECT_TRUE(cells.contains({s, t})) << to_string(s) << " x " << t;
+    EXPECT_EQ(cells.size(), std::size(kAllStatuses) * std::size(kEventTypes));
+}
+
+TEST(ChargeMatrix, EveryCellHasItsDocumentedOutcome) {
+    for (const auto& c : kMatrix) {
+        const ChargeState before = fold(given(c.given));
+        const ChargeState after = evolve(before, when(c.when));
+        const std::string cell = std::string(to_string(c.given)) + " x " + std::string(c.when);
+        EXPECT_EQ(after.status, c.then) << cell << " -> " << to_string(after.status);
+        EXPECT_EQ(after.exception, c.exception) << cell << " -> " << to_string(after.exception);
+        if (c.ignored) {
+            EXPECT_EQ(without_ids(after), without_ids(before)) << cell << " should change nothing";
+        } else {
+            EXPECT_NE(without_ids(after), without_ids(before)) << cell << " should be recorded";
+        }
+        // The same event again is a duplicate: nothing at all changes.
+        EXPECT_EQ(evolve(after, when(c.when)), after) << cell << " twice";
+        // A status change is on the timeline with the event's time.
+        if (after.status != before.status) {
+            ASSERT_EQ(after.timeline.size(), before.timeline.size() + 1) << cell;
+            EXPECT_EQ(after.timeline.back().status, c.then);
+        } else {
+            EXPECT_EQ(after.timeline, before.timeline) << cell;
+        }
+    }
+}
+
+TEST(Charge, EventsBeforeCreatedAndForOtherInvoicesAreIgnored) {
+    const Payment p = payment(1, 100);
+    EXPECT_EQ(fold(std::vector{deposit("d1", p), expired()}), initial_state());
+    Event other = deposit("d2", p);
+    other.invoice_id = InvoiceId{bytes32(0x99)};
+    const ChargeState s = fold(std::vector{created(100)});
+    EXPECT_EQ(evolve(s, other), s);
+    // and a created event for another invoice does not re-create the charge
+    Event created2 = created(5, "c2");
+    created2.invoice_id = InvoiceId{bytes32(0x99)};
+    EXPECT_EQ(evolve(s, created2), s);
+}
+
+TEST(Charge, CreatedSetsAmountDueAndTimeline) {
+    const ChargeState s = fold(std::vector{created(100)});
+    EXPECT_TRUE(s.created);
+    EXPECT_EQ(s.status, S::pending);
+    EXPECT_EQ(s.amount_due.value, 100);
+    ASSERT_EQ(s.timeline.size(), 1u);
+    EXPECT_EQ(s.timeline[0].status, S::pending);
+    EXPECT_EQ(s.timeline[0].at, "2026-11-21T22:00:00.000Z");
+    EXPECT_EQ(s.timeline[0].tx_hash, "");
+}
+
+TEST(Charge, DuplicateIdsChangeNothingEvenWithOtherContent) {
+    ChargeState s = fold(std::vector{created(100), deposit("d1", payment(1, 60))});
+    // A re-emitted chain fact carries the same deterministic id.
+    EXPECT_EQ(evolve(s, deposit("d1", payment(1, 60))), s);
+    EXPECT_EQ(evolve(s, deposit("d1", payment(2, 60))), s);
+    EXPECT_EQ(s.amount_confirmed.value, 60);
+}
+
+TEST(Charge, SamePaymentUnderAnotherIdCountsOnce) {
+    // deposit_seen then the underpaid decision carrying the same deposit: 60, not 120.
+    const Payment p = payment(1, 60);
+    const ChargeState s = fold(std::vector{created(100), deposit("d1", p), underpaid("u1", p, 60)});
+    EXPECT_EQ(s.amount_confirmed.value, 60);
+    EXPECT_EQ(s.status, S::underpaid);
+}
+
+TEST(Charge, TransferDepositsAddUpAndTopUpPays) {
+    const ChargeState s = fold(std::vector{
+        created(100),
+        detected("t1", payment(1, 30)), deposit("d1", payment(1, 30)), underpaid("u1", payment(1, 30), 30),
+        detected("t2", payment(2, 30)), deposit("d2", payment(2, 30)), underpaid("u2", payment(2, 30), 60),
+        detected("t3", payment(3, 40)), deposit("d3", payment(3, 40)), paid("p3", payment(3, 40), 100)});
+    EXPECT_EQ(s.status, S::paid);
+    EXPECT_EQ(s.exception, X::none);
+    EXPECT_EQ(s.amount_confirmed.value, 100);
+    EXPECT_EQ(s.amount_unconfirmed.value, 0);
+    std::vector<Status> path;
+    for (const auto& t : s.timeline) path.push_back(t.status);
+    EXPECT_EQ(path, (std::vector<Status>{S::pending, S::confirming, S::underpaid, S::confirming, S::underpaid,
+                                         S::confirming, S::paid}));
+    EXPECT_EQ(s.timeline.back().tx_hash, "0x0003030303030303030303030303030303030303030303030303030303030303");
+}
+
+TEST(Charge, OverpaymentStaysPaid) {
+    const ChargeState s = fold(std::vector{created(100), deposit("d1", payment(1, 150))});
+    EXPECT_EQ(s.status, S::paid);
+    EXPECT_EQ(s.exception, X::overpaid);
+    EXPECT_EQ(s.amount_confirmed.value, 150);
+}
+
+TEST(Charge, ExactPaymentIsNotOverpaid) {
+    const ChargeState s = fold(std::vector{created(100), deposit("d1", payment(1, 99)), deposit("d2", payment(2, 1))});
+    EXPECT_EQ(s.status, S::paid);
+    EXPECT_EQ(s.exception, X::none);
+}
+
+TEST(Charge, ReorgTakesAConfirmingPaymentBack) {
+    const Payment p = payment(1, 100, Rail::wallet, 7);
+    ChargeState s = fold(std::vector{created(100), detected("t1", p)});
+    EXPECT_EQ(s.status, S::confirming);
+    EXPECT_EQ(s.amount_unconfirmed.value, 100);
+    s = evolve(s, reorged("r1", p));
+    EXPECT_EQ(s.status, S::pending);
+    EXPECT_EQ(s.amount_unconfirmed.value, 0);
+    // Re-included in another block: detected again (new id, new block hash), then confirmed.
+    const Payment again = payment(1, 100, Rail::wallet, 8, 1);
+    s = evolve(s, detected("t1b", again));
+    EXPECT_EQ(s.status, S::confirming);
+    s = evolve(s, paid("p1", again, 100));
+    EXPECT_EQ(s.status, S::paid);
+}
+
+TEST(Charge, ReorgBackToUnderpaidWhenConfirmedDepositsExist) {
+    const Payment p2 = payment(2, 60, Rail::transfer, 9);
+    const ChargeState s = fold(std::vector{created(100), deposit("d1", payment(1, 40)), detected("t2", p2),
+                                           reorged("r2", p2)});
+    EXPECT_EQ(s.status, S::underpaid);
+    EXPECT_EQ(s.amount_confirmed.value, 40);
+    EXPECT_EQ(s.amount_unconfirmed.value, 0);
+}
+
+TEST(Charge, ReorgOfAnOlderBlockDoesNotWithdrawTheNewDetection) {
+    const Payment old_block = payment(1, 100, Rail::transfer, 7, 0);
+    const Payment new_block = payment(1, 100, Rail::transfer, 7, 1);  // same tx, re-mined on the new fork
+    const ChargeState s = fold(std::vector{created(100), detected("t-old", old_block), detected("t-new", new_block),
+                                           reorged("r-old", old_block)});
+    EXPECT_EQ(s.status, S::confirming);
+    EXPECT_EQ(s.amount_unconfirmed.value, 100);
+}
+
+TEST(Charge, LateDepositsAfterExpiry) {
+    // 40 in time, then expired, then 60 late: the amount is complete, but late.
+    ChargeState s = fold(std::vector{created(100), deposit("d1", payment(1, 40)), expired()});
+    EXPECT_EQ(s.status, S::expired);
+    EXPECT_EQ(s.exception, X::partial);
+    s = evolve(s, late("l1", payment(2, 30)));
+    EXPECT_EQ(s.status, S::expired);
+    EXPECT_EQ(s.exception, X::partial);
+    EXPECT_EQ(s.amount_late.value, 30);
+    s = evolve(s, late("l2", payment(3, 30)));
+    EXPECT_EQ(s.status, S::expired);
+    EXPECT_EQ(s.exception, X::paid_late);
+    EXPECT_EQ(s.amount_late.value, 60);
+    EXPECT_EQ(s.amount_confirmed.value, 40);
+}
+
+TEST(Charge, DetectedThenLateMovesOutOfUnconfirmed) {
+    const Payment p = payment(1, 100);
+    const ChargeState s = fold(std::vector{created(100), expired(), detected("t1", p), late("l1", p)});
+    EXPECT_EQ(s.status, S::expired);
+    EXPECT_EQ(s.exception, X::paid_late);
+    EXPECT_EQ(s.amount_unconfirmed.value, 0);
+    EXPECT_EQ(s.amount_late.value, 100);
+}
+
+TEST(Charge, WrongTokenFailsAndIsRecorded) {
+    const ChargeState s = fold(std::vector{created(100), failed("f1", payment(1, 7, Rail::transfer, 1, 0, kOtherToken))});
+    EXPECT_EQ(s.status, S::failed);
+    EXPECT_EQ(s.exception, X::wrong_token);
+    EXPECT_EQ(s.amount_wrong_token.value, 7);
+    EXPECT_EQ(s.amount_confirmed.value, 0);
+}
+
+TEST(Charge, RefundAndSettleBookkeeping) {
+    ChargeState s = fold(std::vector{created(100), paid("p1", payment(1, 100, Rail::wallet), 100), settled("s1", 100)});
+    EXPECT_TRUE(s.settled);
+    EXPECT_EQ(s.amount_settled.value, 100);
+    EXPECT_EQ(s.status, S::paid);
+    s = evolve(s, refunded("r1", 100));
+    EXPECT_EQ(s.status, S::refunded);
+    EXPECT_EQ(s.amount_refunded.value, 100);
+    EXPECT_EQ(s.timeline.back().tx_hash, "0x00efefefefefefefefefefefefefefefefefefefefefefefefefefefefefefef");
+}
+
+TEST(Charge, EvolveLeavesItsInputAlone) {
+    const ChargeState s = fold(std::vector{created(100)});
+    const ChargeState copy = s;
+    (void)evolve(s, deposit("d1", payment(1, 100)));
+    EXPECT_EQ(s, copy);
+}
+
+TEST(Charge, SumsSaturateInsteadOfWrapping) {
+    ChargeState s = fold(std::vector{created(100)});
+    Payment big = payment(1, 0);
+    big.amount = TokenAmount{~uint256(0)};
+    Payment big2 = payment(2, 0);
+    big2.amount = TokenAmount{~uint256(0)};
+    s = evolve(evolve(s, deposit("d1", big)), deposit("d2", big2));
+    EXPECT_EQ(s.amount_confirmed.value, ~uint256(0));
+    EXPECT_EQ(s.status, S::paid);
+    EXPECT_EQ(s.exception, X::overpaid);
+}
+
+}  // namespace
+}  // namespace duepay::domain::charge
