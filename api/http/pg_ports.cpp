@@ -24,12 +24,14 @@ std::optional<ChargeStatus> PgChargeReader::find_status(const std::string& invoi
     return infra::postgres::find_charge_status(tx, invoice_id);
 }
 
-PgProjectionWaiter::PgProjectionWaiter(infra::postgres::ConnectionPool& pool, const std::string& database_url)
-    : pool_(pool) {
+PgProjectionWaiter::PgProjectionWaiter(infra::postgres::ConnectionPool& pool, const std::string& database_url,
+                                       StatusCache* cache)
+    : pool_(pool), cache_(cache) {
     sweeper_ = std::thread([this] { sweep_loop(); });
     listener_ = std::make_unique<infra::postgres::NotifyListener>(
         database_url, infra::postgres::kChargesChannel, [this](const std::string& p) { on_payload(p); },
         [this] {
+            if (cache_ != nullptr) cache_->clear();
             std::lock_guard lock(mutex_);
             recheck_ = true;
             wake_.notify_one();
@@ -70,6 +72,7 @@ void PgProjectionWaiter::on_payload(const std::string& payload) {
             if (end == std::string::npos) end = payload.size();
             std::string id = payload.substr(start, end - start);
             start = end + 1;
+            if (cache_ != nullptr) cache_->invalidate(id);
             auto range = waiters_.equal_range(id);
             for (auto it = range.first; it != range.second; ++it) ready.push_back(std::move(it->second.done));
             waiters_.erase(range.first, range.second);

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "api/http/ports.hpp"
+#include "api/http/status_cache.hpp"
 #include "infra/postgres/notify_listener.hpp"
 #include "infra/postgres/pool.hpp"
 
@@ -40,7 +41,9 @@ private:
 // the LISTEN connection was lost, re-checks pending waiters against the table.
 class PgProjectionWaiter final : public ProjectionWaiter {
 public:
-    PgProjectionWaiter(infra::postgres::ConnectionPool& pool, const std::string& database_url);
+    // `cache` (optional) is invalidated by every notification and cleared on a LISTEN reconnect.
+    PgProjectionWaiter(infra::postgres::ConnectionPool& pool, const std::string& database_url,
+                       StatusCache* cache = nullptr);
     ~PgProjectionWaiter() override;
 
     void wait(const std::string& invoice_id, std::chrono::milliseconds timeout,
@@ -58,6 +61,7 @@ private:
     bool exists_in_table(const std::string& invoice_id);
 
     infra::postgres::ConnectionPool& pool_;
+    StatusCache* cache_;
     std::mutex mutex_;
     std::condition_variable wake_;
     std::unordered_multimap<std::string, Waiter> waiters_;

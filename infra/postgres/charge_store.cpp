@@ -1,5 +1,8 @@
 #include "infra/postgres/charge_store.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 namespace duepay::infra::postgres {
 namespace {
 
@@ -45,11 +48,123 @@ ChargeRow row_of(const pqxx::row& r) {
     return row;
 }
 
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void put(JsonWriter& w, const char* key, const std::string& value) {
+    w.Key(key);
+    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+void put(JsonWriter& w, const char* key, const std::optional<std::string>& value) {
+    w.Key(key);
+    if (value) {
+        w.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
+    } else {
+        w.Null();
+    }
+}
+
+void put_raw(JsonWriter& w, const char* key, const std::optional<std::string>& json) {
+    w.Key(key);
+    if (json) {
+        w.RawValue(json->data(), json->size(), rapidjson::kObjectType);
+    } else {
+        w.Null();
+    }
+}
+
+constexpr const char* kUpsertTail =
+    " on conflict (invoice_id) do update set status = excluded.status, amount_confirmed = "
+    "excluded.amount_confirmed, exception = excluded.exception, timeline = excluded.timeline, "
+    "event_count = excluded.event_count, last_event_id = excluded.last_event_id, "
+    "deposit_address = excluded.deposit_address, updated_at = excluded.updated_at";
+
 }  // namespace
+
+std::set<std::string> insert_journal_entries(pqxx::work& tx, const std::vector<JournalEntry>& entries) {
+    std::set<std::string> inserted;
+    if (entries.empty()) return inserted;
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    w.StartArray();
+    for (const auto& e : entries) {
+        w.StartObject();
+        put(w, "event_id", e.event_id);
+        put(w, "invoice_id", e.invoice_id);
+        put(w, "topic", e.topic);
+        w.Key("partition");
+        w.Int(e.partition);
+        w.Key("offset");
+        w.Int64(e.offset);
+        put(w, "type", e.type);
+        w.Key("payload");
+        w.RawValue(e.payload.data(), e.payload.size(), rapidjson::kObjectType);  // valid JSON: decoded before
+        w.EndObject();
+    }
+    w.EndArray();
+    auto rows = tx.exec_prepared("insert_journal", std::string(buffer.GetString(), buffer.GetSize()));
+    for (const auto& r : rows) inserted.insert(r[0].as<std::string>());
+    return inserted;
+}
+
+void upsert_charges(pqxx::work& tx, const std::vector<ChargeRow>& rows) {
+    if (rows.empty()) return;
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    w.StartArray();
+    for (const auto& r : rows) {
+        w.StartObject();
+        put(w, "invoice_id", r.invoice_id);
+        put(w, "project_id", r.project_id);
+        put(w, "mode", r.mode);
+        w.Key("chain_id");
+        w.Uint64(r.chain_id);
+        put(w, "status", r.status);
+        put(w, "amount", r.amount);
+        put(w, "token", r.token);
+        put(w, "token_symbol", r.token_symbol);
+        w.Key("token_decimals");
+        if (r.token_decimals) {
+            w.Int(*r.token_decimals);
+        } else {
+            w.Null();
+        }
+        put(w, "payment_mode", r.payment_mode);
+        put(w, "merchant", r.merchant);
+        w.Key("fee_bps");
+        w.Int(r.fee_bps);
+        w.Key("deadline");
+        w.Int64(r.deadline);
+        put(w, "deposit_address", r.deposit_address);
+        put(w, "reference", r.reference);
+        put(w, "return_url", r.return_url);
+        put_raw(w, "fiat", r.fiat_json);
+        put(w, "amount_confirmed", r.amount_confirmed);
+        put(w, "exception", r.exception);
+        w.Key("timeline");
+        w.RawValue(r.timeline_json.data(), r.timeline_json.size(), rapidjson::kArrayType);
+        w.Key("event_count");
+        w.Int(r.event_count);
+        put(w, "last_event_id", r.last_event_id);
+        put(w, "created_at", r.created_at);
+        put(w, "updated_at", r.updated_at);
+        w.EndObject();
+    }
+    w.EndArray();
+    tx.exec_prepared("upsert_charges", std::string(buffer.GetString(), buffer.GetSize()));
+}
 
 void prepare_charge_statements(pqxx::connection& conn) {
     conn.prepare("find_charge", std::string("select ") + kColumns + " from charges where invoice_id = $1");
     conn.prepare("find_charge_status", "select project_id, status from charges where invoice_id = $1");
+    conn.prepare("insert_journal",
+                 "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", type, payload) "
+                 "select event_id, invoice_id, topic, partition, \"offset\", type, payload "
+                 "from json_populate_recordset(null::charge_events, $1::json) "
+                 "on conflict (event_id) do nothing returning event_id");
+    conn.prepare("upsert_charges",
+                 std::string("insert into charges select * from json_populate_recordset(null::charges, $1::json)") +
+                     kUpsertTail);
 }
 
 bool insert_journal_entry(pqxx::work& tx, const JournalEntry& e) {

@@ -1,0 +1,86 @@
+#include "consumers/cli/admin.hpp"
+
+#include <chrono>
+#include <iostream>
+
+#include <pqxx/pqxx>
+
+#include "domain/hex.hpp"
+#include "infra/config/env.hpp"
+#include "infra/kafka/topic_admin.hpp"
+#include "infra/postgres/account_store.hpp"
+#include "infra/random/key_material.hpp"
+
+namespace duepay::consumers {
+namespace {
+
+constexpr const char* kDemoProjectId = "prj_demo";
+constexpr const char* kDemoKeyId = "key_demo_test";
+// anvil's well-known dev account #1: the demo payout wallet (its key is public; dev only).
+constexpr const char* kDemoPayout = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+const char* kAdminUsage =
+    "usage: duepay admin demo\n"
+    "           ensure the project \"Demo shop\" (verified payout wallet) and its deterministic test key;\n"
+    "           prints {\"projectId\",\"keyId\",\"key\"}. Needs DATABASE_URL, DUEPAY_SERVER_SECRET.\n"
+    "       duepay admin topic create --name T --partitions N\n"
+    "           create a topic (if missing) on KAFKA_BOOTSTRAP; prints {\"topic\",\"partitions\"}.\n";
+
+std::string flag(const std::vector<std::string>& args, const std::string& name, const std::string& fallback) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+        if (args[i] == name) return args[i + 1];
+    }
+    return fallback;
+}
+
+int demo() {
+    const auto url = infra::config::require_env("DATABASE_URL");
+    const auto secret = infra::config::require_env("DUEPAY_SERVER_SECRET");
+    const auto key = derive_test_key(secret, kDemoKeyId);
+    pqxx::connection conn(url);
+    pqxx::work tx(conn);
+    infra::postgres::upsert_project(tx, {kDemoProjectId, "Demo shop", "scale", std::string(kDemoPayout)});
+    infra::postgres::upsert_api_key(tx, kDemoKeyId, kDemoProjectId, "test", infra::random::sha256(key),
+                                    key.substr(0, 12));
+    tx.commit();
+    std::cout << R"({"projectId":")" << kDemoProjectId << R"(","keyId":")" << kDemoKeyId << R"(","key":")" << key
+              << "\"}" << std::endl;
+    return 0;
+}
+
+int topic_create(const std::vector<std::string>& args) {
+    const auto name = flag(args, "--name", "");
+    const int partitions = std::stoi(flag(args, "--partitions", "6"));
+    if (name.empty() || partitions < 1) {
+        std::cerr << kAdminUsage;
+        return 2;
+    }
+    infra::kafka::ensure_topic(infra::config::require_env("KAFKA_BOOTSTRAP"), name, partitions,
+                               std::chrono::milliseconds(10000));
+    std::cout << R"({"topic":")" << name << R"(","partitions":)" << partitions << "}" << std::endl;
+    return 0;
+}
+
+}  // namespace
+
+std::string derive_test_key(const std::string& server_secret_hex, const std::string& key_id) {
+    auto secret = domain::from_hex(server_secret_hex);
+    if (!secret || secret->size() < 16) {
+        throw infra::config::ConfigError("DUEPAY_SERVER_SECRET must be at least 16 bytes of hex");
+    }
+    const auto mac = infra::random::hmac_sha256(*secret, key_id);
+    return "dp_test_" + domain::to_hex(mac).substr(2, 48);
+}
+
+int run_admin(const std::vector<std::string>& args) {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        std::cout << kAdminUsage;
+        return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "demo") return demo();
+    if (args[0] == "topic" && args.size() >= 2 && args[1] == "create") return topic_create(args);
+    std::cerr << kAdminUsage;
+    return 2;
+}
+
+}  // namespace duepay::consumers

@@ -1,0 +1,16 @@
+// `duepay admin …`: account management that prints JSON (DESIGN 7). For now: the demo project
+// and its deterministic test key, and topic creation for isolated test topics.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace duepay::consumers {
+
+int run_admin(const std::vector<std::string>& args);
+
+// The deterministic demo test key: "dp_test_" + the first 48 hex digits of
+// HMAC-SHA256(server_secret_bytes, key_id). Exposed for tests.
+std::string derive_test_key(const std::string& server_secret_hex, const std::string& key_id);
+
+}  // namespace duepay::consumers

@@ -1,0 +1,83 @@
+#include "consumers/roles/projector.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include <pqxx/pqxx>
+
+#include "infra/kafka/kafka_consumer.hpp"
+#include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/offset_store.hpp"
+#include "projections/charges/charge_projector.hpp"
+
+namespace duepay::consumers {
+
+int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& stop) {
+    auto connect = [&] {
+        auto c = std::make_unique<pqxx::connection>(settings.database_url);
+        infra::postgres::prepare_charge_statements(*c);
+        return c;
+    };
+    auto conn = connect();
+    // The rebalance callback runs inside poll on this thread, so it may use the same connection.
+    auto lookup = [&](const std::string& topic, const std::vector<std::int32_t>& partitions) {
+        pqxx::read_transaction tx(*conn);
+        return infra::postgres::load_next_offsets(tx, settings.group_id, topic, partitions);
+    };
+    infra::kafka::KafkaConsumer consumer(
+        infra::kafka::ConsumerSettings{settings.bootstrap, settings.group_id, settings.topic, "duepay-projector"},
+        lookup);
+    std::cerr << "projector: group " << settings.group_id << " on " << settings.topic << std::endl;
+    const char* trace_env = std::getenv("DUEPAY_PROJECTOR_TRACE");
+    const bool trace = trace_env != nullptr && std::string(trace_env) == "1";
+    std::size_t total = 0;
+    auto last_report = std::chrono::steady_clock::now();
+    while (!stop) {
+        auto batch = consumer.poll_batch(settings.batch_max, std::chrono::milliseconds(settings.poll_timeout_ms));
+        if (batch.empty()) continue;
+        try {
+            const auto started = std::chrono::steady_clock::now();
+            pqxx::work tx(*conn);
+            auto stats = projections::charges::apply_batch(tx, settings.group_id, batch);
+            tx.commit();
+            total += stats.messages;
+            if (trace) {
+                std::cerr << "projector: batch " << stats.messages << " msgs, " << stats.new_events << " new, "
+                          << stats.charges << " rows in "
+                          << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()
+                          << " ms" << std::endl;
+            }
+        } catch (const std::exception& e) {
+            // Nothing of the batch is durable: wait until Postgres answers again, then re-read the
+            // batch from the stored offsets (never skip it).
+            std::cerr << "projector: batch failed, retrying from stored offsets: " << e.what() << std::endl;
+            for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
+                try {
+                    if (!conn || !conn->is_open()) conn = connect();
+                    pqxx::nontransaction probe(*conn);
+                    probe.exec("select 1");
+                    break;
+                } catch (const std::exception& again) {
+                    std::cerr << "projector: database still unavailable: " << again.what() << std::endl;
+                    conn.reset();
+                }
+            }
+            if (stop || !conn) break;
+            consumer.rewind_to_stored();
+            continue;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_report > std::chrono::seconds(10)) {
+            std::cerr << "projector: " << total << " events applied so far" << std::endl;
+            last_report = now;
+        }
+    }
+    consumer.close();
+    std::cerr << "projector: stopped after " << total << " events" << std::endl;
+    return 0;
+}
+
+}  // namespace duepay::consumers

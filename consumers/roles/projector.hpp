@@ -1,0 +1,25 @@
+// The projector role (STYLE rule 6): one loop that polls the charge-event topic with a short
+// timeout, applies each batch to Postgres in one transaction (events, rows, offsets), and only
+// then polls again. Offsets live in Postgres; Kafka never gets a commit from this role.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <string>
+
+namespace duepay::consumers {
+
+struct ProjectorSettings {
+    std::string bootstrap;
+    std::string topic;
+    std::string group_id = "duepay-projector";
+    std::string database_url;
+    std::size_t batch_max = 1000;
+    int poll_timeout_ms = 100;
+};
+
+// Runs until `stop` is set; returns the process exit code. A failed transaction is retried (the
+// batch is re-read from the stored offsets after a short back-off), never skipped.
+int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& stop);
+
+}  // namespace duepay::consumers

@@ -1,0 +1,104 @@
+#include "projections/charges/charge_projection.hpp"
+
+#include <stdexcept>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "domain/evm/address.hpp"
+#include "domain/hex.hpp"
+#include "domain/money/fiat.hpp"
+#include "domain/money/token_amount.hpp"
+
+namespace duepay::projections::charges {
+namespace {
+
+namespace ev = domain::events;
+namespace ch = domain::charge;
+
+std::string timeline_json(const std::vector<ch::TimelineEntry>& timeline) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    w.StartArray();
+    for (const auto& entry : timeline) {
+        w.StartObject();
+        w.Key("status");
+        const auto status = ch::to_string(entry.status);
+        w.String(status.data(), static_cast<rapidjson::SizeType>(status.size()));
+        w.Key("at");
+        w.String(entry.at.c_str());
+        w.Key("txHash");
+        if (entry.tx_hash.empty()) {
+            w.Null();
+        } else {
+            w.String(entry.tx_hash.c_str());
+        }
+        w.EndObject();
+    }
+    w.EndArray();
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string fiat_json(const ev::FiatQuote& quote) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    w.StartObject();
+    w.Key("currency");
+    const auto currency = domain::money::to_string(quote.amount.currency);
+    w.String(currency.data(), static_cast<rapidjson::SizeType>(currency.size()));
+    w.Key("amount");
+    w.String(domain::money::to_string(quote.amount).c_str());
+    w.Key("tokenAmount");
+    w.String(domain::money::to_string(quote.token_amount).c_str());
+    w.EndObject();
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace
+
+infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
+                                  const ev::Event& last, int event_count) {
+    const auto* created = std::get_if<ev::ChargeCreated>(&created_event.data);
+    if (created == nullptr) throw std::invalid_argument("to_row: the first event is not charge.created");
+    infra::postgres::ChargeRow row;
+    row.invoice_id = domain::to_hex(created_event.invoice_id);
+    row.project_id = created_event.project_id;
+    row.mode = std::string(ev::to_string(created_event.mode));
+    row.chain_id = created_event.chain_id.value;
+    row.status = std::string(ch::to_string(state.status));
+    row.amount = domain::money::to_string(created->amount);
+    row.token = domain::evm::to_checksum(created->token);
+    row.token_symbol = created->token_symbol;
+    row.token_decimals = static_cast<int>(created->token_decimals);
+    row.payment_mode = std::string(ev::to_string(created->payment_mode));
+    row.merchant = domain::evm::to_checksum(created->merchant);
+    row.fee_bps = static_cast<int>(created->fee_bps);
+    row.deadline = static_cast<std::int64_t>(created->deadline);
+    if (created->deposit_address) row.deposit_address = domain::evm::to_checksum(*created->deposit_address);
+    row.reference = created->reference;
+    row.return_url = created->return_url;
+    if (created->fiat) row.fiat_json = fiat_json(*created->fiat);
+    row.amount_confirmed = domain::money::to_string(state.amount_confirmed);
+    if (state.exception != ch::Exception::none) row.exception = std::string(ch::to_string(state.exception));
+    row.timeline_json = timeline_json(state.timeline);
+    row.event_count = event_count;
+    row.last_event_id = last.id;
+    row.created_at = created_event.occurred_at;
+    row.updated_at = last.occurred_at;
+    return row;
+}
+
+std::optional<infra::postgres::ChargeRow> project_charge(std::span<const ev::Event> events) {
+    const ev::Event* created = nullptr;
+    for (const auto& event : events) {
+        if (std::holds_alternative<ev::ChargeCreated>(event.data)) {
+            created = &event;
+            break;
+        }
+    }
+    if (created == nullptr) return std::nullopt;
+    const auto state = ch::fold(events);
+    return to_row(state, *created, events.back(), static_cast<int>(events.size()));
+}
+
+}  // namespace duepay::projections::charges

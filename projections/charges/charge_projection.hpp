@@ -1,0 +1,23 @@
+// The pure event -> read-model mapping (STYLE rule 6): from a charge's folded state and its
+// charge.created event to the `charges` row. No I/O; charge_projector.cpp does the SQL.
+#pragma once
+
+#include <optional>
+#include <span>
+
+#include "domain/charge/charge_state.hpp"
+#include "domain/events/event.hpp"
+#include "infra/postgres/charge_row.hpp"
+
+namespace duepay::projections::charges {
+
+// The row for a charge whose state is `state` after `event_count` events, the last being `last`.
+// `created` must hold ChargeCreated data (else std::invalid_argument).
+infra::postgres::ChargeRow to_row(const domain::charge::ChargeState& state, const domain::events::Event& created,
+                                  const domain::events::Event& last, int event_count);
+
+// Folds `events` (one charge, log order) and maps the result; nullopt while no charge.created is
+// among them (an orphan chain fact waits for its charge).
+std::optional<infra::postgres::ChargeRow> project_charge(std::span<const domain::events::Event> events);
+
+}  // namespace duepay::projections::charges
