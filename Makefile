@@ -10,6 +10,7 @@ SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
+MAKEFLAGS += --no-print-directory
 
 # Steps must run in order even under `make -j`.
 .NOTPARALLEL:

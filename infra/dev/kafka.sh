@@ -57,8 +57,11 @@ ensure_libs() {
   log "resolving the broker jars with Maven into $LIBS (first run downloads ~50 MB)"
   rm -rf "$LIBS"
   mkdir -p "$LIBS"
-  mvn -B -q -ntp -Dstyle.color=never -f "$POM" package -Dkafka.libs.dir="$LIBS" </dev/null \
-    || die "mvn could not resolve $POM"
+  if ! mvn -B -q -ntp -Dstyle.color=never -f "$POM" package -Dkafka.libs.dir="$LIBS" \
+       </dev/null >"$KDIR/mvn.log" 2>&1; then
+    tail -n 40 "$KDIR/mvn.log" >&2
+    die "mvn could not resolve $POM (full output in $KDIR/mvn.log)"
+  fi
   echo "$want" >"$LIBS/.pom.sha256"
 }
 
