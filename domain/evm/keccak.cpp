@@ -57,9 +57,10 @@ inline void store_le64(std::uint8_t* p, std::uint64_t v) {
     std::memcpy(p, &v, 8);
 }
 
-// XORs `blocks` whole 136-byte blocks into the state, permuting after each. The state stays in
-// locals across blocks, which is what makes long inputs fast.
-void absorb_blocks(std::array<std::uint64_t, 25>& st, const std::uint8_t* in, std::size_t blocks) {
+// XORs `blocks` whole 136-byte blocks into the state, permuting after each (in == nullptr: one bare
+// permutation). The state stays in locals across blocks, which is what makes long inputs fast.
+[[gnu::always_inline]] inline void absorb_blocks_body(std::array<std::uint64_t, 25>& st,
+                                                      const std::uint8_t* in, std::size_t blocks) {
     std::uint64_t a0 = st[0], a1 = st[1], a2 = st[2], a3 = st[3], a4 = st[4], a5 = st[5], a6 = st[6],
                   a7 = st[7], a8 = st[8], a9 = st[9], a10 = st[10], a11 = st[11], a12 = st[12],
                   a13 = st[13], a14 = st[14], a15 = st[15], a16 = st[16], a17 = st[17], a18 = st[18],
@@ -99,9 +100,41 @@ void absorb_blocks(std::array<std::uint64_t, 25>& st, const std::uint8_t* in, st
 
 #undef DUEPAY_KECCAK_ROUND
 
+using AbsorbFn = void (*)(std::array<std::uint64_t, 25>&, const std::uint8_t*, std::size_t);
+
+void absorb_blocks_generic(std::array<std::uint64_t, 25>& st, const std::uint8_t* in, std::size_t blocks) {
+    absorb_blocks_body(st, in, blocks);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same code compiled for CPUs with BMI1/BMI2 (andn makes chi one instruction shorter, rorx
+// rotates without a move); picked at run time, so the binary still runs on any x86-64.
+[[gnu::target("bmi,bmi2")]] void absorb_blocks_bmi2(std::array<std::uint64_t, 25>& st,
+                                                    const std::uint8_t* in, std::size_t blocks) {
+    absorb_blocks_body(st, in, blocks);
+}
+
+AbsorbFn select_absorb() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") ? absorb_blocks_bmi2
+                                                                           : absorb_blocks_generic;
+}
+#else
+AbsorbFn select_absorb() { return absorb_blocks_generic; }
+#endif
+
+void absorb_blocks(std::array<std::uint64_t, 25>& st, const std::uint8_t* in, std::size_t blocks) {
+    static const AbsorbFn absorb = select_absorb();
+    absorb(st, in, blocks);
+}
+
 }  // namespace
 
 void keccak_f1600(std::array<std::uint64_t, 25>& state) { absorb_blocks(state, nullptr, 1); }
+
+void detail::keccak_f1600_portable(std::array<std::uint64_t, 25>& state) {
+    absorb_blocks_generic(state, nullptr, 1);
+}
 
 Keccak256& Keccak256::update(std::span<const std::uint8_t> data) {
     const std::uint8_t* p = data.data();

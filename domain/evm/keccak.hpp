@@ -14,8 +14,14 @@
 
 namespace duepay::domain::evm {
 
-// The Keccak-f[1600] permutation on a 25-lane state (lane i = x + 5y, little-endian lanes).
+// The Keccak-f[1600] permutation on a 25-lane state (lane i = x + 5y, little-endian lanes). On
+// x86-64 CPUs with BMI1/BMI2 a build of the same code for those instructions is picked at run time.
 void keccak_f1600(std::array<std::uint64_t, 25>& state);
+
+namespace detail {
+// The portable build of the permutation, never dispatched; lets tests compare the two builds.
+void keccak_f1600_portable(std::array<std::uint64_t, 25>& state);
+}  // namespace detail
 
 // Incremental Keccak-256: update() any number of times, then finish() once.
 class Keccak256 {

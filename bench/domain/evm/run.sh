@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs the C++ EVM benchmarks and their ethers.js peer back to back and prints the ratios.
+#   bench/domain/evm/run.sh [build-dir]        (default: build; must be a Release, non-sanitizer build)
+# Rates are wall-clock on both sides (Google Benchmark real_time, median of 3 repetitions; the peer
+# takes the median of 3 one-second runs); the C++ CPU-time rate is shown too. PIN_CPU=<n> pins both
+# processes to one core with taskset.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+bin=$build/bench/domain/evm/evm_benchmark
+if [[ ! -x $bin ]]; then
+  echo "missing $bin: cmake --build $build --target evm_benchmark" >&2
+  exit 2
+fi
+if ! grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$build/CMakeCache.txt" ||
+   grep -q '^DUEPAY_SANITIZE:BOOL=ON$' "$build/CMakeCache.txt"; then
+  echo "$build is not a Release build without sanitizers; benchmarks would mislead" >&2
+  exit 2
+fi
+pin=()
+if [[ -n ${PIN_CPU:-} ]]; then pin=(taskset -c "$PIN_CPU"); fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "# $(date -u +%FT%TZ) $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), node $(node --version)"
+"${pin[@]}" "$bin" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_format=json >"$tmp/cpp.json" 2>"$tmp/cpp.err"
+(cd "$root" && "${pin[@]}" node bench/domain/evm/ethers_peer.mjs) >"$tmp/js.json"
+
+node - "$tmp/cpp.json" "$tmp/js.json" <<'JS'
+const fs = require("fs");
+const cpp = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const js = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
+const median = (name) => cpp.benchmarks.find((b) => b.run_name === name && b.aggregate_name === "median");
+const perSecond = (b, field) => 1e9 / b[field];  // time_unit is ns
+const rows = [
+  ["BM_Keccak256_32", "keccak256_32", 32],
+  ["BM_Keccak256_136", "keccak256_136", 136],
+  ["BM_Keccak256_1024", "keccak256_1024", 1024],
+  ["BM_Keccak256_1M", null, 1 << 20],
+  ["BM_Eip712_IntentHash", "eip712_intent_hash", 0],
+  ["BM_Eip712_IntentHashSign", "eip712_intent_hash_sign", 0],
+  ["BM_Eip712_IntentHashSign", "eip712_intent_hash_sign_cached", 0],
+  ["BM_Secp256k1_Recover", "secp256k1_recover", 0],
+];
+const fmt = (x) => (x >= 1e6 ? (x / 1e6).toFixed(2) + "M" : x >= 1e3 ? (x / 1e3).toFixed(1) + "k" : x.toFixed(0));
+const mb = (x) => (x / 1e6).toFixed(1) + " MB/s";
+console.log("| C++ benchmark | duepay /s (wall) | duepay /s (CPU) | ethers.js peer | ethers /s (wall) | ratio |");
+console.log("|---|---:|---:|---|---:|---:|");
+const out = {};
+for (const [name, peer, bytes] of rows) {
+  const b = median(name);
+  if (!b) { console.log(`| ${name} | missing | | | | |`); continue; }
+  const wall = perSecond(b, "real_time");
+  const cpu = perSecond(b, "cpu_time");
+  out[name] = { wall, cpu };
+  const ours = bytes ? `${fmt(wall)} (${mb(wall * bytes)})` : fmt(wall);
+  const oursCpu = bytes ? `${fmt(cpu)} (${mb(cpu * bytes)})` : fmt(cpu);
+  if (peer && js[peer]) {
+    const theirs = js[peer].ops_per_s;
+    const t = bytes ? `${fmt(theirs)} (${mb(theirs * bytes)})` : fmt(theirs);
+    console.log(`| ${name} | ${ours} | ${oursCpu} | ${peer} | ${t} | ${(wall / theirs).toFixed(1)}x |`);
+  } else {
+    console.log(`| ${name} | ${ours} | ${oursCpu} | - | - | - |`);
+  }
+}
+const sign = out.BM_Eip712_IntentHashSign;
+const k = out.BM_Keccak256_1M;
+if (sign && k) {
+  const ratio = sign.wall / js.eip712_intent_hash_sign.ops_per_s;
+  console.log(`\ntargets: intent hash+sign ${fmt(sign.wall)}/s wall (>= 20k: ${sign.wall >= 20000 ? "met" : "MISSED"}), ` +
+    `${ratio.toFixed(0)}x ethers (>= 20x: ${ratio >= 20 ? "met" : "MISSED"}); ` +
+    `keccak-256 ${mb(k.wall * (1 << 20))} wall on 1 MiB (>= 300 MB/s: ${k.wall * (1 << 20) >= 300e6 ? "met" : "MISSED"})`);
+}
+JS
