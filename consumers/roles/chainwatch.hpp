@@ -1,0 +1,37 @@
+// The chainwatch role (STYLE rule 6), one process per chain: `duepay chainwatch --chain <id>`.
+// It learns the charges of its chain from the event topic (its own consumer group, replayed from
+// the beginning on every start and folded with domain::charge), follows the chain with eth_getLogs
+// over block ranges (router InvoicePaid, ERC-20 Transfer of the chain's tokens matched in memory
+// against a hash set of deposit addresses, factory Settled) and appends chain facts with the
+// deterministic ids of chain_fact_id. One leader per chain (Postgres advisory lock); the
+// checkpoint is written only after Kafka acknowledged the events of its blocks. docs/chainwatch.md.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace duepay::consumers {
+
+struct ChainwatchSettings {
+    std::uint64_t chain_id = 0;
+    std::string bootstrap;
+    std::string topic;
+    std::string group_id;          // default duepay-chainwatch-<chainId>
+    std::string database_url;
+    std::string chains_file;
+    std::uint64_t start_block = 0;  // DUEPAY_START_BLOCK_<id>: where a first scan begins
+    std::uint64_t max_range = 500;  // blocks per eth_getLogs
+    int poll_ms = 250;              // idle wait between head polls
+};
+
+// Runs until `stop` is set; returns the process exit code.
+int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& stop);
+
+// The chain commands of build/duepay: `chainwatch`, `settle` and `admin simulate-payment`.
+// Returns nullopt when `command`/`args` is none of them (the caller goes on dispatching).
+std::optional<int> run_chain_command(const std::string& command, const std::vector<std::string>& args);
+
+}  // namespace duepay::consumers

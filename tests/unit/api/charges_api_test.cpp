@@ -1,0 +1,375 @@
+// Routes of the REST API against in-memory doubles of its ports (no Pistache, no servers).
+#include "api/http/charges_api.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "domain/events/event_json.hpp"
+#include "domain/evm/create2.hpp"
+#include "domain/evm/eip712.hpp"
+#include "domain/hex.hpp"
+#include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/random/key_material.hpp"
+
+namespace duepay::api {
+namespace {
+
+constexpr const char* kTestKey = "dp_test_unit";
+constexpr const char* kLiveKey = "dp_live_unit";
+
+const char* kChains = R"({"chains":[
+ {"chainId":80002,"name":"amoy","network":"testnet","rpcUrl":"http://x","transferRail":true,"feeBps":100,
+  "router":"0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0","depositFactory":"0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9",
+  "forwarderInitCodeHash":"0x83ea636e1a7c5ea12df9fdbfbc95e938d35dc623aa2849608e73092fcdeca678","graceSeconds":120,
+  "defaultToken":"USDT","tokens":[{"symbol":"USDT","name":"t","address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","decimals":6}]},
+ {"chainId":137,"name":"polygon","network":"mainnet","rpcUrl":"http://y","transferRail":false,"feeBps":50,
+  "router":"0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0","defaultToken":"USDC",
+  "tokens":[{"symbol":"USDC","name":"c","address":"0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512","decimals":6}]}]})";
+
+class FakeKeys final : public KeyDirectory {
+public:
+    std::optional<KeyOwner> find(const infra::random::Digest32& hash) override {
+        ++lookups;
+        for (const char* key : {kTestKey, kLiveKey}) {
+            if (infra::random::sha256(key) == hash) {
+                KeyOwner owner;
+                owner.key_id = key;
+                owner.project_id = "prj_a";
+                owner.mode = std::string(key) == kTestKey ? "test" : "live";
+                owner.plan = "pro";
+                owner.payment_window_seconds = 900;
+                owner.payout_address = payout;
+                owner.key_hash = hash;
+                return owner;
+            }
+        }
+        return std::nullopt;
+    }
+    std::optional<std::string> payout = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    int lookups = 0;
+};
+
+class FakeReader final : public ChargeReader {
+public:
+    std::optional<ChargeRow> find(const std::string& id) override {
+        auto it = rows.find(id);
+        if (it == rows.end()) return std::nullopt;
+        return it->second;
+    }
+    std::optional<ChargeStatus> find_status(const std::string& id) override {
+        auto it = rows.find(id);
+        if (it == rows.end()) return std::nullopt;
+        return ChargeStatus{it->second.project_id, it->second.status};
+    }
+    std::map<std::string, ChargeRow> rows;
+};
+
+class FakeWaiter final : public ProjectionWaiter {
+public:
+    void wait(const std::string& id, std::chrono::milliseconds, std::function<void(bool)> done) override {
+        waited.push_back(id);
+        done(projected);
+    }
+    std::vector<std::string> waited;
+    bool projected = true;
+};
+
+class FakeLog final : public infra::kafka::EventLog {
+public:
+    void append_async(infra::kafka::LogRecord record, std::function<void(infra::kafka::AppendResult)> done) override {
+        records.push_back(record);
+        infra::kafka::AppendResult result;
+        result.status = outcome;
+        if (outcome == infra::kafka::AppendStatus::persisted) {
+            result.partition = 0;
+            result.offset = static_cast<std::int64_t>(records.size()) - 1;
+        } else {
+            result.error = "Local: Message timed out";
+        }
+        done(result);
+    }
+    std::vector<infra::kafka::LogRecord> records;
+    infra::kafka::AppendStatus outcome = infra::kafka::AppendStatus::persisted;
+};
+
+class ChargesApiTest : public ::testing::Test {
+protected:
+    ChargesApiTest()
+        : chains_(infra::config::ChainRegistry::parse(kChains).value()),
+          signer_(infra::crypto::Secp256k1Signer::from_hex(
+                      "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
+                      .value()) {
+        ApiDeps deps;
+        deps.keys = &keys_;
+        deps.charges = &reader_;
+        deps.waiter = &waiter_;
+        deps.log = &log_;
+        deps.chains = &chains_;
+        deps.signer = &signer_;
+        deps.checkout_url = "https://pay.example";
+        deps.now_ms = [] { return std::int64_t{1'800'000'000'000}; };
+        deps.new_invoice_id = [] {
+            domain::InvoiceId id;
+            id.bytes.fill(0x42);
+            return id;
+        };
+        deps.new_event_id = [] { return std::string("0b8a4c1e-1c1f-4d2e-8a9b-0c1d2e3f4a5b"); };
+        api_ = std::make_unique<ChargesApi>(std::move(deps));
+    }
+
+    ApiResponse call(const std::string& method, const std::string& path, const std::string& body = "",
+                     const char* key = kTestKey) {
+        ApiRequest request;
+        request.method = method;
+        request.path = path;
+        request.body = body;
+        if (key != nullptr) request.headers["x-api-key"] = key;
+        std::optional<ApiResponse> out;
+        int calls = 0;
+        api_->handle(request, [&](ApiResponse r) {
+            ++calls;
+            out = std::move(r);
+        });
+        EXPECT_EQ(calls, 1) << "the responder must be called exactly once";
+        return out.value_or(ApiResponse{});
+    }
+
+    static rapidjson::Document json(const ApiResponse& r) {
+        rapidjson::Document d;
+        d.Parse(r.body.c_str());
+        EXPECT_FALSE(d.HasParseError()) << r.body;
+        return d;
+    }
+
+    static std::string code_of(const ApiResponse& r) {
+        auto d = json(r);
+        EXPECT_FALSE(d["success"].GetBool());
+        EXPECT_TRUE(d["data"].IsNull());
+        EXPECT_TRUE(d["error"].IsString());
+        return d["meta"]["code"].GetString();
+    }
+
+    FakeKeys keys_;
+    FakeReader reader_;
+    FakeWaiter waiter_;
+    FakeLog log_;
+    infra::config::ChainRegistry chains_;
+    infra::crypto::Secp256k1Signer signer_;
+    std::unique_ptr<ChargesApi> api_;
+};
+
+const std::string kId = [] {
+    std::string s = "0x";
+    for (int i = 0; i < 32; ++i) s += "42";
+    return s;
+}();
+
+TEST_F(ChargesApiTest, CreateAppendsChargeCreatedKeyedByInvoiceAndAnswers201WithTheSpecShape) {
+    auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"1500000","reference":"order-1"})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    ASSERT_EQ(log_.records.size(), 1u);
+    EXPECT_EQ(log_.records[0].key, kId);
+    EXPECT_EQ(waiter_.waited, std::vector<std::string>{kId});
+
+    auto event = domain::events::decode_event(log_.records[0].value);
+    ASSERT_TRUE(event.ok()) << event.error().message;
+    const auto& created = std::get<domain::events::ChargeCreated>(event->data);
+    EXPECT_EQ(event->project_id, "prj_a");
+    EXPECT_EQ(event->chain_id.value, 80002u);
+    EXPECT_TRUE(created.amount.value == 1500000u);
+    EXPECT_EQ(created.deadline, 1'800'000'000u + 900u);  // the project's payment window
+    EXPECT_EQ(created.payment_mode, domain::events::PaymentMode::both);
+    EXPECT_EQ(created.fee_bps, 100u);
+    ASSERT_TRUE(created.deposit_address.has_value());
+    const auto& chain = *chains_.find(domain::ChainId{80002});
+    const auto salt = domain::evm::deposit_salt(event->invoice_id, created.merchant, 100);
+    EXPECT_EQ(*created.deposit_address,
+              domain::evm::create2_address(chain.deposit_factory, salt, chain.forwarder_init_code_hash));
+
+    auto d = json(r);
+    ASSERT_TRUE(d["success"].GetBool());
+    const auto& data = d["data"];
+    EXPECT_EQ(std::string(data["invoiceId"].GetString()), kId);
+    EXPECT_EQ(data["chainId"].GetUint64(), 80002u);
+    EXPECT_EQ(std::string(data["mode"].GetString()), "both");
+    EXPECT_EQ(std::string(data["checkoutUrl"].GetString()), "https://pay.example/c/" + kId);
+    EXPECT_TRUE(data.HasMember("depositAddress"));
+    EXPECT_EQ(std::string(data["amount"].GetString()), "1500000");
+    EXPECT_EQ(std::string(data["deadline"].GetString()), "1800000900");
+    EXPECT_EQ(std::string(data["reference"].GetString()), "order-1");
+    ASSERT_TRUE(data.HasMember("intent"));
+    ASSERT_TRUE(data.HasMember("signature"));
+
+    // The signature recovers to the service signer over the EIP-712 digest of the returned intent.
+    domain::evm::PaymentIntent intent{event->invoice_id, created.merchant, created.token, created.amount, 100,
+                                      domain::uint256(created.deadline)};
+    const auto digest = domain::evm::intent_digest(domain::evm::Eip712Domain{chain.chain_id, chain.router}, intent);
+    domain::evm::Signature sig;
+    auto bytes = domain::from_hex_fixed<65>(data["signature"].GetString());
+    ASSERT_TRUE(bytes.has_value());
+    sig.bytes = *bytes;
+    auto signer = infra::crypto::recover_signer(digest, sig);
+    ASSERT_TRUE(signer.ok());
+    EXPECT_EQ(*signer, signer_.address());
+}
+
+TEST_F(ChargesApiTest, ShapeRuleWalletHasNoDepositAddressTransferHasNoIntent) {
+    auto wallet = json(call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"1","paymentMode":"wallet"})"));
+    EXPECT_FALSE(wallet["data"].HasMember("depositAddress"));
+    EXPECT_TRUE(wallet["data"].HasMember("intent"));
+    auto transfer = json(call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"1","paymentMode":"transfer"})"));
+    EXPECT_TRUE(transfer["data"].HasMember("depositAddress"));
+    EXPECT_FALSE(transfer["data"].HasMember("intent"));
+    EXPECT_FALSE(transfer["data"].HasMember("signature"));
+}
+
+TEST_F(ChargesApiTest, BothFallsBackToWalletOnAChainWithoutTransferRail) {
+    auto r = call("POST", "/v1/invoices", R"({"chainId":137,"amount":"5"})", kLiveKey);
+    ASSERT_EQ(r.status, 201) << r.body;
+    auto d = json(r);
+    EXPECT_EQ(std::string(d["data"]["mode"].GetString()), "wallet");
+    EXPECT_FALSE(d["data"].HasMember("depositAddress"));
+    auto t = call("POST", "/v1/invoices", R"({"chainId":137,"amount":"5","paymentMode":"transfer"})", kLiveKey);
+    EXPECT_EQ(t.status, 400);
+    EXPECT_EQ(code_of(t), "transfer_rail_unavailable");
+}
+
+TEST_F(ChargesApiTest, KeyModeMustMatchTheNetworkAndNothingIsAppended) {
+    auto a = call("POST", "/v1/invoices", R"({"chainId":137,"amount":"5"})", kTestKey);
+    EXPECT_EQ(a.status, 400);
+    EXPECT_EQ(code_of(a), "key_mode_mismatch");
+    auto b = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5"})", kLiveKey);
+    EXPECT_EQ(b.status, 400);
+    EXPECT_EQ(code_of(b), "key_mode_mismatch");
+    EXPECT_TRUE(log_.records.empty());
+}
+
+TEST_F(ChargesApiTest, ValidationErrorsHaveStableCodes) {
+    const std::pair<const char*, const char*> cases[] = {
+        {R"({"amount":"5"})", "invalid_chain_id"},
+        {R"({"chainId":1,"amount":"5"})", "unsupported_chain"},
+        {R"({"chainId":80002})", "amount_or_fiat_required"},
+        {R"({"chainId":80002,"amount":"5","fiat":{"currency":"USD","amount":"1"}})", "amount_or_fiat_required"},
+        {R"({"chainId":80002,"amount":"0"})", "invalid_amount"},
+        {R"({"chainId":80002,"amount":"1.5"})", "invalid_amount"},
+        {R"({"chainId":80002,"amount":5})", "invalid_amount"},
+        {R"({"chainId":80002,"fiat":{"currency":"EUR","amount":"1"}})", "invalid_fiat_currency"},
+        {R"({"chainId":80002,"amount":"5","token":"DAI"})", "unsupported_token"},
+        {R"({"chainId":80002,"amount":"5","paymentMode":"card"})", "invalid_payment_mode"},
+        {R"({"chainId":80002,"amount":"5","expiresInSeconds":0})", "invalid_expires_in"},
+        {R"({"chainId":80002,"amount":"5","expiresInSeconds":86401})", "invalid_expires_in"},
+        {R"({"chainId":80002,"amount":"5","returnUrl":"ftp://x"})", "invalid_return_url"},
+        {R"([1,2])", "invalid_json"},
+    };
+    for (const auto& [body, code] : cases) {
+        auto r = call("POST", "/v1/invoices", body);
+        EXPECT_EQ(r.status, 400) << body;
+        EXPECT_EQ(code_of(r), code) << body;
+    }
+    auto long_ref = std::string(R"({"chainId":80002,"amount":"5","reference":")") + std::string(256, 'r') + "\"}";
+    EXPECT_EQ(code_of(call("POST", "/v1/invoices", long_ref)), "invalid_reference");
+    auto ok_ref = std::string(R"({"chainId":80002,"amount":"5","reference":")") + std::string(255, 'r') + "\"}";
+    EXPECT_EQ(call("POST", "/v1/invoices", ok_ref).status, 201);
+    EXPECT_EQ(log_.records.size(), 1u);
+}
+
+TEST_F(ChargesApiTest, MerchantMustEqualThePayoutWalletAndAWalletMustBeSet) {
+    auto r = call("POST", "/v1/invoices",
+                  R"({"chainId":80002,"amount":"5","merchant":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"})");
+    EXPECT_EQ(r.status, 403);
+    EXPECT_EQ(code_of(r), "merchant_mismatch");
+    auto same = call("POST", "/v1/invoices",
+                     R"({"chainId":80002,"amount":"5","merchant":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8"})");
+    EXPECT_EQ(same.status, 201);
+}
+
+TEST_F(ChargesApiTest, NoPayoutWalletIs409AndNothingIsAppended) {
+    keys_.payout.reset();
+    auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5"})");
+    EXPECT_EQ(r.status, 409);
+    EXPECT_EQ(code_of(r), "payout_wallet_not_set");
+    EXPECT_TRUE(log_.records.empty());
+}
+
+TEST_F(ChargesApiTest, MissingOrUnknownKeyIs401WithTheSpecMessage) {
+    for (const char* key : {static_cast<const char*>(nullptr), "dp_test_nope"}) {
+        auto r = call("GET", "/v1/charges/" + kId + "/status", "", key);
+        EXPECT_EQ(r.status, 401);
+        EXPECT_EQ(json(r)["error"].GetString(), std::string("invalid API key"));
+        EXPECT_EQ(code_of(r), "invalid_api_key");
+    }
+}
+
+TEST_F(ChargesApiTest, BearerHeaderIsAcceptedAndKeyLookupsAreCached) {
+    reader_.rows[kId] = ChargeRow{};
+    reader_.rows[kId].project_id = "prj_a";
+    reader_.rows[kId].status = "pending";
+    ApiRequest request;
+    request.method = "GET";
+    request.path = "/v1/charges/" + kId + "/status";
+    request.headers["authorization"] = std::string("Bearer ") + kTestKey;
+    int status = 0;
+    api_->handle(request, [&](ApiResponse r) { status = r.status; });
+    EXPECT_EQ(status, 200);
+    api_->handle(request, [&](ApiResponse r) { status = r.status; });
+    EXPECT_EQ(keys_.lookups, 1);
+}
+
+TEST_F(ChargesApiTest, UnknownRouteIs404AndWrongMethodIs405WithAllow) {
+    auto a = call("GET", "/v2/nothing");
+    EXPECT_EQ(a.status, 404);
+    EXPECT_EQ(code_of(a), "route_not_found");
+    auto b = call("GET", "/v1/invoices");
+    EXPECT_EQ(b.status, 405);
+    EXPECT_EQ(b.headers["allow"], "POST");
+    EXPECT_EQ(code_of(b), "method_not_allowed");
+    auto c = call("DELETE", "/v1/charges/" + kId);
+    EXPECT_EQ(c.status, 405);
+    EXPECT_EQ(c.headers["allow"], "GET");
+}
+
+TEST_F(ChargesApiTest, MalformedJsonIs400InvalidJson) {
+    auto r = call("POST", "/v1/invoices", "{\"chainId\":");
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(code_of(r), "invalid_json");
+}
+
+TEST_F(ChargesApiTest, LogUnavailableIs503WithRetryAfterAndNoWait) {
+    log_.outcome = infra::kafka::AppendStatus::not_persisted;
+    auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5"})");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(code_of(r), "event_log_unavailable");
+    EXPECT_EQ(json(r)["meta"]["retryAfterMs"].GetInt64(), 1000);
+    EXPECT_TRUE(waiter_.waited.empty());
+    log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
+    auto u = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5"})");
+    EXPECT_EQ(u.status, 503);
+    EXPECT_EQ(code_of(u), "event_log_outcome_unknown");
+}
+
+TEST_F(ChargesApiTest, DurableButNotYetProjectedStillAnswers201) {
+    waiter_.projected = false;
+    EXPECT_EQ(call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5"})").status, 201);
+}
+
+TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
+    ChargeRow row;
+    row.invoice_id = kId;
+    row.project_id = "prj_other";
+    row.status = "paid";
+    reader_.rows[kId] = row;
+    auto a = call("GET", "/v1/charges/" + kId + "/status");
+    EXPECT_EQ(a.status, 404);
+    EXPECT_EQ(code_of(a), "charge_not_found");
+    EXPECT_EQ(call("GET", "/v1/charges/" + kId).status, 404);
+    reader_.rows[kId].project_id = "prj_a";
+    auto b = call("GET", "/v1/charges/" + kId + "/status");
+    ASSERT_EQ(b.status, 200);
+    EXPECT_EQ(b.body, R"({"success":true,"data":{"invoiceId":")" + kId + R"(","status":"paid"},"error":null})");
+    auto upper = "0x" + std::string(64, 'F');
+    EXPECT_EQ(code_of(call("GET", "/v1/charges/" + upper + "/status")), "charge_not_found");
+    EXPECT_EQ(code_of(call("GET", "/v1/charges/0x1234/status")), "invalid_invoice_id");
+}
+
+}  // namespace
+}  // namespace duepay::api

@@ -1,0 +1,72 @@
+// The NOTIFY-coherent status cache.
+#include "api/http/status_cache.hpp"
+
+#include <gtest/gtest.h>
+
+namespace duepay::api {
+namespace {
+
+class CountingReader final : public ChargeReader {
+public:
+    std::optional<ChargeRow> find(const std::string&) override { return std::nullopt; }
+    std::optional<ChargeStatus> find_status(const std::string& id) override {
+        ++reads;
+        std::optional<ChargeStatus> out;
+        if (auto it = statuses.find(id); it != statuses.end()) out = ChargeStatus{"prj", it->second};
+        if (during_read) during_read();  // what happens after the row was read, before we return
+        return out;
+    }
+    std::map<std::string, std::string> statuses;
+    std::function<void()> during_read;
+    int reads = 0;
+};
+
+TEST(StatusCache, ServesRepeatReadsFromMemoryUntilInvalidated) {
+    CountingReader db;
+    db.statuses["a"] = "pending";
+    StatusCache cache(db);
+    EXPECT_EQ(cache.find_status("a")->status, "pending");
+    EXPECT_EQ(cache.find_status("a")->status, "pending");
+    EXPECT_EQ(db.reads, 1);
+    db.statuses["a"] = "paid";
+    cache.invalidate("a");
+    EXPECT_EQ(cache.find_status("a")->status, "paid");
+    EXPECT_EQ(db.reads, 2);
+}
+
+TEST(StatusCache, UnknownIdsAreNotCached) {
+    CountingReader db;
+    StatusCache cache(db);
+    EXPECT_FALSE(cache.find_status("x").has_value());
+    db.statuses["x"] = "pending";  // projected a moment later, before any notification arrives here
+    EXPECT_EQ(cache.find_status("x")->status, "pending");
+}
+
+TEST(StatusCache, AReadThatRacedWithAnInvalidationIsNotCached) {
+    CountingReader db;
+    db.statuses["a"] = "pending";
+    StatusCache cache(db);
+    // The projector commits "paid" and notifies while this read still holds the old value.
+    db.during_read = [&] {
+        db.during_read = nullptr;
+        db.statuses["a"] = "paid";
+        cache.invalidate("a");
+    };
+    EXPECT_EQ(cache.find_status("a")->status, "pending");  // what the database said at read time
+    EXPECT_EQ(cache.find_status("a")->status, "paid");     // but it was not cached
+}
+
+TEST(StatusCache, ClearDropsEverything) {
+    CountingReader db;
+    db.statuses["a"] = "pending";
+    StatusCache cache(db);
+    (void)cache.find_status("a");
+    cache.clear();
+    db.statuses["a"] = "expired";
+    EXPECT_EQ(cache.find_status("a")->status, "expired");
+    EXPECT_EQ(cache.hits(), 0u);
+    EXPECT_EQ(cache.misses(), 2u);
+}
+
+}  // namespace
+}  // namespace duepay::api
