@@ -95,8 +95,11 @@ demo_key() {
     log "\`duepay admin demo\` failed or is not there yet (see $VAR/admin-demo.err): DUEPAY_DEMO_TEST_KEY unset"
     return 0
   fi
-  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const k=JSON.parse(s).key;if(typeof k!=="string"||!k)process.exit(1);process.stdout.write(k)})' <<<"$out" \
-    || log "\`duepay admin demo\` printed no JSON \"key\": DUEPAY_DEMO_TEST_KEY unset"
+  if node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const k=JSON.parse(s).key;if(typeof k!=="string"||!k)process.exit(1);process.stdout.write(k)})' <<<"$out"; then
+    log "demo project ready (DUEPAY_DEMO_TEST_KEY)"
+  else
+    log "\`duepay admin demo\` printed no JSON \"key\": DUEPAY_DEMO_TEST_KEY unset"
+  fi
 }
 
 up() {
