@@ -18,7 +18,22 @@ namespace duepay::domain::events {
 Result<Event> decode_event(std::string_view json);
 
 std::string encode_event(const Event& event);
-// Replaces out's content, reusing its capacity (the hot path of producers and replays).
+// Replaces out's content, reusing its capacity.
 void encode_event(const Event& event, std::string& out);
+
+// The hot path of producers and replays: one buffer reused across calls. Not thread-safe; one
+// encoder per thread.
+class EventEncoder {
+public:
+    // The JSON stays valid until the next call.
+    std::string_view encode(const Event& event);
+
+private:
+    std::string buffer_;
+};
+
+// A JSON string literal for s, escaped exactly as rapidjson::Writer does by default ('"', '\\',
+// \b \f \n \r \t, other control bytes as \u00XX; everything else, UTF-8 included, verbatim).
+void append_json_string(std::string& out, std::string_view s);
 
 }  // namespace duepay::domain::events

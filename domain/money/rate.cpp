@@ -1,5 +1,8 @@
 #include "domain/money/rate.hpp"
 
+#include <limits>
+#include <numeric>
+
 #include <boost/multiprecision/integer.hpp>
 
 namespace duepay::domain::money {
@@ -8,7 +11,23 @@ namespace {
 
 Error invalid_rate(std::string message) { return make_error("invalid_rate", std::move(message)); }
 
+const BigInt kU64Max = std::numeric_limits<std::uint64_t>::max();
+
+// Decimal digits (at most 19) as uint64; the caller checked they are digits.
+std::uint64_t small_digits(std::string_view s) {
+    std::uint64_t r = 0;
+    for (char c : s) r = r * 10 + static_cast<std::uint64_t>(c - '0');
+    return r;
+}
+
 BigInt pow10(unsigned n) {
+    static constexpr std::uint64_t kSmall[] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+                                               10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+                                               100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+                                               100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+                                               100000000000000000ULL, 1000000000000000000ULL,
+                                               10000000000000000000ULL};
+    if (n < std::size(kSmall)) return BigInt(kSmall[n]);
     BigInt r = 1;
     for (unsigned i = 0; i < n; ++i) r *= 10;
     return r;
@@ -23,6 +42,7 @@ bool all_digits(std::string_view s) {
 }
 
 BigInt digits_to_int(std::string_view s) {
+    if (s.size() <= 19) return BigInt(small_digits(s));
     BigInt r = 0;
     for (char c : s) r = r * 10 + (c - '0');
     return r;
@@ -35,6 +55,12 @@ const uint256 kMaxUint256 = ~uint256(0);
 Result<Rational> Rational::make(BigInt num, BigInt den) {
     if (den <= 0) return invalid_rate("rate denominator must be positive");
     if (num <= 0) return invalid_rate("rate must be greater than zero");
+    if (num <= kU64Max && den <= kU64Max) {  // fast path: feed answers and decimal rates
+        const auto n = num.convert_to<std::uint64_t>();
+        const auto d = den.convert_to<std::uint64_t>();
+        const std::uint64_t g = std::gcd(n, d);
+        return Rational(BigInt(n / g), BigInt(d / g));
+    }
     BigInt g = boost::multiprecision::gcd(num, den);
     return Rational(num / g, den / g);
 }
@@ -67,6 +93,28 @@ Result<Rational> parse_rate(std::string_view text) {
 }
 
 std::string to_string(const Rational& rate) {
+    if (rate.num() <= kU64Max && rate.den() <= kU64Max) {
+        // Fast path on machine integers (same output as the general path below).
+        const auto num = rate.num().convert_to<std::uint64_t>();
+        std::uint64_t d = rate.den().convert_to<std::uint64_t>();
+        unsigned twos = 0, fives = 0;
+        while (d % 2 == 0) { d /= 2; ++twos; }
+        while (d % 5 == 0) { d /= 5; ++fives; }
+        if (d != 1) return std::to_string(num) + "/" + std::to_string(rate.den().convert_to<std::uint64_t>());
+        const unsigned scale = std::max(twos, fives);
+        if (scale <= 19) {
+            __extension__ typedef unsigned __int128 U128;
+            const std::uint64_t factor = pow10(scale).convert_to<std::uint64_t>() / rate.den().convert_to<std::uint64_t>();
+            const U128 scaled = static_cast<U128>(num) * factor;
+            if ((scaled >> 64) == 0) {
+                std::string digits = std::to_string(static_cast<std::uint64_t>(scaled));
+                if (scale == 0) return digits;
+                if (digits.size() <= scale) digits.insert(0, scale + 1 - digits.size(), '0');
+                digits.insert(digits.size() - scale, 1, '.');
+                return digits;
+            }
+        }
+    }
     // Finite decimal iff den = 2^a * 5^b; then scale to 10^max(a,b).
     BigInt d = rate.den();
     unsigned twos = 0, fives = 0;

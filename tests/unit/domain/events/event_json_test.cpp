@@ -1,6 +1,11 @@
 #include "domain/events/event_json.hpp"
 
+#include <random>
+
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "tests/unit/domain/events/examples.hpp"
 
@@ -57,12 +62,48 @@ TEST(EventJson, NullableFieldsRoundTripAsNull) {
     EXPECT_EQ(*back, e);
 }
 
+std::string mutate(std::size_t index, const std::string& from, const std::string& to);
+void expect_malformed(const std::string& json, const std::string& message_part);
+
 TEST(EventJson, ReusedBufferGivesSameBytes) {
     std::string buf;
-    for (const auto& e : examples::all()) {
-        encode_event(e, buf);
-        EXPECT_EQ(buf, encode_event(e));
+    EventEncoder encoder;
+    for (int round = 0; round < 2; ++round) {
+        for (const auto& e : examples::all()) {
+            encode_event(e, buf);
+            EXPECT_EQ(buf, encode_event(e));
+            EXPECT_EQ(encoder.encode(e), buf);
+        }
     }
+}
+
+TEST(EventJson, LargeEventsDecodeToo) {
+    // Bigger than the decoder's stack buffers: takes the heap path.
+    Event e = examples::all()[0];
+    std::get<ChargeCreated>(e.data).return_url = "https://shop.example/" + std::string(2000, 'x');
+    std::get<ChargeCreated>(e.data).reference = std::string(255, 'r');
+    const std::string json = encode_event(e);
+    ASSERT_GT(json.size(), 2048u);
+    auto back = decode_event(json);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*back, e);
+}
+
+TEST(EventJson, RejectsInvalidUtf8AndNulBytes) {
+    expect_malformed(mutate(0, "order-42", "order-\xff"), "data.reference: must be valid UTF-8");
+    expect_malformed(mutate(0, "order-42", "order-\xc0\xaf"), "data.reference: must be valid UTF-8");   // overlong '/'
+    expect_malformed(mutate(0, "order-42", "order-\xed\xa0\x80"), "data.reference: must be valid UTF-8");  // surrogate
+    expect_malformed(mutate(0, "order-42", R"(order-\udc00)"), "data.reference");  // lone low surrogate escape
+    expect_malformed(mutate(0, "shop.example", "shop\xe0\xb8"), "data.returnUrl: must be valid UTF-8");  // truncated
+    std::string with_nul = encode_event(examples::all()[1]);
+    with_nul.insert(with_nul.size() - 1, std::string(1, '\0'));
+    expect_malformed(with_nul, "NUL");
+    // an escaped NUL inside a free-text string is fine and survives the round trip
+    Event e = examples::all()[0];
+    std::get<ChargeCreated>(e.data).reference = std::string("a\0b", 3);
+    auto back = decode_event(encode_event(e));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*back, e);
 }
 
 // Replace the first occurrence of `from` in the encoded example `index`.
@@ -137,6 +178,45 @@ TEST(EventJson, ReferenceLimitCountsCharactersNotBytes) {
     auto back = decode_event(encode_event(e));
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(*std::get<ChargeCreated>(back->data).reference, thai);
+}
+
+TEST(EventJson, StringEscapingMatchesRapidJsonWriterByteForByte) {
+    std::mt19937_64 rng(7);
+    std::vector<std::string> samples = {"", "plain", "quote\"back\\slash/", std::string("nul\0x", 5),
+                                        "\b\f\n\r\t\x01\x1f\x7f", "\xe0\xb8\x81\xf0\x9f\x98\x80"};
+    std::string all_bytes;
+    for (int c = 1; c < 128; ++c) all_bytes.push_back(static_cast<char>(c));
+    samples.push_back(all_bytes);
+    for (int i = 0; i < 2000; ++i) {
+        std::string s;
+        const auto n = rng() % 40;
+        for (std::size_t k = 0; k < n; ++k) s.push_back(static_cast<char>(rng() % 128));  // ASCII incl. controls
+        samples.push_back(s);
+    }
+    for (const auto& s : samples) {
+        rapidjson::StringBuffer sb;
+        rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+        w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+        std::string mine;
+        append_json_string(mine, s);
+        ASSERT_EQ(mine, std::string(sb.GetString(), sb.GetSize()));
+        // and the parser gives the original back
+        rapidjson::Document d;
+        d.Parse(mine.data(), mine.size());
+        ASSERT_FALSE(d.HasParseError());
+        ASSERT_EQ(std::string(d.GetString(), d.GetStringLength()), s);
+    }
+}
+
+TEST(EventJson, EncodedEventsAreWellFormedJsonForRapidJson) {
+    for (const auto& e : examples::all()) {
+        const std::string json = encode_event(e);
+        rapidjson::Document d;
+        d.Parse(json.data(), json.size());
+        ASSERT_FALSE(d.HasParseError()) << json;
+        EXPECT_TRUE(d.IsObject());
+        EXPECT_EQ(std::string(d["type"].GetString()), std::string(event_type(e)));
+    }
 }
 
 TEST(EventJson, Rfc3339Check) {

@@ -1,5 +1,7 @@
 #include "domain/money/rate.hpp"
 
+#include <random>
+
 #include <gtest/gtest.h>
 
 namespace duepay::domain::money {
@@ -51,6 +53,31 @@ TEST(Rate, ParsesAndPrintsExactly) {
         if (!r.ok()) {
             EXPECT_EQ(r.error().code, "invalid_rate");
         }
+    }
+}
+
+TEST(Rate, TextFormsBeyond64Bits) {
+    // 1/2^40 = 0.0000000000009094947017729282379150390625 (scale 40: the big-integer path)
+    EXPECT_EQ(to_string(Rational::make(1, BigInt(1) << 40).value()), "0.0000000000009094947017729282379150390625");
+    EXPECT_EQ(to_string(*parse_rate("12345.6789012345678901234567891")), "12345.6789012345678901234567891");
+    const BigInt big_num("123456789012345678901234567891");
+    EXPECT_EQ(to_string(Rational::make(big_num, 3).value()), "123456789012345678901234567891/3");
+    EXPECT_EQ(*parse_rate("123456789012345678901234567891/3"), Rational::make(big_num, 3).value());
+}
+
+TEST(Rate, RandomRationalsRoundTripThroughText) {
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 20000; ++i) {
+        const BigInt num = BigInt(rng() % 1000000000000ULL + 1) * ((i % 3 == 0) ? BigInt(rng()) + 1 : BigInt(1));
+        BigInt den = 1;
+        // denominators of the forms 2^a 5^b (finite decimals) and with other factors
+        for (unsigned k = rng() % 30; k > 0; --k) den *= (rng() % 2 ? 2 : 5);
+        if (i % 4 == 0) den *= (rng() % 1000 + 1);
+        const Rational r = Rational::make(num, den).value();
+        const std::string text = to_string(r);
+        auto back = parse_rate(text);
+        ASSERT_TRUE(back.ok()) << text << ": " << back.error().message;
+        ASSERT_EQ(*back, r) << text;
     }
 }
 
