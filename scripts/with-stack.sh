@@ -41,10 +41,9 @@ if ((banner)); then
   test key     ${DUEPAY_DEMO_TEST_KEY:-(none: build/duepay admin demo did not run)}
 
   Create a charge:
-    curl -s -X POST \$DUEPAY_BASE_URL/v1/invoices -H "x-api-key: \$DUEPAY_DEMO_TEST_KEY" \\
+    curl -s -X POST $DUEPAY_BASE_URL/v1/invoices -H "x-api-key: ${DUEPAY_DEMO_TEST_KEY:-<key>}" \\
       -H 'content-type: application/json' -d '{"chainId":80002,"amount":"1000000"}'
-  i.e.
-    curl -s -X POST $DUEPAY_BASE_URL/v1/invoices -H "x-api-key: ${DUEPAY_DEMO_TEST_KEY:-<key>}" -H 'content-type: application/json' -d '{"chainId":80002,"amount":"1000000"}'
+  Same variables in another shell:  set -a; . var/dev.env; set +a
 
 BANNER
 fi

@@ -124,8 +124,10 @@ start() {
     wait_ready
     return
   fi
-  port_open "$HOST" "$PORT" && die "port $PORT is taken by a process we did not start (ss -ltnp 'sport = :$PORT')"
-  port_open "$HOST" "$CONTROLLER_PORT" && die "port $CONTROLLER_PORT is taken by a process we did not start"
+  local p
+  for p in "$PORT" "$CONTROLLER_PORT"; do
+    port_open "$HOST" "$p" && die "port $p is taken by a process this checkout did not start ($(port_owner "$p")); if it is another checkout's stack, stop it with its own infra/dev/stack.sh down"
+  done
   command -v java >/dev/null || die "java not found: run scripts/install-deps.sh"
   ensure_libs
   render_props

@@ -23,3 +23,11 @@ with_lock() {
 
 # pid_alive FILE: true when FILE holds the pid of a running process.
 pid_alive() { [[ -s "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# port_owner PORT: "pid N: command line" of the process listening on 127.0.0.1:PORT, if visible.
+port_owner() {
+  local pid
+  pid="$(ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)"
+  [[ -n "$pid" ]] || { echo "unknown process"; return; }
+  echo "pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-300)"
+}

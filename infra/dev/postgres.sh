@@ -93,7 +93,7 @@ start() {
   if running; then
     log "already running"
   else
-    port_open 127.0.0.1 "$PORT" && die "port $PORT is taken by a server we did not start"
+    port_open 127.0.0.1 "$PORT" && die "port $PORT is taken by a server this checkout did not start ($(port_owner "$PORT")); if it is another checkout's stack, stop it with its own infra/dev/stack.sh down"
     local t0; t0=$(now_ms)
     as_pg "$PG_BIN/pg_ctl" -D "$DATA" -l "$LOGFILE" -w -t 60 start >/dev/null 9>&- \
       || { tail -n 30 "$LOGFILE" >&2; die "postgres did not start (see $LOGFILE)"; }
