@@ -15,6 +15,7 @@
 #include "api/http/pg_ports.hpp"
 #include "api/http/server.hpp"
 #include "consumers/cli/admin.hpp"
+#include "consumers/roles/chainwatch.hpp"
 #include "consumers/roles/projector.hpp"
 #include "domain/evm/address.hpp"
 #include "infra/config/chain_registry.hpp"
@@ -215,6 +216,7 @@ int main(int argc, char** argv) {
     const std::string command = args[0];
     args.erase(args.begin());
     try {
+        if (auto rc = consumers::run_chain_command(command, args)) return *rc;  // chainwatch, settle, admin simulate-payment
         if (command == "admin") return consumers::run_admin(args);
         if (wants_help(args)) {
             std::cout << kUsage;

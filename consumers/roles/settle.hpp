@@ -1,0 +1,14 @@
+// duepay settle <invoiceId> [--send]: the calldata of DepositFactory.settle for a charge's deposit
+// address (anyone may send it); --send sends it from a dev buyer key and waits for the receipt.
+// charge.settled is appended by chainwatch when it confirms the factory's Settled event (one
+// writer of chain facts; docs/adr/0061).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace duepay::consumers {
+
+int run_settle(const std::vector<std::string>& args);
+
+}  // namespace duepay::consumers
