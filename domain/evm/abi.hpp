@@ -14,11 +14,11 @@ namespace duepay::domain::evm {
 
 using Word = Bytes32;
 
-Word abi_word(const uint256& value);          // uint256 (and any uintN up to 256 bits)
-Word abi_word_u64(std::uint64_t value);       // uint16 / uint32 / uint64 as a left-padded word
-Word abi_word(const Address& address);        // address: 12 zero bytes, then the 20 bytes
-Word abi_word(const Bytes32& value);          // bytes32: as is
-Word abi_word_bool(bool value);               // bool: 0 or 1
+Word abi_word(const uint256& value);     // uint256 (and any uintN up to 256 bits)
+Word abi_word_u64(std::uint64_t value);  // uint16 / uint32 / uint64 as a left-padded word
+Word abi_word(const Address& address);   // address: 12 zero bytes, then the 20 bytes
+Word abi_word(const Bytes32& value);     // bytes32: as is
+Word abi_word_bool(bool value);          // bool: 0 or 1
 
 // Writes `word` into `out` at word index `index` (out.size() must be at least 32 * (index + 1)).
 void put_word(std::span<std::uint8_t> out, std::size_t index, const Word& word);

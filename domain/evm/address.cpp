@@ -21,7 +21,8 @@ std::string checksum_digits(const Address& address) {
     const Bytes32 hash = keccak256(std::string_view(digits));
     for (std::size_t i = 0; i < digits.size(); ++i) {
         const int hash_nibble = (i % 2 == 0) ? hash[i / 2] >> 4 : hash[i / 2] & 0x0f;
-        if (digits[i] >= 'a' && hash_nibble >= 8) digits[i] = static_cast<char>(digits[i] - 'a' + 'A');
+        if (digits[i] >= 'a' && hash_nibble >= 8)
+            digits[i] = static_cast<char>(digits[i] - 'a' + 'A');
     }
     return digits;
 }
@@ -34,9 +35,8 @@ Result<Address> parse_address(std::string_view text) {
     const std::string_view original = text;
     if (text.size() >= 2 && text[0] == '0' && text[1] == 'x') text.remove_prefix(2);
     if (text.size() != 40) {
-        return make_error("invalid_address",
-                          "an address is 0x followed by 40 hex digits; got " +
-                              std::to_string(original.size()) + " characters");
+        return make_error("invalid_address", "an address is 0x followed by 40 hex digits; got " +
+                                                 std::to_string(original.size()) + " characters");
     }
     Address address;
     bool has_lower = false;

@@ -13,7 +13,8 @@ Bytes32 deposit_salt(const InvoiceId& invoice_id, const Address& merchant, std::
         abi_encode<3>({abi_word(invoice_id.bytes), abi_word(merchant), abi_word_u64(fee_bps)}));
 }
 
-Address create2_address(const Address& factory, const Bytes32& salt, const Bytes32& init_code_hash) {
+Address create2_address(const Address& factory, const Bytes32& salt,
+                        const Bytes32& init_code_hash) {
     std::array<std::uint8_t, 1 + 20 + 32 + 32> buf{};
     buf[0] = 0xff;
     auto it = std::copy(factory.bytes.begin(), factory.bytes.end(), buf.begin() + 1);

@@ -8,7 +8,9 @@ namespace duepay::domain::evm {
 
 Bytes32 personal_message_hash(std::string_view message) {
     Keccak256 hasher;
-    hasher.update(std::string_view("\x19" "Ethereum Signed Message:\n"));
+    hasher.update(
+        std::string_view("\x19"
+                         "Ethereum Signed Message:\n"));
     hasher.update(std::string_view(std::to_string(message.size())));
     hasher.update(message);
     return hasher.finish();

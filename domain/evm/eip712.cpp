@@ -34,9 +34,9 @@ namespace {
 
 Bytes32 domain_separator_from_hashes(const Bytes32& name_hash, const Bytes32& version_hash,
                                      ChainId chain_id, const Address& verifying_contract) {
-    const auto encoded = abi_encode<5>({constants().domain_type_hash, name_hash, version_hash,
-                                        abi_word_u64(chain_id.value),
-                                        abi_word(verifying_contract)});
+    const auto encoded =
+        abi_encode<5>({constants().domain_type_hash, name_hash, version_hash,
+                       abi_word_u64(chain_id.value), abi_word(verifying_contract)});
     return keccak256(encoded);
 }
 
@@ -54,10 +54,10 @@ Bytes32 domain_separator(const Eip712Domain& domain) {
 }
 
 Bytes32 intent_struct_hash(const PaymentIntent& intent) {
-    const auto encoded = abi_encode<7>({constants().intent_type_hash, abi_word(intent.invoice_id.bytes),
-                                        abi_word(intent.merchant), abi_word(intent.token),
-                                        abi_word(intent.amount.value), abi_word_u64(intent.fee_bps),
-                                        abi_word(intent.deadline)});
+    const auto encoded = abi_encode<7>(
+        {constants().intent_type_hash, abi_word(intent.invoice_id.bytes), abi_word(intent.merchant),
+         abi_word(intent.token), abi_word(intent.amount.value), abi_word_u64(intent.fee_bps),
+         abi_word(intent.deadline)});
     return keccak256(encoded);
 }
 

@@ -9,12 +9,14 @@ namespace duepay::domain::evm {
 namespace {
 
 constexpr std::array<std::uint64_t, 24> kRoundConstants{
+    // clang-format off
     0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
     0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
     0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
     0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
     0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
     0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
+    // clang-format on
 };
 
 using std::rotl;
@@ -22,6 +24,7 @@ using std::rotl;
 // One round (theta, rho, pi, chi, iota) from lanes S0..S24 into lanes D0..D24. Generated from the
 // Keccak reference definition (rotation offsets r[x][y], pi: (x, y) -> (y, 2x + 3y)); the unit
 // tests check it against published digests.
+// clang-format off
 #define DUEPAY_KECCAK_ROUND(S, D, RC) \
     c0 = S##0 ^ S##5 ^ S##10 ^ S##15 ^ S##20; \
     c1 = S##1 ^ S##6 ^ S##11 ^ S##16 ^ S##21; \
@@ -44,6 +47,7 @@ using std::rotl;
     b0 = rotl(S##2 ^ d2, 62); b1 = rotl(S##8 ^ d3, 55); b2 = rotl(S##14 ^ d4, 39); b3 = rotl(S##15 ^ d0, 41); b4 = rotl(S##21 ^ d1, 2); \
     D##20 = b0 ^ (~b1 & b2); D##21 = b1 ^ (~b2 & b3); D##22 = b2 ^ (~b3 & b4); D##23 = b3 ^ (~b4 & b0); D##24 = b4 ^ (~b0 & b1); \
     D##0 ^= RC;
+// clang-format on
 
 inline std::uint64_t load_le64(const std::uint8_t* p) {
     std::uint64_t v;
@@ -61,12 +65,13 @@ inline void store_le64(std::uint8_t* p, std::uint64_t v) {
 // permutation). The state stays in locals across blocks, which is what makes long inputs fast.
 [[gnu::always_inline]] inline void absorb_blocks_body(std::array<std::uint64_t, 25>& st,
                                                       const std::uint8_t* in, std::size_t blocks) {
-    std::uint64_t a0 = st[0], a1 = st[1], a2 = st[2], a3 = st[3], a4 = st[4], a5 = st[5], a6 = st[6],
-                  a7 = st[7], a8 = st[8], a9 = st[9], a10 = st[10], a11 = st[11], a12 = st[12],
-                  a13 = st[13], a14 = st[14], a15 = st[15], a16 = st[16], a17 = st[17], a18 = st[18],
-                  a19 = st[19], a20 = st[20], a21 = st[21], a22 = st[22], a23 = st[23], a24 = st[24];
-    std::uint64_t e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18,
-        e19, e20, e21, e22, e23, e24;
+    std::uint64_t a0 = st[0], a1 = st[1], a2 = st[2], a3 = st[3], a4 = st[4], a5 = st[5],
+                  a6 = st[6], a7 = st[7], a8 = st[8], a9 = st[9], a10 = st[10], a11 = st[11],
+                  a12 = st[12], a13 = st[13], a14 = st[14], a15 = st[15], a16 = st[16],
+                  a17 = st[17], a18 = st[18], a19 = st[19], a20 = st[20], a21 = st[21],
+                  a22 = st[22], a23 = st[23], a24 = st[24];
+    std::uint64_t e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17,
+        e18, e19, e20, e21, e22, e23, e24;
     std::uint64_t b0, b1, b2, b3, b4, c0, c1, c2, c3, c4, d0, d1, d2, d3, d4;
     for (; blocks != 0; --blocks, in += Keccak256::kRate) {
         if (in != nullptr) {
@@ -94,7 +99,7 @@ inline void store_le64(std::uint8_t* p, std::uint64_t v) {
         }
         if (in == nullptr) break;  // a bare permutation, no input
     }
-    st = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,
+    st = {a0,  a1,  a2,  a3,  a4,  a5,  a6,  a7,  a8,  a9,  a10, a11, a12,
           a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24};
 }
 
@@ -102,7 +107,8 @@ inline void store_le64(std::uint8_t* p, std::uint64_t v) {
 
 using AbsorbFn = void (*)(std::array<std::uint64_t, 25>&, const std::uint8_t*, std::size_t);
 
-void absorb_blocks_generic(std::array<std::uint64_t, 25>& st, const std::uint8_t* in, std::size_t blocks) {
+void absorb_blocks_generic(std::array<std::uint64_t, 25>& st, const std::uint8_t* in,
+                           std::size_t blocks) {
     absorb_blocks_body(st, in, blocks);
 }
 

@@ -1,7 +1,7 @@
 // Keccak-256 as Ethereum uses it: the original Keccak submission's padding (0x01 ... 0x80), which
-// differs from FIPS 202 SHA3-256 (0x06 ... 0x80). Rate 136 bytes, capacity 512 bits, 32-byte output.
-// Written by hand for speed: 25 lanes held in locals, two unrolled rounds per loop step, whole
-// 136-byte blocks absorbed straight from the caller's buffer.
+// differs from FIPS 202 SHA3-256 (0x06 ... 0x80). Rate 136 bytes, capacity 512 bits, 32-byte
+// output. Written by hand for speed: 25 lanes held in locals, two unrolled rounds per loop step,
+// whole 136-byte blocks absorbed straight from the caller's buffer.
 #pragma once
 
 #include <array>
@@ -25,7 +25,7 @@ void keccak_f1600_portable(std::array<std::uint64_t, 25>& state);
 
 // Incremental Keccak-256: update() any number of times, then finish() once.
 class Keccak256 {
-public:
+  public:
     static constexpr std::size_t kRate = 136;
 
     Keccak256& update(std::span<const std::uint8_t> data);
@@ -35,7 +35,7 @@ public:
     Bytes32 finish();
     void reset();
 
-private:
+  private:
     std::array<std::uint64_t, 25> state_{};
     std::array<std::uint8_t, kRate> buffer_{};
     std::size_t buffered_ = 0;

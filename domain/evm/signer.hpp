@@ -18,7 +18,7 @@ struct Signature {
 };
 
 class Signer {
-public:
+  public:
     virtual ~Signer();
     virtual Signature sign_digest(const Bytes32& digest) const = 0;
     virtual Address address() const = 0;

@@ -33,7 +33,8 @@ Bytes32 os_random_32() {
         const ssize_t n = ::getrandom(seed.data() + filled, seed.size() - filled, 0);
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw std::system_error(errno, std::generic_category(), "getrandom for secp256k1 blinding");
+            throw std::system_error(errno, std::generic_category(),
+                                    "getrandom for secp256k1 blinding");
         }
         filled += static_cast<std::size_t>(n);
     }
@@ -53,7 +54,8 @@ const secp256k1_context* static_context() {
 Address address_of(const secp256k1_context* ctx, const secp256k1_pubkey& pubkey) {
     std::array<std::uint8_t, 65> uncompressed{};
     std::size_t len = uncompressed.size();
-    secp256k1_ec_pubkey_serialize(ctx, uncompressed.data(), &len, &pubkey, SECP256K1_EC_UNCOMPRESSED);
+    secp256k1_ec_pubkey_serialize(ctx, uncompressed.data(), &len, &pubkey,
+                                  SECP256K1_EC_UNCOMPRESSED);
     const Bytes32 hash = domain::evm::keccak256(std::span(uncompressed).subspan(1, 64));
     Address out;
     std::copy(hash.begin() + 12, hash.end(), out.bytes.begin());
@@ -79,7 +81,8 @@ Result<Secp256k1Signer> Secp256k1Signer::from_private_key(const Bytes32& private
     if (is_zero(private_key)) {
         return make_error("invalid_private_key", "the secp256k1 private key is zero");
     }
-    if (!std::lexicographical_compare(private_key.begin(), private_key.end(), kOrder.begin(), kOrder.end())) {
+    if (!std::lexicographical_compare(private_key.begin(), private_key.end(), kOrder.begin(),
+                                      kOrder.end())) {
         return make_error("invalid_private_key",
                           "the secp256k1 private key is not below the group order n");
     }
@@ -105,7 +108,8 @@ Result<Secp256k1Signer> Secp256k1Signer::from_hex(std::string_view private_key_h
                               std::to_string(private_key_hex.size()) + " characters");
     }
     auto key = domain::from_hex_fixed<32>(private_key_hex);
-    if (!key) return make_error("invalid_private_key", "the private key contains a non-hex character");
+    if (!key)
+        return make_error("invalid_private_key", "the private key contains a non-hex character");
     auto result = from_private_key(*key);
     ::explicit_bzero(key->data(), key->size());
     return result;
@@ -113,13 +117,15 @@ Result<Secp256k1Signer> Secp256k1Signer::from_hex(std::string_view private_key_h
 
 Signature Secp256k1Signer::sign_digest(const Bytes32& digest) const {
     secp256k1_ecdsa_recoverable_signature sig;
-    if (!secp256k1_ecdsa_sign_recoverable(ctx_.get(), &sig, digest.data(), key_.data(), nullptr, nullptr)) {
+    if (!secp256k1_ecdsa_sign_recoverable(ctx_.get(), &sig, digest.data(), key_.data(), nullptr,
+                                          nullptr)) {
         // Only possible for an invalid key, which the factory already rejected.
         throw std::logic_error("secp256k1_ecdsa_sign_recoverable failed for a validated key");
     }
     Signature out;
     int recid = 0;
-    secp256k1_ecdsa_recoverable_signature_serialize_compact(ctx_.get(), out.bytes.data(), &recid, &sig);
+    secp256k1_ecdsa_recoverable_signature_serialize_compact(ctx_.get(), out.bytes.data(), &recid,
+                                                            &sig);
     // libsecp256k1 always returns low-s. Recovery ids 2 and 3 need r >= n (probability ~2^-127)
     // and have no EVM encoding.
     if (recid > 1) throw std::logic_error("secp256k1 recovery id above 1");
@@ -138,19 +144,22 @@ Result<Address> recover_signer(const Bytes32& digest, const Signature& signature
     Bytes32 s{};
     std::copy_n(signature.bytes.begin(), 32, r.begin());
     std::copy_n(signature.bytes.begin() + 32, 32, s.begin());
-    if (is_zero(r) || is_zero(s)) return make_error("invalid_signature", "signature r or s is zero");
+    if (is_zero(r) || is_zero(s))
+        return make_error("invalid_signature", "signature r or s is zero");
 
     secp256k1_ecdsa_recoverable_signature sig;
     // parse_compact rejects r or s not below n.
-    if (!secp256k1_ecdsa_recoverable_signature_parse_compact(ctx, &sig, signature.bytes.data(), v - 27)) {
+    if (!secp256k1_ecdsa_recoverable_signature_parse_compact(ctx, &sig, signature.bytes.data(),
+                                                             v - 27)) {
         return make_error("invalid_signature", "signature r or s is not below the group order n");
     }
     secp256k1_ecdsa_signature plain;
     secp256k1_ecdsa_recoverable_signature_convert(ctx, &plain, &sig);
     secp256k1_ecdsa_signature normalized;
     if (secp256k1_ecdsa_signature_normalize(ctx, &normalized, &plain)) {
-        return make_error("invalid_signature",
-                          "signature s is in the upper half of the curve order (malleable high-s form)");
+        return make_error(
+            "invalid_signature",
+            "signature s is in the upper half of the curve order (malleable high-s form)");
     }
     secp256k1_pubkey pubkey;
     if (!secp256k1_ecdsa_recover(ctx, &pubkey, &sig, digest.data())) {
@@ -163,8 +172,9 @@ Result<Address> address_of_public_key(std::span<const std::uint8_t> serialized) 
     const secp256k1_context* ctx = static_context();
     secp256k1_pubkey pubkey;
     if (!secp256k1_ec_pubkey_parse(ctx, &pubkey, serialized.data(), serialized.size())) {
-        return make_error("invalid_public_key",
-                          "not a secp256k1 public key (33-byte compressed or 65-byte uncompressed)");
+        return make_error(
+            "invalid_public_key",
+            "not a secp256k1 public key (33-byte compressed or 65-byte uncompressed)");
     }
     return address_of(ctx, pubkey);
 }

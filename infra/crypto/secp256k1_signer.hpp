@@ -21,7 +21,7 @@ using domain::Bytes32;
 using domain::evm::Signature;
 
 class Secp256k1Signer final : public domain::evm::Signer {
-public:
+  public:
     // Errors (code invalid_private_key): the key is zero, or not below the group order n. The
     // messages never contain the key.
     static domain::Result<Secp256k1Signer> from_private_key(const Bytes32& private_key);
@@ -39,7 +39,7 @@ public:
     Signature sign_digest(const Bytes32& digest) const override;
     Address address() const override { return address_; }
 
-private:
+  private:
     struct ContextDeleter {
         void operator()(secp256k1_context_struct* ctx) const;
     };

@@ -5,12 +5,14 @@
 //
 //   {"id":1,"op":"keccak","data":"0x.."}                       -> {"id":1,"hash":"0x.."}
 //   {"op":"address","text":".."}                                -> {"ok":true,"address":"0x.."}
-//                                                                  | {"ok":false,"code":"..","message":".."}
+//                                                                  |
+//                                                                  {"ok":false,"code":"..","message":".."}
 //   {"op":"intent_hash", <domain and intent fields>}            -> {"digest":"0x.."}
 //   {"op":"intent_sign", <fields>, "key":"0x.."}                -> {"digest","signature","address"}
 //   {"op":"message_hash","message":".."}                        -> {"hash":"0x.."}
 //   {"op":"message_sign","message":"..","key":"0x.."}           -> {"hash","signature","address"}
-//   {"op":"recover","digest":"0x..","signature":"0x.."}         -> {"ok":true,"address"} | {"ok":false,"code"}
+//   {"op":"recover","digest":"0x..","signature":"0x.."}         -> {"ok":true,"address"} |
+//   {"ok":false,"code"}
 //   {"op":"create2","factory","invoiceId","merchant","feeBps","initCodeHash"} -> {"salt","address"}
 //
 // Intent fields: chainId (string), verifyingContract, invoiceId, merchant, token, amount (string),
@@ -46,13 +48,15 @@ using Fields = std::vector<std::pair<const char*, std::variant<std::string, bool
 
 std::string_view str(const rapidjson::Value& obj, const char* key) {
     auto it = obj.FindMember(key);
-    if (it == obj.MemberEnd() || !it->value.IsString()) throw std::invalid_argument(std::string("missing string ") + key);
+    if (it == obj.MemberEnd() || !it->value.IsString())
+        throw std::invalid_argument(std::string("missing string ") + key);
     return {it->value.GetString(), it->value.GetStringLength()};
 }
 
 std::uint64_t num(const rapidjson::Value& obj, const char* key) {
     auto it = obj.FindMember(key);
-    if (it == obj.MemberEnd() || !it->value.IsUint64()) throw std::invalid_argument(std::string("missing number ") + key);
+    if (it == obj.MemberEnd() || !it->value.IsUint64())
+        throw std::invalid_argument(std::string("missing number ") + key);
     return it->value.GetUint64();
 }
 
@@ -72,7 +76,9 @@ domain::uint256 decimal(const rapidjson::Value& obj, const char* key) {
     return domain::uint256(std::string(str(obj, key)));
 }
 
-void put(Fields& out, const char* key, std::string value) { out.emplace_back(key, std::move(value)); }
+void put(Fields& out, const char* key, std::string value) {
+    out.emplace_back(key, std::move(value));
+}
 
 void put_bool(Fields& out, const char* key, bool value) { out.emplace_back(key, value); }
 
@@ -88,8 +94,9 @@ infra::crypto::Secp256k1Signer signer(const rapidjson::Value& c) {
 }
 
 domain::Bytes32 intent_digest(const rapidjson::Value& c) {
-    const domain::evm::Eip712Domain dom{domain::ChainId{std::stoull(std::string(str(c, "chainId")))},
-                                        address(c, "verifyingContract")};
+    const domain::evm::Eip712Domain dom{
+        domain::ChainId{std::stoull(std::string(str(c, "chainId")))},
+        address(c, "verifyingContract")};
     domain::evm::PaymentIntent intent;
     intent.invoice_id = domain::InvoiceId{bytes32(c, "invoiceId")};
     intent.merchant = address(c, "merchant");
@@ -136,7 +143,8 @@ void run_case(const rapidjson::Value& c, Fields& w) {
     } else if (op == "recover") {
         auto sig_bytes = domain::from_hex_fixed<65>(str(c, "signature"));
         if (!sig_bytes) throw std::invalid_argument("signature is not 65 bytes of hex");
-        auto a = infra::crypto::recover_signer(bytes32(c, "digest"), domain::evm::Signature{*sig_bytes});
+        auto a =
+            infra::crypto::recover_signer(bytes32(c, "digest"), domain::evm::Signature{*sig_bytes});
         put_bool(w, "ok", a.ok());
         if (a) {
             put(w, "address", domain::evm::to_checksum(*a));
@@ -147,11 +155,13 @@ void run_case(const rapidjson::Value& c, Fields& w) {
     } else if (op == "create2") {
         const std::uint64_t fee = num(c, "feeBps");
         if (fee > 0xffff) throw std::invalid_argument("feeBps above uint16");
-        const auto salt = domain::evm::deposit_salt(domain::InvoiceId{bytes32(c, "invoiceId")},
-                                                    address(c, "merchant"), static_cast<std::uint16_t>(fee));
+        const auto salt =
+            domain::evm::deposit_salt(domain::InvoiceId{bytes32(c, "invoiceId")},
+                                      address(c, "merchant"), static_cast<std::uint16_t>(fee));
         put(w, "salt", to_hex(salt));
-        put(w, "address", domain::evm::to_checksum(domain::evm::create2_address(
-                              address(c, "factory"), salt, bytes32(c, "initCodeHash"))));
+        put(w, "address",
+            domain::evm::to_checksum(domain::evm::create2_address(address(c, "factory"), salt,
+                                                                  bytes32(c, "initCodeHash"))));
     } else {
         throw std::invalid_argument("unknown op " + std::string(op));
     }

@@ -21,7 +21,8 @@ TEST(AbiWord, Uint256MaxIsAllOnes) {
 
 TEST(AbiWord, Uint256CrossesLimbBoundaries) {
     // 2^64, 2^128 + 5 and 2^255: one bit per limb boundary.
-    EXPECT_EQ(to_hex(abi_word(uint256(1) << 64)), "0x" + std::string(47, '0') + "1" + std::string(16, '0'));
+    EXPECT_EQ(to_hex(abi_word(uint256(1) << 64)),
+              "0x" + std::string(47, '0') + "1" + std::string(16, '0'));
     EXPECT_EQ(to_hex(abi_word((uint256(1) << 128) + 5)),
               "0x" + std::string(31, '0') + "1" + std::string(31, '0') + "5");
     EXPECT_EQ(to_hex(abi_word(uint256(1) << 255)), "0x8" + std::string(63, '0'));

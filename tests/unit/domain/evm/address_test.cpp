@@ -19,8 +19,7 @@ const char* const kEip55Examples[] = {
     "0xde709f2102306220921060314715629080e2fb77",  // all lower
     "0x27b1fdb04752bbc536007a920d24acb045561c26",
     "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",  // normal
-    "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
-    "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB",
+    "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB",
     "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb",
 };
 
@@ -36,7 +35,8 @@ TEST(Eip55, AcceptsCorrectlyChecksummedAllLowerAndAllUpperInput) {
     for (const char* example : kEip55Examples) {
         std::string upper_digits = std::string("0x") + std::string(example + 2);
         for (std::size_t i = 2; i < upper_digits.size(); ++i) {
-            upper_digits[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(upper_digits[i])));
+            upper_digits[i] =
+                static_cast<char>(std::toupper(static_cast<unsigned char>(upper_digits[i])));
         }
         auto a = parse_address(example);
         auto b = parse_address(lower(example));
@@ -85,7 +85,8 @@ TEST(Eip55, MessageNamesTheOffendingCharacter) {
     auto parsed = parse_address("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg");
     ASSERT_FALSE(parsed);
     EXPECT_NE(parsed.error().message.find("'g'"), std::string::npos) << parsed.error().message;
-    EXPECT_NE(parsed.error().message.find("position 41"), std::string::npos) << parsed.error().message;
+    EXPECT_NE(parsed.error().message.find("position 41"), std::string::npos)
+        << parsed.error().message;
 }
 
 }  // namespace

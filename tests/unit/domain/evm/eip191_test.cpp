@@ -10,7 +10,8 @@ namespace {
 
 TEST(Eip191, IsKeccakOfPrefixLengthAndMessage) {
     EXPECT_EQ(personal_message_hash("Hello, duepay"),
-              keccak256(std::string_view("\x19" "Ethereum Signed Message:\n13Hello, duepay")));
+              keccak256(std::string_view("\x19"
+                                         "Ethereum Signed Message:\n13Hello, duepay")));
 }
 
 // Vectors computed with ethers 6.17.0 hashMessage.
@@ -27,7 +28,8 @@ TEST(Eip191, MatchesEthersHashMessage) {
 TEST(Eip191, LengthCountsBytesNotCharacters) {
     const std::string utf8 = "\xe0\xb8\xbf";  // U+0E3F THAI BAHT SIGN: one character, three bytes
     EXPECT_EQ(personal_message_hash(utf8),
-              keccak256(std::string_view("\x19" "Ethereum Signed Message:\n3\xe0\xb8\xbf")));
+              keccak256(std::string_view("\x19"
+                                         "Ethereum Signed Message:\n3\xe0\xb8\xbf")));
 }
 
 }  // namespace

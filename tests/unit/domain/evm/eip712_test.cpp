@@ -21,16 +21,19 @@ Address addr(std::string_view text) {
 TEST(Eip712, MailExampleOfTheSpecification) {
     const Bytes32 domain_sep = domain_separator("Ether Mail", "1", ChainId{1},
                                                 addr("0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"));
-    EXPECT_EQ(to_hex(domain_sep), "0xf2cee375fa42b42143804025fc449deafd50cc031ca257e0b194a650a912090f");
+    EXPECT_EQ(to_hex(domain_sep),
+              "0xf2cee375fa42b42143804025fc449deafd50cc031ca257e0b194a650a912090f");
 
     const Bytes32 person_type = type_hash("Person(string name,address wallet)");
-    const Bytes32 mail_type = type_hash("Mail(Person from,Person to,string contents)Person(string name,address wallet)");
+    const Bytes32 mail_type =
+        type_hash("Mail(Person from,Person to,string contents)Person(string name,address wallet)");
     auto person = [&](std::string_view name, std::string_view wallet) {
         return keccak256(abi_encode<3>({person_type, keccak256(name), abi_word(addr(wallet))}));
     };
-    const Bytes32 mail = keccak256(abi_encode<4>(
-        {mail_type, person("Cow", "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"),
-         person("Bob", "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"), keccak256(std::string_view("Hello, Bob!"))}));
+    const Bytes32 mail = keccak256(
+        abi_encode<4>({mail_type, person("Cow", "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"),
+                       person("Bob", "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"),
+                       keccak256(std::string_view("Hello, Bob!"))}));
     EXPECT_EQ(to_hex(mail), "0xc52c0ee5d84264471806290a3f2c4cecfc5490626bf912d01f240d7a274b371e");
 
     EXPECT_EQ(to_hex(typed_data_digest(domain_sep, mail)),
@@ -38,9 +41,10 @@ TEST(Eip712, MailExampleOfTheSpecification) {
 }
 
 TEST(Eip712, PaymentIntentTypeHashIsOfTheContractType) {
-    EXPECT_EQ(payment_intent_type_hash(),
-              keccak256(std::string_view("PaymentIntent(bytes32 invoiceId,address merchant,address token,"
-                                         "uint256 amount,uint16 feeBps,uint256 deadline)")));
+    EXPECT_EQ(
+        payment_intent_type_hash(),
+        keccak256(std::string_view("PaymentIntent(bytes32 invoiceId,address merchant,address token,"
+                                   "uint256 amount,uint16 feeBps,uint256 deadline)")));
 }
 
 PaymentIntent sample_intent() {
@@ -66,7 +70,8 @@ TEST(Eip712, DuepayIntentMatchesEthers) {
               "0xc16f4139e8bcd6bfffc7d7c939bf4fbc632e5de4d7f22f2a5e20da359a197939");
     EXPECT_EQ(to_hex(intent_digest(domain, sample_intent())),
               "0x412c923673712f2c182ac445fb0360bc5809bb4505796e3d3de6973ebb2523fa");
-    EXPECT_EQ(intent_digest(domain_separator(domain), sample_intent()), intent_digest(domain, sample_intent()));
+    EXPECT_EQ(intent_digest(domain_separator(domain), sample_intent()),
+              intent_digest(domain, sample_intent()));
 }
 
 TEST(Eip712, EveryFieldChangesTheDigest) {
@@ -83,7 +88,8 @@ TEST(Eip712, EveryFieldChangesTheDigest) {
     EXPECT_NE(changed([](PaymentIntent& i) { i.amount.value += 1; }), base);
     EXPECT_NE(changed([](PaymentIntent& i) { i.fee_bps = 101; }), base);
     EXPECT_NE(changed([](PaymentIntent& i) { i.deadline += 1; }), base);
-    EXPECT_NE(intent_digest(Eip712Domain{ChainId{137}, domain.verifying_contract}, sample_intent()), base);
+    EXPECT_NE(intent_digest(Eip712Domain{ChainId{137}, domain.verifying_contract}, sample_intent()),
+              base);
     EXPECT_NE(intent_digest(kAmoy, sample_intent()), base);  // other router
 }
 

@@ -62,7 +62,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Keccak256, OneMegabyteOneShotAndIncrementalAgreeWithEthers) {
     const Bytes data = pattern(1 << 20);
-    const std::string expected = "0xf2e34ac5feedafab149d3a2b3ed837fc240cc93748a48dd1cf739c1435b8af77";
+    const std::string expected =
+        "0xf2e34ac5feedafab149d3a2b3ed837fc240cc93748a48dd1cf739c1435b8af77";
     EXPECT_EQ(to_hex(keccak256(data)), expected);
 
     // Feed it in awkward, varying chunk sizes so every buffering path is taken.

@@ -30,7 +30,8 @@ Secp256k1Signer signer_of(const Bytes32& key) {
 
 TEST(Secp256k1Signer, AddressOfWellKnownKeys) {
     // Private key 1's address (the generator point's) is a well-known constant.
-    EXPECT_EQ(to_checksum(signer_of(key_of(1)).address()), "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf");
+    EXPECT_EQ(to_checksum(signer_of(key_of(1)).address()),
+              "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf");
     // EIP-712 spec example: the key is keccak256("cow").
     EXPECT_EQ(to_checksum(signer_of(domain::evm::keccak256(std::string_view("cow"))).address()),
               "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826");
@@ -40,7 +41,8 @@ TEST(Secp256k1Signer, SignsTheEip712MailExampleLikeTheSpecAndEthers) {
     // RFC 6979 nonces make ECDSA deterministic, so the signature must equal the one in the EIP-712
     // example (and ethers 6.17.0's signingKey.sign of the same digest).
     const auto signer = signer_of(domain::evm::keccak256(std::string_view("cow")));
-    const auto sig = signer.sign_digest(b32("0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2"));
+    const auto sig = signer.sign_digest(
+        b32("0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2"));
     EXPECT_EQ(to_hex(sig.bytes),
               "0x4355c47d63924e8a72e509b65029052eb6c299d53a04e167c5775fd466751c9d"
               "07299936d304c153f6443dfa05f40ff007d72911b6f72307f996231605b91562"
@@ -58,14 +60,18 @@ TEST(Secp256k1Signer, SignsTheDuepayIntentLikeEthers) {
 }
 
 TEST(Secp256k1Signer, RejectsZeroAndOutOfRangeKeys) {
-    for (const Bytes32& bad : {Bytes32{}, domain::evm::abi_word(kOrder), domain::evm::abi_word(kOrder + 1),
-                               b32("0x" + std::string(64, 'f'))}) {
+    for (const Bytes32& bad :
+         {Bytes32{}, domain::evm::abi_word(kOrder), domain::evm::abi_word(kOrder + 1),
+          b32("0x" + std::string(64, 'f'))}) {
         auto s = Secp256k1Signer::from_private_key(bad);
         ASSERT_FALSE(s) << to_hex(bad);
         EXPECT_EQ(s.error().code, "invalid_private_key");
     }
-    EXPECT_NE(Secp256k1Signer::from_private_key(Bytes32{}).error().message.find("zero"), std::string::npos);
-    EXPECT_NE(Secp256k1Signer::from_private_key(domain::evm::abi_word(kOrder)).error().message.find("order"),
+    EXPECT_NE(Secp256k1Signer::from_private_key(Bytes32{}).error().message.find("zero"),
+              std::string::npos);
+    EXPECT_NE(Secp256k1Signer::from_private_key(domain::evm::abi_word(kOrder))
+                  .error()
+                  .message.find("order"),
               std::string::npos);
     EXPECT_TRUE(Secp256k1Signer::from_private_key(domain::evm::abi_word(kOrder - 1)));
 }
@@ -88,9 +94,11 @@ TEST(Secp256k1Signer, FromHexValidatesTheTextWithoutEchoingIt) {
 TEST(Secp256k1Signer, RoundTripThroughThePortAndRecovery) {
     for (std::uint64_t k = 1; k <= 20; ++k) {
         const Bytes32 key = domain::evm::keccak256(std::string_view("key-" + std::to_string(k)));
-        std::unique_ptr<domain::evm::Signer> signer = std::make_unique<Secp256k1Signer>(signer_of(key));
+        std::unique_ptr<domain::evm::Signer> signer =
+            std::make_unique<Secp256k1Signer>(signer_of(key));
         for (int m = 0; m < 10; ++m) {
-            const Bytes32 digest = domain::evm::keccak256(std::string_view("msg-" + std::to_string(k * 100 + m)));
+            const Bytes32 digest =
+                domain::evm::keccak256(std::string_view("msg-" + std::to_string(k * 100 + m)));
             const Signature sig = signer->sign_digest(digest);
             ASSERT_TRUE(sig.bytes[64] == 27 || sig.bytes[64] == 28);
             std::array<std::uint8_t, 32> s{};
@@ -112,7 +120,7 @@ TEST(Secp256k1Signer, SignsEip191ChallengesThatRecover) {
 }
 
 class RecoverSigner : public ::testing::Test {
-protected:
+  protected:
     const Bytes32 digest = domain::evm::keccak256(std::string_view("recover me"));
     const Secp256k1Signer signer = signer_of(key_of(7));
     const Signature good = signer.sign_digest(digest);
@@ -157,11 +165,13 @@ TEST_F(RecoverSigner, RejectsTheHighSTwinOfAValidSignature) {
 TEST_F(RecoverSigner, RejectsZeroOrOverflowingROrS) {
     auto with = [&](std::size_t offset, const Bytes32& value) {
         Signature sig = good;
-        std::copy(value.begin(), value.end(), sig.bytes.begin() + static_cast<std::ptrdiff_t>(offset));
+        std::copy(value.begin(), value.end(),
+                  sig.bytes.begin() + static_cast<std::ptrdiff_t>(offset));
         return recover_signer(digest, sig);
     };
-    for (const auto& r : {with(0, Bytes32{}), with(32, Bytes32{}), with(0, domain::evm::abi_word(kOrder)),
-                          with(32, domain::evm::abi_word(kOrder)), with(0, b32("0x" + std::string(64, 'f')))}) {
+    for (const auto& r :
+         {with(0, Bytes32{}), with(32, Bytes32{}), with(0, domain::evm::abi_word(kOrder)),
+          with(32, domain::evm::abi_word(kOrder)), with(0, b32("0x" + std::string(64, 'f')))}) {
         ASSERT_FALSE(r);
         EXPECT_EQ(r.error().code, "invalid_signature");
     }
@@ -171,7 +181,8 @@ TEST(AddressOfPublicKey, GeneratorPointIsTheAddressOfKeyOne) {
     const auto uncompressed = *domain::from_hex(
         "0x0479be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
         "483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8");
-    const auto compressed = *domain::from_hex("0x0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798");
+    const auto compressed =
+        *domain::from_hex("0x0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798");
     auto a = address_of_public_key(uncompressed);
     auto b = address_of_public_key(compressed);
     ASSERT_TRUE(a && b);
