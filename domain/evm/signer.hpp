@@ -5,7 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
+#include "domain/result.hpp"
 #include "domain/types.hpp"
 
 namespace duepay::domain::evm {
@@ -16,6 +18,11 @@ struct Signature {
     std::array<std::uint8_t, 65> bytes{};
     bool operator==(const Signature&) const = default;
 };
+
+// Parses a wallet's signature text: "0x" + 130 hex digits (r || s || v). v 0 or 1 (some hardware
+// wallets) is normalised to 27 or 28, as ethers does; any other v is rejected. Range checks of r
+// and s (and low-s) happen on recovery (infra/crypto recover_signer). Error: invalid_signature.
+Result<Signature> parse_signature(std::string_view text);
 
 class Signer {
   public:
