@@ -95,13 +95,16 @@ void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 
 std::vector<ConsumedMessage> KafkaConsumer::poll_batch(std::size_t max, std::chrono::milliseconds timeout) {
     std::vector<ConsumedMessage> batch;
-    const std::uint64_t generation = generation_;
+    std::uint64_t generation = generation_;
     int wait_ms = static_cast<int>(timeout.count());
     while (batch.size() < max) {
         detail::MessageHandle msg(rd_kafka_consumer_poll(consumer_.get(), wait_ms));
         if (generation_ != generation) {
-            batch.clear();  // the assignment changed: restart from stored offsets
-            return batch;
+            // The assignment changed inside this poll. Messages collected before belong to the old
+            // assignment: drop them (their partitions restart from the stored offsets). A message
+            // returned by this same poll was fetched under the new assignment and is kept.
+            batch.clear();
+            generation = generation_;
         }
         if (!msg) break;
         wait_ms = 0;  // after the first message take only what is buffered

@@ -245,25 +245,20 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
 }
 
 std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstrap, const std::string& topic,
-                                                      std::chrono::milliseconds timeout) {
-    // An own group whose "stored offsets" are always empty: every partition from the beginning.
+                                                      std::size_t expected, std::chrono::milliseconds timeout) {
     infra::kafka::KafkaConsumer consumer(
         infra::kafka::ConsumerSettings{bootstrap, "duepay-test-reader-" + unique_suffix(), topic, "duepay-test"},
         [](const std::string&, const std::vector<std::int32_t>&) { return std::map<std::int32_t, std::int64_t>{}; });
     std::vector<infra::kafka::ConsumedMessage> out;
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    auto quiet_since = std::chrono::steady_clock::now();
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    bool draining = false;
     while (std::chrono::steady_clock::now() < deadline) {
         auto batch = consumer.poll_batch(5000, std::chrono::milliseconds(200));
-        if (batch.empty()) {
-            // Assigned and nothing new for 2 s: the end of the topic.
-            if (!consumer.assignment().empty() && std::chrono::steady_clock::now() - quiet_since > std::chrono::seconds(2)) {
-                break;
-            }
-            continue;
-        }
-        quiet_since = std::chrono::steady_clock::now();
         for (auto& m : batch) out.push_back(std::move(m));
+        if (!draining && out.size() >= expected) {
+            draining = true;
+            deadline = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1));
+        }
     }
     consumer.close();
     return out;

@@ -79,10 +79,10 @@ HttpResponse http(const std::string& method, const std::string& url, const std::
 // Polls `condition` every 50 ms until true or `timeout`; returns the last result.
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
-// Every message of `topic` from the beginning up to the high watermarks at call time (consumer
-// group `group`, offsets from nowhere: start at the beginning).
+// Messages of `topic` from the beginning (an own group that starts every partition at offset 0):
+// reads until `expected` messages arrived, then 1 s more to catch any surplus, or until `timeout`.
 std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstrap, const std::string& topic,
-                                                      std::chrono::milliseconds timeout);
+                                                      std::size_t expected, std::chrono::milliseconds timeout);
 
 // The demo key (admin demo) for the stack in `env`.
 std::string demo_key(const StackEnv& env);
