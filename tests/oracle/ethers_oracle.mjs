@@ -84,7 +84,15 @@ const intentCase = (it) => ({
 });
 const typedDomain = (it) => ({ name: "duepay", version: "1", chainId: it.chainId, verifyingContract: it.verifyingContract });
 const typedValue = (it) => ({ invoiceId: it.invoiceId, merchant: it.merchant, token: it.token, amount: it.amount, feeBps: it.feeBps, deadline: it.deadline });
-const tryGetAddress = (text) => { try { return ethers.getAddress(text); } catch { return null; } };
+// ethers' verdict: { address } or { rejected: our expected error code } ("bad address checksum" is
+// the checksum case, any other rejection is a malformed address).
+const ethersGetAddress = (text) => {
+  try {
+    return { address: ethers.getAddress(text) };
+  } catch (e) {
+    return { rejected: /bad address checksum/.test(e.message) ? "invalid_address_checksum" : "invalid_address" };
+  }
+};
 
 // Each check: a case for oracle_cli plus a verdict on its answer (null = agree, else a reason).
 const checks = [];
@@ -97,11 +105,14 @@ for (let i = 0; i < N; i++) {
 }
 
 const addressCheck = (text) => {
-  const want = tryGetAddress(text);
+  const want = ethersGetAddress(text);
   add("getAddress", { op: "address", text }, (r) => {
-    if (want === null) return r.ok ? `ethers rejects ${text}, we accepted` : null;
-    if (!r.ok) return `ethers accepts ${text} as ${want}, we rejected: ${r.code}`;
-    return r.address === want ? null : `want ${want}`;
+    if (want.rejected) {
+      if (r.ok) return `ethers rejects ${text}, we accepted`;
+      return r.code === want.rejected ? null : `code ${r.code}, want ${want.rejected}`;
+    }
+    if (!r.ok) return `ethers accepts ${text} as ${want.address}, we rejected: ${r.code}`;
+    return r.address === want.address ? null : `want ${want.address}`;
   });
 };
 for (let i = 0; i < N; i++) {
