@@ -1,5 +1,5 @@
 // Strong types for what must not be mixed up (STYLE.md rule 5). Byte-array values compare and
-// hash by content; their text forms (0x-hex) live in domain/hex.hpp and domain/evm/eip55.hpp.
+// hash by content; their text forms (0x-hex) live in domain/hex.hpp and domain/evm/address.hpp.
 #pragma once
 
 #include <array>
