@@ -442,7 +442,6 @@ FiatQuote read_fiat(const Value& v, const Path& at) {
                                                                "rateSource", "bufferBps", "rateReadAt"};
     FiatQuote q;
     std::string_view amount_text;
-    Path amount_path;
     read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
         switch (i) {
             case 0: {
@@ -451,7 +450,7 @@ FiatQuote read_fiat(const Value& v, const Path& at) {
                 q.amount.currency = *c;
                 break;
             }
-            case 1: amount_text = as_string(f, fp), amount_path = fp; break;
+            case 1: amount_text = as_string(f, fp); break;
             case 2: q.token_amount = as_amount(f, fp); break;
             case 3: {
                 auto r = money::parse_rate(as_string(f, fp));
@@ -466,7 +465,10 @@ FiatQuote read_fiat(const Value& v, const Path& at) {
     });
     // The currency may come after the amount in the object, so parse the amount last.
     auto a = money::parse_fiat_amount(q.amount.currency, amount_text);
-    if (!a) fail(amount_path, a.error().message);
+    if (!a) {
+        const std::string parent = at.str();  // (a Path from inside read_object would dangle here)
+        fail(Path{parent, "amount"}, a.error().message);
+    }
     q.amount = *a;
     return q;
 }
