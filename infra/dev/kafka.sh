@@ -104,14 +104,14 @@ wait_ready() {
   local t0 deadline host="${BOOTSTRAP%%,*}"
   t0=$(now_ms); deadline=$((SECONDS + START_TIMEOUT))
   until port_open "${host%:*}" "${host##*:}"; do
-    if ! external && ! pid_alive "$PIDFILE"; then
+    if ! external && ! pid_alive "$PIDFILE" kafka.Kafka; then
       log_tail; die "the broker exited during start-up (see $LOGFILE)"
     fi
     (( SECONDS < deadline )) || { log_tail; die "broker port $host not open after ${START_TIMEOUT}s"; }
     sleep 0.2
   done
   until metadata_ok; do
-    if ! external && ! pid_alive "$PIDFILE"; then
+    if ! external && ! pid_alive "$PIDFILE" kafka.Kafka; then
       log_tail; die "the broker exited during start-up (see $LOGFILE)"
     fi
     (( SECONDS < deadline )) || { log_tail; die "broker $BOOTSTRAP does not answer metadata after ${START_TIMEOUT}s"; }
@@ -128,7 +128,7 @@ start() {
     return
   fi
   with_lock kafka
-  if pid_alive "$PIDFILE"; then
+  if pid_alive "$PIDFILE" kafka.Kafka; then
     log "already running (pid $(cat "$PIDFILE"))"
     wait_ready
     return
@@ -179,7 +179,7 @@ stop() {
     return 0
   fi
   with_lock kafka
-  if ! pid_alive "$PIDFILE"; then
+  if ! pid_alive "$PIDFILE" kafka.Kafka; then
     log "not running"
     rm -f "$PIDFILE"
     return 0
@@ -201,7 +201,8 @@ stop() {
   if [[ -f "$jsa.pending" ]]; then
     if ((clean)) && [[ -s "$jsa" ]]; then mv "$jsa.pending" "$jsa.key"; else rm -f "$jsa" "$jsa.pending"; fi
   fi
-  while port_open "$HOST" "$PORT"; do sleep 0.1; done
+  deadline=$((SECONDS + 10))
+  while port_open "$HOST" "$PORT" && (( SECONDS < deadline )); do sleep 0.1; done
   rm -f "$PIDFILE"
   log "stopped pid $pid in $(( $(now_ms) - t0 )) ms (data kept in $DATA)"
 }
@@ -211,7 +212,7 @@ status() {
     metadata_ok && { echo "external broker $BOOTSTRAP: up"; return 0; }
     echo "external broker $BOOTSTRAP: down"; return 3
   fi
-  if pid_alive "$PIDFILE"; then
+  if pid_alive "$PIDFILE" kafka.Kafka; then
     local pid; pid="$(cat "$PIDFILE")"
     echo "kafka: running pid $pid, $BOOTSTRAP, rss $(($(awk '/VmRSS/{print $2}' "/proc/$pid/status") / 1024)) MiB, data $DATA"
     return 0

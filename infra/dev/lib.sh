@@ -21,8 +21,14 @@ with_lock() {
   flock 9
 }
 
-# pid_alive FILE: true when FILE holds the pid of a running process.
-pid_alive() { [[ -s "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# pid_alive FILE [PATTERN]: true when FILE holds the pid of a running process (whose command
+# line contains PATTERN, so a recycled pid is not mistaken for ours).
+pid_alive() {
+  [[ -s "$1" ]] || return 1
+  local pid; pid="$(cat "$1")"
+  kill -0 "$pid" 2>/dev/null || return 1
+  [[ -z "${2:-}" ]] || tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$2"
+}
 
 # port_owner PORT: "pid N: command line" of the process listening on 127.0.0.1:PORT, if visible.
 port_owner() {
