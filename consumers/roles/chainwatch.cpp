@@ -173,6 +173,7 @@ public:
     // One round: extend to the head, confirm what reached depth, checkpoint. Returns true when it
     // did work (the caller then polls again at once).
     bool step() {
+        const auto started = std::chrono::steady_clock::now();
         const std::uint64_t head = rpc_.block_number();
         const std::uint64_t next = window_.empty() ? checkpoint_.number + 1 : window_.back().header.number + 1;
         if (next > head) return false;
@@ -195,8 +196,11 @@ public:
         }
         if (headers.empty()) return false;
         const std::uint64_t last = headers.back().number;
+        const auto emitted_before = emitted_;
         auto matches = scan(next, last, headers);
         if (!matches) return true;  // logs of a block we did not fetch: a reorg is in progress
+        std::size_t matched = 0;
+        for (const auto& [n, v] : *matches) matched += v.size();
         for (auto& h : headers) {
             SeenBlock b{h, std::move((*matches)[h.number])};
             const bool deep = head - h.number + 1 >= chain_.confirmations;
@@ -205,6 +209,12 @@ public:
         }
         confirm_up_to(head);
         flush_and_checkpoint();
+        if (trace_ || last - next >= 10 || matched >= 100) {  // backfills and big ranges report their pace
+            std::cerr << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last << ", " << scanned_logs_
+                      << " logs, " << matched << " matched, " << emitted_ - emitted_before << " events in "
+                      << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()
+                      << " ms (" << charges_.size() << " charges)" << std::endl;
+        }
         return true;
     }
 
@@ -241,6 +251,7 @@ private:
         add({chain_.router}, infra::rpc::invoice_paid_topic());
         add(token_addresses_, infra::rpc::transfer_topic());
         add({chain_.deposit_factory}, infra::rpc::settled_topic());
+        scanned_logs_ = logs.size();
         for (const auto& l : logs) {
             if (l.removed) continue;
             if (l.block_number < from || l.block_number > to || l.block_hash != hash_of(l.block_number)) {
@@ -356,12 +367,17 @@ private:
             emit(m.invoice, ChargePaid{p, total}, p.tx_hash, p.log_index, nullptr);
         } else if (!in_window(t, m, h.timestamp)) {
             emit(m.invoice, LateDeposit{p}, p.tx_hash, p.log_index, nullptr);
-        } else if (s.amount_confirmed.value >= s.amount_due.value) {
-            emit(m.invoice, DepositSeen{p}, p.tx_hash, p.log_index, nullptr);
-        } else if (total.value >= s.amount_due.value) {
-            emit(m.invoice, ChargePaid{p, total}, p.tx_hash, p.log_index, nullptr);
         } else {
-            emit(m.invoice, ChargeUnderpaid{p, total}, p.tx_hash, p.log_index, nullptr);
+            // docs/events.md: the confirmed deposit, then the decision it leads to (none when the
+            // charge was paid already: an extra deposit is recorded and shows as overpaid).
+            const bool was_paid = s.amount_confirmed.value >= s.amount_due.value;
+            emit(m.invoice, DepositSeen{p}, p.tx_hash, p.log_index, nullptr);
+            if (was_paid) return;
+            if (total.value >= t.state.amount_due.value) {
+                emit(m.invoice, ChargePaid{p, total}, p.tx_hash, p.log_index, nullptr);
+            } else {
+                emit(m.invoice, ChargeUnderpaid{p, total}, p.tx_hash, p.log_index, nullptr);
+            }
         }
     }
 
@@ -439,6 +455,7 @@ private:
     Acks acks_;
     std::size_t learnt_ = 0;
     std::uint64_t emitted_ = 0;
+    std::size_t scanned_logs_ = 0;
     bool trace_ = std::getenv("DUEPAY_CHAINWATCH_TRACE") != nullptr;
 };
 

@@ -164,9 +164,8 @@ test("transfer rail: under then topped up -> underpaid -> paid", { skip }, async
   await simulate(c.invoiceId, "--rail", "transfer", "--amount", "700000");
   const paid = await waitStatus(c.invoiceId, "paid");
   assert.equal(paid.amountConfirmed, "1000000");
-  const types = await eventTypes(c.invoiceId);
-  assert.equal(countOf(types, "charge.underpaid"), 1);
-  assert.equal(countOf(types, "charge.paid"), 1);
+  const types = (await eventTypes(c.invoiceId)).filter((t) => t !== "charge.payment_detected");
+  assert.deepEqual(types, ["charge.created", "charge.deposit_seen", "charge.underpaid", "charge.deposit_seen", "charge.paid"]);
 });
 
 test("transfer rail: overpaid -> paid with exception overpaid", { skip }, async () => {
@@ -174,6 +173,11 @@ test("transfer rail: overpaid -> paid with exception overpaid", { skip }, async 
   await simulate(c.invoiceId, "--rail", "transfer", "--amount", "1500000");
   const paid = await waitFor(c.invoiceId, (x) => x.status === "paid" && x.exception === "overpaid", "paid+overpaid");
   assert.equal(paid.amountConfirmed, "1500000");
+  // A second deposit after paid is recorded (deposit_seen) without a second decision.
+  await simulate(c.invoiceId, "--rail", "transfer", "--amount", "1");
+  await waitFor(c.invoiceId, (x) => x.amountConfirmed === "1500001", "amountConfirmed 1500001");
+  const types = (await eventTypes(c.invoiceId)).filter((t) => t !== "charge.payment_detected");
+  assert.deepEqual(types, ["charge.created", "charge.deposit_seen", "charge.paid", "charge.deposit_seen"]);
 });
 
 test("transfer rail: wrong token -> failed (wrong_token)", { skip }, async () => {
@@ -243,7 +247,8 @@ test("kill -9 of chainwatch mid-stream: nothing lost, nothing duplicated", { ski
     assert.equal(countOf(types, "charge.created"), 1);
     assert.equal(countOf(types, "charge.paid"), 1, types.join(","));
     assert.ok(countOf(types, "charge.payment_detected") <= 1, types.join(","));
-    assert.equal(types.length, 2 + countOf(types, "charge.payment_detected"), types.join(","));
+    assert.equal(countOf(types, "charge.deposit_seen"), 1, types.join(","));
+    assert.equal(types.length, 3 + countOf(types, "charge.payment_detected"), types.join(","));
   }
 });
 
