@@ -361,13 +361,22 @@ std::string_view as_timestamp(const Value& v, const Path& at) {
 }
 
 // Ids are printable tokens: UUIDs, 0x hashes, "prefix:suffix" forms.
+constexpr std::array<bool, 256> kIdChar = [] {
+    std::array<bool, 256> t{};
+    for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+    for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+    for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
+    for (char c : {'-', '_', ':', '.'}) t[static_cast<unsigned char>(c)] = true;
+    return t;
+}();
+
 std::string_view as_id(const Value& v, const Path& at) {
-    const auto s = as_text(v, at, 128);
-    for (char c : s) {
-        const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
-                        c == '_' || c == ':' || c == '.';
-        if (!ok) fail(at, "may contain only letters, digits and - _ : .");
-    }
+    const auto s = as_string(v, at);  // ASCII-only by the charset, so no UTF-8 check needed
+    if (s.empty()) fail(at, "must not be empty");
+    if (s.size() > 128) fail(at, "must be at most 128 bytes");
+    bool ok = true;
+    for (char c : s) ok &= kIdChar[static_cast<unsigned char>(c)];
+    if (!ok) fail(at, "may contain only letters, digits and - _ : .");
     return s;
 }
 
@@ -680,11 +689,29 @@ void write_event(std::string& out, const Event& event) {
 
 }  // namespace
 
+namespace {
+// True if any byte of w is < 0x20, '"' or '\\' (SWAR: "has zero byte" after the transforms).
+bool needs_escape(std::uint64_t w) {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+    const auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+    const std::uint64_t control = (w - 0x2020202020202020ULL) & ~w & kHigh;  // bytes < 0x20 (ASCII)
+    return (control | has_zero(w ^ (0x22 * kOnes)) | has_zero(w ^ (0x5c * kOnes))) != 0;
+}
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view s) {
     static constexpr char kUpperHex[] = "0123456789ABCDEF";
     out.push_back('"');
     std::size_t clean_from = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
+    std::size_t i = 0;
+    // Clean 8-byte blocks are skipped whole; a block that may need escaping goes byte by byte.
+    while (i + 8 <= s.size()) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        if (needs_escape(w)) break;
+        i += 8;
+    }
+    for (; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x20 && c != '"' && c != '\\') continue;
         out.append(s.data() + clean_from, i - clean_from);
