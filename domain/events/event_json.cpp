@@ -9,6 +9,7 @@
 #include "domain/events/event_json.hpp"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -273,19 +274,49 @@ constexpr std::array<std::int8_t, 256> kNibble = [] {
 
 int lower_nibble(char c) { return kNibble[static_cast<unsigned char>(c)]; }
 
+// Eight lower-case hex characters -> four bytes, SWAR on one 64-bit word (little-endian hosts).
+// Per byte b (< 0x80): b >= lo  <=>  high bit of b + (0x80 - lo);  b > hi  <=>  high bit of
+// b + (0x7f - hi); neither sum carries into the next byte.
+bool hex8_to_4(const char* p, std::uint8_t* out) {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    if (w & kHigh) return false;
+    const auto in_range = [&](std::uint64_t lo, std::uint64_t hi) {
+        return (w + (0x80 - lo) * kOnes) & ~(w + (0x7f - hi) * kOnes) & kHigh;
+    };
+    const std::uint64_t digit = in_range('0', '9');
+    const std::uint64_t alpha = in_range('a', 'f');
+    if ((digit | alpha) != kHigh) return false;
+    const std::uint64_t nib = (w & 0x0f0f0f0f0f0f0f0fULL) + (alpha >> 7) * 9;  // 'a' (0x61) -> 1 + 9
+    std::uint64_t z = ((nib << 4) | (nib >> 8)) & 0x00ff00ff00ff00ffULL;      // byte 2j = n[2j]<<4 | n[2j+1]
+    z = (z | (z >> 8)) & 0x0000ffff0000ffffULL;
+    z = (z | (z >> 16)) & 0xffffffffULL;
+    const auto packed = static_cast<std::uint32_t>(z);
+    std::memcpy(out, &packed, 4);
+    return true;
+}
+
 template <std::size_t N>
 std::array<std::uint8_t, N> as_lower_hex(const Value& v, const Path& at, std::string_view what) {
+    static_assert(N % 4 == 0);
     const auto s = as_string(v, at);
     std::array<std::uint8_t, N> out{};
     if (s.size() != 2 + 2 * N || s[0] != '0' || s[1] != 'x') fail(at, what);
-    int bad = 0;
-    for (std::size_t i = 0; i < N; ++i) {
-        const int hi = lower_nibble(s[2 + 2 * i]);
-        const int lo = lower_nibble(s[3 + 2 * i]);
-        bad |= hi | lo;  // any -1 sets the sign bit
-        out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+    if constexpr (std::endian::native == std::endian::little) {
+        for (std::size_t i = 0; i < N; i += 4) {
+            if (!hex8_to_4(s.data() + 2 + 2 * i, out.data() + i)) fail(at, what);
+        }
+    } else {
+        int bad = 0;
+        for (std::size_t i = 0; i < N; ++i) {
+            const int hi = lower_nibble(s[2 + 2 * i]);
+            const int lo = lower_nibble(s[3 + 2 * i]);
+            bad |= hi | lo;  // any -1 sets the sign bit
+            out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+        }
+        if (bad < 0) fail(at, what);
     }
-    if (bad < 0) fail(at, what);
     return out;
 }
 

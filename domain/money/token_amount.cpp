@@ -56,6 +56,11 @@ Result<TokenAmount> parse_token_amount(std::string_view text) {
     if (text.size() > 1 && text[0] == '0') return invalid("amount must not have leading zeros");
     if (text.size() > kMaxDigits) return invalid("amount has more than 78 digits");
 
+    if (text.size() <= kChunkDigits) {  // fast path: fits 64 bits
+        std::uint64_t v = 0;
+        for (char c : text) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+        return TokenAmount{uint256(v)};
+    }
     // Accumulate 19-digit chunks into four limbs: limbs = limbs * 10^k + chunk.
     Limbs limbs{};
     std::size_t pos = 0;
@@ -89,6 +94,17 @@ Result<TokenAmount> parse_charge_amount(std::string_view text) {
 }
 
 void append_decimal(std::string& out, const uint256& v) {
+    if (v <= std::numeric_limits<std::uint64_t>::max()) {  // fast path
+        char buf[20];
+        std::size_t n = 0;
+        auto x = static_cast<std::uint64_t>(v);
+        do {
+            buf[19 - n++] = static_cast<char>('0' + x % 10);
+            x /= 10;
+        } while (x != 0);
+        out.append(buf + 20 - n, n);
+        return;
+    }
     Limbs limbs = to_limbs(v);
     // Repeated division by 10^19 yields the chunks least significant first.
     std::array<std::uint64_t, 5> chunks{};

@@ -226,6 +226,27 @@ TEST(EventJson, EncodedEventsAreWellFormedJsonForRapidJson) {
     }
 }
 
+TEST(EventJson, HexFieldsAcceptExactlyLowerCaseHexAtEveryPosition) {
+    // Every byte value at every position of a 64-digit hash and a 40-digit address.
+    const std::string base = encode_event(examples::all()[1]);  // payment_detected
+    for (const std::string field : {R"("txHash":"0x)", R"("from":"0x)"}) {
+        const auto start = base.find(field) + field.size();
+        const std::size_t digits = field.find("txHash") != std::string::npos ? 64 : 40;
+        for (std::size_t pos = 0; pos < digits; ++pos) {
+            for (int c = 1; c < 256; ++c) {
+                std::string json = base;
+                json[start + pos] = static_cast<char>(c);
+                const bool lower_hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                auto r = decode_event(json);
+                ASSERT_EQ(r.ok(), lower_hex) << field << " pos " << pos << " char " << c;
+                if (lower_hex) {
+                    ASSERT_EQ(encode_event(*r), json) << field << " pos " << pos << " char " << c;
+                }
+            }
+        }
+    }
+}
+
 TEST(EventJson, Rfc3339Check) {
     EXPECT_TRUE(is_rfc3339_millis_utc("2024-02-29T23:59:59.999Z"));
     EXPECT_FALSE(is_rfc3339_millis_utc("2023-02-29T00:00:00.000Z"));
