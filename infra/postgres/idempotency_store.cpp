@@ -1,0 +1,142 @@
+#include "infra/postgres/idempotency_store.hpp"
+
+#include <stdexcept>
+
+namespace duepay::infra::postgres {
+
+domain::Result<std::string> parse_idempotency_key(std::string_view value) {
+    if (value.empty() || value.size() > 255) {
+        return domain::make_error("invalid_idempotency_key", "Idempotency-Key must be 1 to 255 characters");
+    }
+    for (char c : value) {
+        if (c < 0x21 || c > 0x7e) {
+            return domain::make_error("invalid_idempotency_key",
+                                      "Idempotency-Key must be visible ASCII characters (no spaces)");
+        }
+    }
+    return std::string(value);
+}
+
+random::Digest32 request_fingerprint(std::string_view method, std::string_view path, std::string_view body) {
+    std::string text;
+    text.reserve(method.size() + path.size() + body.size() + 2);
+    text.append(method).append(1, '\n').append(path).append(1, '\n').append(body);
+    return random::sha256(text);
+}
+
+namespace detail {
+
+std::string encode_headers(const std::vector<std::pair<std::string, std::string>>& headers) {
+    std::string out;
+    for (const auto& [name, value] : headers) {
+        if (name.find_first_of(":\r\n") != std::string::npos || value.find_first_of("\r\n") != std::string::npos) {
+            throw std::invalid_argument("idempotency: header name or value with a line break or colon");
+        }
+        out.append(name).append(": ").append(value).append(1, '\n');
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> decode_headers(std::string_view text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    while (!text.empty()) {
+        const auto nl = text.find('\n');
+        const auto line = text.substr(0, nl);
+        const auto colon = line.find(": ");
+        if (colon != std::string_view::npos) {
+            out.emplace_back(std::string(line.substr(0, colon)), std::string(line.substr(colon + 2)));
+        }
+        if (nl == std::string_view::npos) break;
+        text.remove_prefix(nl + 1);
+    }
+    return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string seconds(std::chrono::seconds s) { return std::to_string(s.count()) + " seconds"; }
+
+}  // namespace
+
+BeginResult IdempotencyStore::begin(const std::string& project_id, const std::string& key,
+                                    const random::Digest32& fingerprint) {
+    const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
+    // A few rounds at most: the row can disappear (abandoned, purged) between our two statements.
+    for (int round = 0; round < 5; ++round) {
+        auto out = pool_.with_transaction([&](pqxx::work& tx) -> std::optional<BeginResult> {
+            // Claim the key: a fresh insert, or a takeover of an expired row or of an in-flight row
+            // whose owner is gone (lock_timeout passed). Waits for a concurrent claimant's commit.
+            auto claimed = tx.exec_params(
+                "insert into idempotency_keys as k (project_id, key, fingerprint, state, locked_until, created_at, "
+                "expires_at) values ($1, $2, $3, 'in_flight', clock_timestamp() + $4::interval, clock_timestamp(), "
+                "clock_timestamp() + $5::interval) "
+                "on conflict (project_id, key) do update set fingerprint = excluded.fingerprint, state = 'in_flight', "
+                "locked_until = excluded.locked_until, response_status = null, response_headers = null, "
+                "response_body = null, created_at = excluded.created_at, completed_at = null, "
+                "expires_at = excluded.expires_at "
+                "where k.expires_at < clock_timestamp() or (k.state = 'in_flight' and k.locked_until < clock_timestamp()) "
+                "returning 1",
+                project_id, key, fp, seconds(settings_.lock_timeout), seconds(settings_.retention));
+            if (!claimed.empty()) return BeginResult{BeginOutcome::created, std::nullopt};
+            auto rows = tx.exec_params(
+                "select fingerprint, state, response_status, response_headers, response_body "
+                "from idempotency_keys where project_id = $1 and key = $2",
+                project_id, key);
+            if (rows.empty()) return std::nullopt;  // gone meanwhile: claim again
+            const auto& r = rows[0];
+            const pqxx::binarystring stored(r[0]);
+            if (stored.size() != fingerprint.size() ||
+                !random::constant_time_equal(std::span(stored.data(), stored.size()), fingerprint)) {
+                return BeginResult{BeginOutcome::mismatch, std::nullopt};
+            }
+            if (r[1].as<std::string>() == "in_flight") return BeginResult{BeginOutcome::in_flight, std::nullopt};
+            StoredResponse response;
+            response.status = r[2].as<int>();
+            response.headers = detail::decode_headers(r[3].is_null() ? std::string() : r[3].as<std::string>());
+            const pqxx::binarystring body(r[4]);
+            response.body = body.str();
+            return BeginResult{BeginOutcome::replay, std::move(response)};
+        });
+        if (out) return *out;
+    }
+    throw DatabaseUnavailable("idempotency: the key kept changing under us; retry");
+}
+
+bool IdempotencyStore::complete(const std::string& project_id, const std::string& key,
+                                const random::Digest32& fingerprint, const StoredResponse& response) {
+    if (response.status < 200 || response.status > 299) {
+        throw std::logic_error("idempotency: only successful responses are stored");
+    }
+    const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
+    const pqxx::binarystring body(response.body.data(), response.body.size());
+    const std::string headers = detail::encode_headers(response.headers);
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        auto r = tx.exec_params(
+            "update idempotency_keys set state = 'completed', response_status = $4, response_headers = $5, "
+            "response_body = $6, completed_at = clock_timestamp(), "
+            "expires_at = clock_timestamp() + $7::interval "
+            "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight'",
+            project_id, key, fp, response.status, headers, body, seconds(settings_.retention));
+        return r.affected_rows() == 1;
+    });
+}
+
+void IdempotencyStore::abandon(const std::string& project_id, const std::string& key,
+                               const random::Digest32& fingerprint) {
+    const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
+    pool_.with_transaction([&](pqxx::work& tx) {
+        tx.exec_params(
+            "delete from idempotency_keys where project_id = $1 and key = $2 and fingerprint = $3 "
+            "and state = 'in_flight'",
+            project_id, key, fp);
+    });
+}
+
+std::int64_t IdempotencyStore::purge_expired() {
+    return pool_.with_transaction(
+        [](pqxx::work& tx) { return tx.exec("select purge_idempotency_keys()")[0][0].as<std::int64_t>(); });
+}
+
+}  // namespace duepay::infra::postgres

@@ -1,0 +1,48 @@
+#include "infra/postgres/rate_limiter.hpp"
+
+#include <stdexcept>
+
+namespace duepay::infra::postgres {
+
+CreationLimits creation_limits_for_plan(std::string_view plan) {
+    if (plan == "pro") return CreationLimits{60, std::nullopt};
+    if (plan == "scale") return CreationLimits{120, std::nullopt};
+    return CreationLimits{30, 8000};
+}
+
+LimitDecision RateLimiter::take_charge_creation(const std::string& project_id, const CreationLimits& limits) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        auto rows = tx.exec_params(
+            "select outcome, retry_after_ms, month::text, month_count, decided_at::text "
+            "from take_charge_creation($1, $2, $3)",
+            project_id, limits.per_minute, limits.monthly_quota);
+        if (rows.size() != 1) throw std::logic_error("take_charge_creation returned no row");
+        const auto& r = rows[0];
+        LimitDecision d;
+        const auto outcome = r[0].as<std::string>();
+        if (outcome == "allowed") {
+            d.outcome = LimitOutcome::allowed;
+        } else if (outcome == "rate_limited") {
+            d.outcome = LimitOutcome::rate_limited;
+        } else if (outcome == "quota_exceeded") {
+            d.outcome = LimitOutcome::quota_exceeded;
+        } else {
+            throw std::logic_error("take_charge_creation: unknown outcome " + outcome);
+        }
+        d.retry_after_ms = r[1].as<std::int64_t>();
+        d.month = r[2].as<std::string>();
+        d.month_count = r[3].as<std::int64_t>();
+        d.decided_at = r[4].as<std::string>();
+        return d;
+    });
+}
+
+void RateLimiter::refund_quota(const std::string& project_id, const std::string& month) {
+    pool_.with_transaction([&](pqxx::work& tx) {
+        tx.exec_params(
+            "update monthly_usage set count = count - 1 where project_id = $1 and month = $2::date and count > 0",
+            project_id, month);
+    });
+}
+
+}  // namespace duepay::infra::postgres

@@ -1,0 +1,51 @@
+// The charge-creation rate limit (GCRA, per project, per minute by plan) and the Free plan's
+// monthly quota, decided together in one call of the SQL function take_charge_creation
+// (schemas/migrations/0030_guards.sql) on the database clock, so the limit holds across any number
+// of api processes. docs/limits.md has the rules; ADR 0070 the reasons.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "infra/postgres/pool.hpp"
+
+namespace duepay::infra::postgres {
+
+struct CreationLimits {
+    int per_minute = 30;
+    std::optional<std::int64_t> monthly_quota;  // nullopt: unlimited
+};
+
+// Spec 8: free 30/min and 8,000 a month; pro 60/min; scale 120/min (no quota). An unknown plan
+// gets the free limits (the safe side).
+CreationLimits creation_limits_for_plan(std::string_view plan);
+
+enum class LimitOutcome { allowed, rate_limited, quota_exceeded };
+
+struct LimitDecision {
+    LimitOutcome outcome = LimitOutcome::allowed;
+    std::int64_t retry_after_ms = 0;  // ceil; 0 when allowed
+    std::string month;                // "YYYY-MM-01" (UTC) the quota was counted in
+    std::int64_t month_count = 0;     // creations counted in that month after this call
+    std::string decided_at;           // the database clock used, as Postgres prints it
+};
+
+class RateLimiter {
+public:
+    explicit RateLimiter(ConnectionPool& pool) : pool_(pool) {}
+
+    // Takes one creation for the project if both the quota and the rate allow it; changes nothing
+    // on a refusal. Throws DatabaseUnavailable.
+    LimitDecision take_charge_creation(const std::string& project_id, const CreationLimits& limits);
+
+    // Gives back the quota unit of an allowed creation that created no charge (it failed before
+    // the event log acknowledged it). The rate token is kept: the limit counts attempts.
+    void refund_quota(const std::string& project_id, const std::string& month);
+
+private:
+    ConnectionPool& pool_;
+};
+
+}  // namespace duepay::infra::postgres
