@@ -24,7 +24,7 @@ struct ChainwatchSettings {
     std::string chains_file;
     std::uint64_t start_block = 0;  // DUEPAY_START_BLOCK_<id>: where a first scan begins
     std::uint64_t max_range = 500;  // blocks per eth_getLogs
-    int poll_ms = 250;              // idle wait between head polls
+    int poll_ms = 100;              // idle wait between head polls
 };
 
 // Runs until `stop` is set; returns the process exit code.
