@@ -1,0 +1,178 @@
+// Idempotency keys against the real Postgres of the dev stack (DATABASE_URL): one winner among 50
+// concurrent claimants, byte-identical replays, mismatch, abandon, takeover and expiry.
+#include "infra/postgres/idempotency_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <barrier>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/guards/guards_support.hpp"
+
+namespace duepay::tests::guards {
+namespace {
+
+using infra::postgres::BeginOutcome;
+using infra::postgres::ConnectionPool;
+using infra::postgres::IdempotencySettings;
+using infra::postgres::IdempotencyStore;
+using infra::postgres::StoredResponse;
+using infra::postgres::request_fingerprint;
+
+TEST(IdempotencyKey, ValidatesLengthAndVisibleAscii) {
+    EXPECT_TRUE(infra::postgres::parse_idempotency_key("a"));
+    EXPECT_TRUE(infra::postgres::parse_idempotency_key(std::string(255, 'k')));
+    EXPECT_TRUE(infra::postgres::parse_idempotency_key("order-42_retry!~"));
+    for (const std::string& bad : {std::string(), std::string(256, 'k'), std::string("has space"),
+                                  std::string("tab\t"), std::string("caf\xc3\xa9"), std::string("nl\n")}) {
+        auto r = infra::postgres::parse_idempotency_key(bad);
+        ASSERT_FALSE(r) << bad;
+        EXPECT_EQ(r.error().code, "invalid_idempotency_key");
+    }
+}
+
+TEST(IdempotencyKey, FingerprintCoversMethodPathAndBody) {
+    const auto a = request_fingerprint("POST", "/v1/invoices", R"({"amount":"1"})");
+    EXPECT_EQ(a, request_fingerprint("POST", "/v1/invoices", R"({"amount":"1"})"));
+    EXPECT_NE(a, request_fingerprint("POST", "/v1/invoices", R"({"amount":"2"})"));
+    EXPECT_NE(a, request_fingerprint("POST", "/v1/other", R"({"amount":"1"})"));
+}
+
+class IdempotencyIt : public ::testing::Test {
+protected:
+    void SetUp() override {
+        DUEPAY_REQUIRE_ENV(url, "DATABASE_URL");
+        url_ = url;
+        pool_ = std::make_unique<ConnectionPool>(url, 8);
+        project_ = unique_project("idem");
+    }
+    void TearDown() override {
+        if (url_.empty()) return;
+        pqxx::connection c(url_);
+        pqxx::work tx(c);
+        tx.exec_params("delete from idempotency_keys where project_id = $1", project_);
+        tx.commit();
+    }
+    void sql(const std::string& statement) {
+        pqxx::connection c(url_);
+        pqxx::work tx(c);
+        tx.exec_params(statement, project_);
+        tx.commit();
+    }
+    std::string url_;
+    std::unique_ptr<ConnectionPool> pool_;
+    std::string project_;
+    const infra::random::Digest32 fp_ = request_fingerprint("POST", "/v1/invoices", R"({"chainId":80002})");
+};
+
+TEST_F(IdempotencyIt, FiftyConcurrentBeginsHaveExactlyOneOwnerThenAllReplayTheSameBytes) {
+    IdempotencyStore store(*pool_);
+    constexpr int kThreads = 50;
+    std::barrier start(kThreads);
+    std::atomic<int> created{0}, in_flight{0}, other{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+        threads.emplace_back([&] {
+            start.arrive_and_wait();
+            auto r = store.begin(project_, "key-concurrent", fp_);
+            if (r.outcome == BeginOutcome::created) {
+                ++created;
+            } else if (r.outcome == BeginOutcome::in_flight) {
+                ++in_flight;
+            } else {
+                ++other;
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(created.load(), 1);
+    EXPECT_EQ(in_flight.load(), kThreads - 1);
+    EXPECT_EQ(other.load(), 0);
+
+    StoredResponse response;
+    response.status = 201;
+    response.headers = {{"content-type", "application/json"}, {"x-request-id", "req-1"}};
+    // Bytes that a text round trip could damage: UTF-8, a NUL, a backslash, a CR.
+    response.body = std::string(R"({"success":true,"data":{"reference":"caf)") + "\xc3\xa9" + "\\" + '\0' + "\r" +
+                    R"("},"error":null})";
+    ASSERT_TRUE(store.complete(project_, "key-concurrent", fp_, response));
+
+    std::vector<std::optional<StoredResponse>> replays(kThreads);
+    std::vector<BeginOutcome> outcomes(kThreads);
+    threads.clear();
+    for (int i = 0; i < kThreads; ++i) {
+        threads.emplace_back([&, i] {
+            start.arrive_and_wait();
+            auto r = store.begin(project_, "key-concurrent", fp_);
+            outcomes[i] = r.outcome;
+            replays[i] = r.response;
+        });
+    }
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < kThreads; ++i) {
+        ASSERT_EQ(outcomes[i], BeginOutcome::replay) << i;
+        ASSERT_TRUE(replays[i]);
+        EXPECT_EQ(*replays[i], response) << i;
+    }
+}
+
+TEST_F(IdempotencyIt, SameKeyWithAnotherBodyIsAMismatchInFlightAndAfter) {
+    IdempotencyStore store(*pool_);
+    const auto other = request_fingerprint("POST", "/v1/invoices", R"({"chainId":137})");
+    ASSERT_EQ(store.begin(project_, "k", fp_).outcome, BeginOutcome::created);
+    EXPECT_EQ(store.begin(project_, "k", other).outcome, BeginOutcome::mismatch);
+    ASSERT_TRUE(store.complete(project_, "k", fp_, StoredResponse{201, {}, "{}"}));
+    EXPECT_EQ(store.begin(project_, "k", other).outcome, BeginOutcome::mismatch);
+    EXPECT_EQ(store.begin(project_, "k", fp_).outcome, BeginOutcome::replay);
+    // Keys are scoped to the project: the same key elsewhere is a new request.
+    const std::string elsewhere = project_ + "_b";
+    EXPECT_EQ(store.begin(elsewhere, "k", other).outcome, BeginOutcome::created);
+    store.abandon(elsewhere, "k", other);
+}
+
+TEST_F(IdempotencyIt, AbandonFreesTheKeyAndFailuresAreNeverStored) {
+    IdempotencyStore store(*pool_);
+    ASSERT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::created);
+    EXPECT_THROW(store.complete(project_, "retry-me", fp_, StoredResponse{503, {}, "{}"}), std::logic_error);
+    store.abandon(project_, "retry-me", fp_);
+    EXPECT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::created);
+    EXPECT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::in_flight);
+}
+
+TEST_F(IdempotencyIt, AnInFlightRowPastTheLockTimeoutIsTakenOver) {
+    IdempotencyStore store(*pool_, IdempotencySettings{std::chrono::hours(24), std::chrono::seconds(1)});
+    ASSERT_EQ(store.begin(project_, "crashed", fp_).outcome, BeginOutcome::created);
+    EXPECT_EQ(store.begin(project_, "crashed", fp_).outcome, BeginOutcome::in_flight);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    EXPECT_EQ(store.begin(project_, "crashed", fp_).outcome, BeginOutcome::created);
+}
+
+TEST_F(IdempotencyIt, CompletedRowsLiveTwentyFourHoursThenExpireAndArePurged) {
+    IdempotencyStore store(*pool_);
+    ASSERT_EQ(store.begin(project_, "old", fp_).outcome, BeginOutcome::created);
+    ASSERT_TRUE(store.complete(project_, "old", fp_, StoredResponse{201, {}, "first"}));
+    {
+        pqxx::connection c(url_);
+        pqxx::work tx(c);
+        auto r = tx.exec_params(
+            "select extract(epoch from expires_at - completed_at)::bigint from idempotency_keys "
+            "where project_id = $1 and key = 'old'",
+            project_);
+        EXPECT_EQ(r[0][0].as<long long>(), 24 * 3600);
+        tx.commit();
+    }
+    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where project_id = $1");
+    // An expired key is a new request again.
+    EXPECT_EQ(store.begin(project_, "old", fp_).outcome, BeginOutcome::created);
+    ASSERT_EQ(store.begin(project_, "gone", fp_).outcome, BeginOutcome::created);
+    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where project_id = $1");
+    EXPECT_GE(store.purge_expired(), 2);
+    pqxx::connection c(url_);
+    pqxx::work tx(c);
+    EXPECT_EQ(tx.exec_params("select count(*) from idempotency_keys where project_id = $1", project_)[0][0].as<int>(), 0);
+}
+
+}  // namespace
+}  // namespace duepay::tests::guards
