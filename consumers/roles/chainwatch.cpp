@@ -527,7 +527,20 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
 
     int backoff_ms = 200;
     bool loaded = false;
+    auto last_lock_check = std::chrono::steady_clock::now();
     while (!stop) {
+        // The advisory lock lives with lock_conn: if that connection is gone, so is leadership.
+        if (std::chrono::steady_clock::now() - last_lock_check > std::chrono::seconds(5)) {
+            try {
+                pqxx::nontransaction q(lock_conn);
+                q.exec("select 1");
+            } catch (const std::exception& e) {
+                std::cerr << "chainwatch " << settings.chain_id << ": lost the leader connection (" << e.what()
+                          << "); exiting" << std::endl;
+                return 1;
+            }
+            last_lock_check = std::chrono::steady_clock::now();
+        }
         try {
             if (!loaded) {
                 watch.load_checkpoint();
@@ -542,10 +555,11 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
             std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
             backoff_ms = std::min(backoff_ms * 2, 5000);
         } catch (const std::exception& e) {
-            // Kafka or Postgres failed mid-round: nothing past the checkpoint is trusted. Rebuild
-            // from the checkpoint (re-emissions carry the same ids and are ignored downstream).
-            std::cerr << "chainwatch " << settings.chain_id << ": " << e.what() << "; restarting from checkpoint"
-                      << std::endl;
+            // Kafka or Postgres failed mid-round: nothing past the checkpoint is trusted. Exit; the
+            // next run (supervisor or standby) resumes from the checkpoint, and re-emissions carry
+            // the same ids, which evolve and the projector ignore.
+            std::cerr << "chainwatch " << settings.chain_id << ": " << e.what()
+                      << "; exiting (the next leader resumes from the checkpoint)" << std::endl;
             return 1;
         }
     }
