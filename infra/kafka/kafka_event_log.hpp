@@ -16,7 +16,7 @@ namespace duepay::infra::kafka {
 struct ProducerSettings {
     std::string bootstrap;             // host:port[,host:port]
     std::string topic;                 // e.g. duepay.charge-events.v1
-    int linger_ms = 1;                 // small: latency over batching
+    int linger_ms = 5;                 // a few ms: one produce request carries many creates
     int message_timeout_ms = 5000;     // bound on an append, retries included
 };
 
