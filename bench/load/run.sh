@@ -6,7 +6,7 @@
 #
 # If nothing answers on $DUEPAY_BASE_URL/healthz, the script starts `$DUEPAY_BIN dev` (default
 # build/duepay) with the access log in var/bench/ and stops it at the end.
-# Phase 1: POST /v1/invoices for $DURATION s (every 201 is durable in Kafka and projected).
+# Phase 1 (after a 3 s warm-up): POST /v1/invoices for $DURATION s (every 201 is durable in Kafka and projected).
 # Phase 2: GET /v1/charges/:id/status over up to 5,000 ids of the demo project for $DURATION s.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -36,6 +36,10 @@ if ! curl -sf -m 2 "$BASE/healthz" >/dev/null; then
   for _ in $(seq 1 100); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
 fi
 curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
+
+# Warm-up (not reported): the first creates of a fresh process wait for the producer id and the
+# projector's first assignment.
+wrk -t1 -c4 -d3s -s "$ROOT/bench/load/create.lua" "$BASE" >/dev/null
 
 echo "== create: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s -s bench/load/create.lua $BASE"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$ROOT/bench/load/create.lua" "$BASE" | tee "$OUT/create.txt"
