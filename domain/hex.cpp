@@ -2,14 +2,12 @@
 
 namespace duepay::domain {
 
-namespace {
-int nibble(char c) {
+int hex_digit_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
 }
-}  // namespace
 
 std::string to_hex(std::span<const std::uint8_t> bytes) {
     static constexpr char kDigits[] = "0123456789abcdef";
@@ -29,8 +27,8 @@ std::optional<Bytes> from_hex(std::string_view text) {
     if (text.size() % 2 != 0) return std::nullopt;
     Bytes out(text.size() / 2);
     for (std::size_t i = 0; i < out.size(); ++i) {
-        int hi = nibble(text[2 * i]);
-        int lo = nibble(text[2 * i + 1]);
+        int hi = hex_digit_value(text[2 * i]);
+        int lo = hex_digit_value(text[2 * i + 1]);
         if (hi < 0 || lo < 0) return std::nullopt;
         out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
     }

@@ -10,6 +10,9 @@
 
 namespace duepay::domain {
 
+// The value of one hex digit of either case, or -1.
+int hex_digit_value(char c);
+
 // "0x" + two lower-case hex digits per byte.
 std::string to_hex(std::span<const std::uint8_t> bytes);
 

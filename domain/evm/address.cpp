@@ -7,13 +7,6 @@ namespace duepay::domain::evm {
 
 namespace {
 
-int nibble(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 // The 40 digits with letters capitalised where the matching nibble of keccak256(lower-case
 // digits) is >= 8.
 std::string checksum_digits(const Address& address) {
@@ -43,7 +36,7 @@ Result<Address> parse_address(std::string_view text) {
     bool has_upper = false;
     for (std::size_t i = 0; i < 40; ++i) {
         const char c = text[i];
-        const int v = nibble(c);
+        const int v = hex_digit_value(c);
         if (v < 0) {
             return make_error("invalid_address", "an address may contain only hex digits; found '" +
                                                      std::string(1, c) + "' at position " +
