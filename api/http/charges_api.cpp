@@ -14,6 +14,7 @@
 #include "domain/evm/address.hpp"
 #include "domain/evm/create2.hpp"
 #include "domain/hex.hpp"
+#include "domain/money/rate.hpp"
 #include "domain/money/token_amount.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
@@ -40,6 +41,7 @@ struct CreateInput {
     const infra::config::ChainInfo* chain = nullptr;
     const infra::config::TokenInfo* token = nullptr;
     domain::TokenAmount amount;
+    std::optional<domain::money::FiatAmount> fiat;  // priced in fiat: amount is set at create time
     ev::PaymentMode payment_mode = ev::PaymentMode::both;
     std::optional<std::string> reference;
     std::optional<std::string> return_url;
@@ -89,14 +91,21 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
                            (std::string_view(fiat["currency"].GetString()) == "THB" ||
                             std::string_view(fiat["currency"].GetString()) == "USD");
         if (!known) return bad_request("invalid_fiat_currency", "fiat.currency must be THB or USD");
-        return error_response(501, "fiat_pricing_unavailable", "fiat pricing is not available yet; use amount");
+        const auto currency = domain::money::parse_fiat_currency(fiat["currency"].GetString());
+        if (!fiat.HasMember("amount") || !fiat["amount"].IsString()) {
+            return bad_request("invalid_fiat_amount", "fiat.amount must be a decimal string such as \"350.00\"");
+        }
+        auto amount = domain::money::parse_fiat_amount(*currency, fiat["amount"].GetString());
+        if (!amount) return bad_request(amount.error().code, "fiat.amount: " + amount.error().message);
+        in.fiat = *amount;
+    } else {
+        if (!doc["amount"].IsString()) {
+            return bad_request("invalid_amount", "amount must be a decimal-integer string in the token smallest unit");
+        }
+        auto amount = domain::money::parse_charge_amount(doc["amount"].GetString());
+        if (!amount) return bad_request(amount.error().code, amount.error().message);
+        in.amount = *amount;
     }
-    if (!doc["amount"].IsString()) {
-        return bad_request("invalid_amount", "amount must be a decimal-integer string in the token smallest unit");
-    }
-    auto amount = domain::money::parse_charge_amount(doc["amount"].GetString());
-    if (!amount) return bad_request(amount.error().code, amount.error().message);
-    in.amount = *amount;
 
     std::string symbol = in.chain->default_token;
     if (doc.HasMember("token")) {
@@ -248,9 +257,38 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
 void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Responder respond) {
     auto parsed = parse_create(request.body, owner, *deps_.chains);
     if (auto* error = std::get_if<ApiResponse>(&parsed)) return respond(std::move(*error));
-    const auto& in = std::get<CreateInput>(parsed);
+    auto& in = std::get<CreateInput>(parsed);
 
     const auto now_ms = deps_.now_ms();
+    std::optional<ev::FiatQuote> fiat_quote;
+    if (in.fiat) {  // docs/pricing.md: live rate, buffer in the merchant's favour, round up
+        if (deps_.rates == nullptr) {
+            return respond(error_response(501, "fiat_pricing_unavailable", "fiat pricing is not configured; use amount"));
+        }
+        infra::rates::Quote quote;
+        try {
+            quote = deps_.rates->quote(in.fiat->currency, in.token->symbol, in.chain->chain_id);
+        } catch (const infra::rates::RateUnavailable& e) {
+            std::cerr << "api: rate unavailable: " << e.what() << std::endl;
+            return respond(error_response(503, "rate_unavailable",
+                                          "no current exchange rate for this token; retry later or use amount",
+                                          deps_.retry_after_ms));
+        }
+        auto amount = domain::money::fiat_to_token_amount(*in.fiat, quote.fiat_per_token,
+                                                          static_cast<unsigned>(in.token->decimals),
+                                                          deps_.fiat_buffer_bps);
+        if (!amount) return respond(bad_request(amount.error().code, amount.error().message));
+        in.amount = *amount;
+        ev::FiatQuote q;
+        q.amount = *in.fiat;
+        q.token_amount = *amount;
+        q.rate = quote.fiat_per_token;
+        q.rate_source = quote.source;
+        q.buffer_bps = deps_.fiat_buffer_bps;
+        q.rate_read_at = format_rfc3339_ms(
+            std::chrono::duration_cast<std::chrono::milliseconds>(quote.read_at.time_since_epoch()).count());
+        fiat_quote = std::move(q);
+    }
     const auto merchant = domain::evm::parse_address(*owner.payout_address);
     if (!merchant) throw std::runtime_error("stored payout address is malformed: " + *owner.payout_address);
 
@@ -278,6 +316,7 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
     }
     created.reference = in.reference;
     created.return_url = in.return_url;
+    created.fiat = fiat_quote;
 
     // The 201 body is rendered now, from the same values the projection will store.
     infra::postgres::ChargeRow row;
@@ -291,6 +330,11 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
     row.deadline = static_cast<std::int64_t>(created.deadline);
     if (created.deposit_address) row.deposit_address = domain::evm::to_checksum(*created.deposit_address);
     row.reference = created.reference;
+    if (fiat_quote) {  // the same fields the projection stores (spec 2.4)
+        row.fiat_json = std::string(R"({"currency":")") + std::string(domain::money::to_string(fiat_quote->amount.currency)) +
+                        R"(","amount":")" + domain::money::to_string(fiat_quote->amount) + R"(","tokenAmount":")" +
+                        domain::money::to_string(fiat_quote->token_amount) + "\"}";
+    }
     event.data = std::move(created);
 
     auto body = std::make_shared<std::string>(charge_json(row, in.chain, deps_.signer, deps_.checkout_url, false));

@@ -16,6 +16,7 @@
 #include "domain/types.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/kafka/event_log.hpp"
+#include "infra/rates/rate_source.hpp"
 
 namespace duepay::api {
 
@@ -32,6 +33,8 @@ struct ApiDeps {
     std::function<std::string()> new_event_id;
     std::chrono::milliseconds projection_timeout{5000};
     long long retry_after_ms = 1000;              // advertised on 503
+    infra::rates::RateSource* rates = nullptr;    // null: fiat prices answer 501 (docs/pricing.md)
+    unsigned fiat_buffer_bps = 50;                // in the merchant's favour, 0..10000
 };
 
 class ChargesApi {

@@ -5,8 +5,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +28,7 @@
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
+#include "infra/rates/rate_sources.hpp"
 
 namespace {
 
@@ -106,6 +109,7 @@ consumers::ProjectorSettings projector_settings(const std::vector<std::string>& 
 struct ApiRole {
     infra::config::ChainRegistry chains;
     std::optional<infra::crypto::Secp256k1Signer> signer;
+    std::unique_ptr<infra::rates::RateSources> rates;  // fiat pricing (docs/pricing.md)
     std::unique_ptr<infra::postgres::ConnectionPool> pool;
     std::unique_ptr<infra::kafka::KafkaEventLog> log;
     std::unique_ptr<api::PgKeyDirectory> keys;
@@ -118,6 +122,12 @@ struct ApiRole {
     explicit ApiRole(const std::vector<std::string>& args) {
         const auto database_url = require_env("DATABASE_URL");
         chains = infra::config::ChainRegistry::load_file(require_env("DUEPAY_CHAINS_FILE"));
+        {
+            std::ifstream registry(require_env("DUEPAY_CHAINS_FILE"));
+            std::stringstream text;
+            text << registry.rdbuf();
+            rates = std::make_unique<infra::rates::RateSources>(text.str(), infra::rates::rate_settings_from_env());
+        }
         auto parsed = infra::crypto::Secp256k1Signer::from_hex(require_env("DUEPAY_SIGNER_KEY"));
         if (!parsed) throw infra::config::ConfigError("DUEPAY_SIGNER_KEY: " + parsed.error().message);
         signer.emplace(std::move(parsed).value());
@@ -150,6 +160,8 @@ struct ApiRole {
         };
         deps.new_invoice_id = [] { return domain::InvoiceId{infra::random::random_bytes<32>()}; };
         deps.new_event_id = [] { return api::new_uuid(); };
+        deps.rates = &rates->source();
+        deps.fiat_buffer_bps = static_cast<unsigned>(env_int_or("DUEPAY_FIAT_BUFFER_BPS", 50, 0, 10000));
         routes = std::make_unique<api::ChargesApi>(std::move(deps));
         api::ServerSettings settings;
         settings.listen = flag(args, "--listen").value_or(env_or("DUEPAY_LISTEN", "127.0.0.1:8080"));
