@@ -6,6 +6,8 @@
 #      they are on PATH.
 #   2. npm install of the locked versions when node_modules is missing or older than package-lock.json.
 #   3. the Kafka broker jars (infra/kafka/pom.xml) into var/kafka/libs, skipped for the same pom.
+#   4. a Python venv in var/venv with the pinned test tools (schemathesis) of
+#      tests/integration/api_schema/requirements.txt, skipped when that file's hash is unchanged.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -16,7 +18,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   librdkafka-dev libpistache-dev rapidjson-dev libpqxx-dev libssl-dev libsecp256k1-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libcurl4-openssl-dev
-  postgresql postgresql-client wrk openjdk-17-jre-headless maven nodejs npm
+  postgresql postgresql-client wrk openjdk-17-jre-headless maven nodejs npm python3-venv
 )
 
 # present PACKAGE: installed by dpkg, or (for tools that also come from elsewhere) on PATH.
@@ -27,6 +29,7 @@ present() {
     openjdk-17-jre-headless)
       command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[7-9]|2[0-9])' && return 0 ;;
     maven) command -v mvn >/dev/null && return 0 ;;
+    python3-venv) command -v python3 >/dev/null && python3 -c 'import venv, ensurepip' 2>/dev/null && return 0 ;;
     postgresql-client) command -v psql >/dev/null && command -v pg_isready >/dev/null && return 0 ;;
     postgresql) compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null && return 0 ;;
   esac
@@ -59,4 +62,18 @@ else
 fi
 
 infra/dev/kafka.sh libs </dev/null
+
+# Python test tools: rebuilt only when the requirements (or the interpreter) changed.
+PY_REQS=tests/integration/api_schema/requirements.txt
+PY_STAMP=var/venv/.requirements.sha256
+py_hash="$( { sha256sum "$PY_REQS" | cut -d' ' -f1; python3 --version 2>&1; } | sha256sum | cut -d' ' -f1)"
+if [[ -x var/venv/bin/python && -f "$PY_STAMP" && "$(cat "$PY_STAMP")" == "$py_hash" ]]; then
+  log "python venv: up to date"
+else
+  log "python venv: installing $PY_REQS into var/venv"
+  mkdir -p var
+  [[ -x var/venv/bin/python ]] || python3 -m venv var/venv </dev/null
+  var/venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$PY_REQS" </dev/null
+  echo "$py_hash" >"$PY_STAMP"
+fi
 log "done in $(( $(date +%s%3N) - t0 )) ms"

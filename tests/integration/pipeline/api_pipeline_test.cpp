@@ -128,7 +128,8 @@ TEST_F(ApiPipeline, UnknownRouteMethodAndBadJsonKeepTheEnvelopeAndRequestId) {
     auto json = http("POST", url("/v1/invoices"), {{"x-api-key", *key_}, {"content-type", "application/json"}},
                      R"({"chainId":80002,"amount":)");
     expect_error_envelope(json, 400, "invalid_json");
-    auto mismatch = http("POST", url("/v1/invoices"), {{"x-api-key", *key_}}, R"({"chainId":137,"amount":"1"})");
+    auto mismatch = http("POST", url("/v1/invoices"), {{"x-api-key", *key_}, {"content-type", "application/json"}},
+                         R"({"chainId":137,"amount":"1"})");
     expect_error_envelope(mismatch, 400, "key_mode_mismatch");
 }
 

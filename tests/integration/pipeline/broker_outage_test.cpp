@@ -56,7 +56,8 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
             for (int n = 0; !stop; ++n) {
                 Outcome o;
                 o.reference = "outage-" + std::to_string(t) + "-" + std::to_string(n);
-                auto r = http("POST", server.base_url + "/v1/invoices", {{"x-api-key", key}},
+                auto r = http("POST", server.base_url + "/v1/invoices",
+                              {{"x-api-key", key}, {"content-type", "application/json"}},
                               R"({"chainId":80002,"amount":"1000","reference":")" + o.reference + "\"}", 30000);
                 o.status = r.status;
                 o.at = std::chrono::steady_clock::now();
