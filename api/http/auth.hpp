@@ -1,7 +1,7 @@
 // API key authentication: the key comes in `x-api-key` or `Authorization: Bearer`; its SHA-256 is
-// looked up (only hashes are stored) and compared in constant time. Found keys are cached for a
-// few seconds so hot polling loops do not hit Postgres on every request (a revocation takes effect
-// within the TTL; docs/adr/0042-api-read-path.md).
+// looked up (only hashes are stored) and compared in constant time. Lookups are cached for 1 s so
+// hot polling loops do not hit Postgres on every request: a revoked key (duepay admin key revoke)
+// stops working on every API process within 1 s (docs/accounts.md, docs/adr/0080).
 #pragma once
 
 #include <chrono>
@@ -18,9 +18,12 @@ namespace duepay::api {
 // The presented key, from x-api-key or "Authorization: Bearer <key>".
 std::optional<std::string> presented_key(const ApiRequest& request);
 
+// The bound on how long a revoked key keeps working (and a new key stays unknown).
+inline constexpr std::chrono::milliseconds kKeyCacheTtl{1000};
+
 class Authenticator {
 public:
-    explicit Authenticator(KeyDirectory& keys, std::chrono::milliseconds ttl = std::chrono::seconds(5))
+    explicit Authenticator(KeyDirectory& keys, std::chrono::milliseconds ttl = kKeyCacheTtl)
         : keys_(keys), ttl_(ttl) {}
 
     // The owner of the presented key, or nullopt (401). Throws DatabaseUnavailable.

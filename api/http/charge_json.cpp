@@ -50,7 +50,8 @@ std::optional<std::string> sign_intent(const infra::postgres::ChargeRow& row, co
 }  // namespace
 
 std::string charge_json(const infra::postgres::ChargeRow& row, const infra::config::ChainInfo* chain,
-                        const domain::evm::Signer* signer, const std::string& checkout_url, bool full) {
+                        const domain::evm::Signer* signer, const std::string& checkout_url, bool full,
+                        const Branding* branding) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     const bool wallet = row.payment_mode != "transfer";
@@ -87,17 +88,42 @@ std::string charge_json(const infra::postgres::ChargeRow& row, const infra::conf
     opt_str(w, "reference", row.reference);
     if (full) {
         str(w, "status", row.status);
+        // Token metadata: the read model's symbol/decimals, the name from the chain registry.
+        const auto token = domain::evm::parse_address(row.token);
+        const infra::config::TokenInfo* listed = nullptr;
+        if (chain != nullptr && token) {
+            for (const auto& t : chain->tokens) {
+                if (t.address == *token) listed = &t;
+            }
+        }
         w.Key("tokenInfo");
         w.StartObject();
-        str(w, "address", row.token);
-        opt_str(w, "symbol", row.token_symbol);
+        str(w, "address", token ? domain::evm::to_checksum(*token) : row.token);
+        if (row.token_symbol) {
+            str(w, "symbol", *row.token_symbol);
+        } else {
+            opt_str(w, "symbol", listed ? std::optional<std::string>(listed->symbol) : std::nullopt);
+        }
         w.Key("decimals");
         if (row.token_decimals) {
             w.Int(*row.token_decimals);
+        } else if (listed != nullptr) {
+            w.Int(listed->decimals);
         } else {
             w.Null();
         }
+        opt_str(w, "name", listed ? std::optional<std::string>(listed->name) : std::nullopt);
         w.EndObject();
+        w.Key("branding");
+        if (branding != nullptr) {
+            w.StartObject();
+            str(w, "projectName", branding->project_name);
+            opt_str(w, "logoUrl", branding->logo_url);
+            opt_str(w, "accentColor", branding->accent_color);
+            w.EndObject();
+        } else {
+            w.Null();
+        }
         str(w, "merchant", row.merchant);
         str(w, "amountConfirmed", row.amount_confirmed);
         opt_str(w, "exception", row.exception);

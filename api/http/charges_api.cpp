@@ -251,7 +251,8 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
     auto row = deps_.charges->find(invoice_id);
     if (!row || row->project_id != owner.project_id) return error_response(404, "charge_not_found", "charge not found");
     const auto* chain = deps_.chains->find(domain::ChainId{row->chain_id});
-    return success_response(200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true));
+    const auto branding = branding_of(owner);
+    return success_response(200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true, &branding));
 }
 
 void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Responder respond) {

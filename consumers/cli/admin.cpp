@@ -24,7 +24,21 @@ const char* kAdminUsage =
     "           ensure the project \"Demo shop\" (verified payout wallet) and its deterministic test key;\n"
     "           prints {\"projectId\",\"keyId\",\"key\"}. Needs DATABASE_URL, DUEPAY_SERVER_SECRET.\n"
     "       duepay admin topic create --name T --partitions N\n"
-    "           create a topic (if missing) on KAFKA_BOOTSTRAP; prints {\"topic\",\"partitions\"}.\n";
+    "           create a topic (if missing) on KAFKA_BOOTSTRAP; prints {\"topic\",\"partitions\"}.\n"
+    "       duepay admin project create --name N [--plan free|pro|scale] [--window-seconds S]\n"
+    "                                   [--logo-url U] [--accent-color #RRGGBB]\n"
+    "       duepay admin project show --project P\n"
+    "       duepay admin project update --project P [--name N] [--plan ..] [--window-seconds S]\n"
+    "                                   [--logo-url U|''] [--accent-color #RRGGBB|'']\n"
+    "       duepay admin key create --project P --mode test|live   (a live key is printed only now)\n"
+    "       duepay admin key show --key-id K                      (test keys only)\n"
+    "       duepay admin key list --project P\n"
+    "       duepay admin key revoke --key-id K\n"
+    "       duepay admin wallet challenge --project P --address A [--ttl-seconds S]\n"
+    "       duepay admin wallet verify --project P --address A --signature 0x.. [--nonce N]\n"
+    "       duepay admin chains                                   (the registry in DUEPAY_CHAINS_FILE)\n"
+    "       All print JSON; errors are {\"error\":{\"code\",\"message\"}} on stderr, exit 1\n"
+    "       (2 for usage). Details: docs/accounts.md.\n";
 
 std::string flag(const std::vector<std::string>& args, const std::string& name, const std::string& fallback) {
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
@@ -78,6 +92,7 @@ int run_admin(const std::vector<std::string>& args) {
         return args.empty() ? 2 : 0;
     }
     if (args[0] == "demo") return demo();
+    if (auto rc = run_account_command(args)) return *rc;
     if (args[0] == "topic" && args.size() >= 2 && args[1] == "create") return topic_create(args);
     std::cerr << kAdminUsage;
     return 2;

@@ -1,13 +1,18 @@
-// `duepay admin …`: account management that prints JSON (DESIGN 7). For now: the demo project
-// and its deterministic test key, and topic creation for isolated test topics.
+// `duepay admin …`: account management that prints JSON (DESIGN 7). Projects, keys, payout wallet
+// proof and the chain registry (admin_accounts.cpp, docs/accounts.md); the demo project and its
+// deterministic test key; topic creation for isolated test topics.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace duepay::consumers {
 
 int run_admin(const std::vector<std::string>& args);
+
+// project | key | wallet | chains (admin_accounts.cpp); nullopt when args[0] is none of them.
+std::optional<int> run_account_command(const std::vector<std::string>& args);
 
 // The deterministic demo test key: "dp_test_" + the first 48 hex digits of
 // HMAC-SHA256(server_secret_bytes, key_id). Exposed for tests.

@@ -2,8 +2,10 @@
 // keys are stored.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <pqxx/pqxx>
 
@@ -19,6 +21,10 @@ struct KeyOwner {
     int payment_window_seconds = 3600;
     std::optional<std::string> payout_address;  // verified payout wallet, EIP-55
     random::Digest32 key_hash{};
+    // Branding shown on the full charge read and the checkout (spec 2.5).
+    std::string project_name;
+    std::optional<std::string> logo_url;
+    std::optional<std::string> accent_color;  // #RRGGBB
 };
 
 void prepare_account_statements(pqxx::connection& conn);
@@ -38,5 +44,71 @@ void upsert_project(pqxx::work& tx, const ProjectSpec& project);
 // Inserts or re-activates a key with this id (hash and prefix replaced).
 void upsert_api_key(pqxx::work& tx, const std::string& key_id, const std::string& project_id,
                     const std::string& mode, const random::Digest32& key_hash, const std::string& key_prefix);
+
+// ---- Administration (`duepay admin`, docs/accounts.md) ----
+
+struct ProjectRecord {
+    std::string id;
+    std::string name;
+    std::string plan;
+    int payment_window_seconds = 3600;
+    std::optional<std::string> payout_address;
+    std::optional<std::string> payout_verified_at;  // ISO 8601 UTC
+    std::optional<std::string> logo_url;
+    std::optional<std::string> accent_color;
+    std::string created_at;
+};
+
+// Changes for `project update`: unset fields stay; an empty string clears logo/accent.
+struct ProjectChanges {
+    std::optional<std::string> name;
+    std::optional<std::string> plan;
+    std::optional<int> payment_window_seconds;
+    std::optional<std::string> logo_url;
+    std::optional<std::string> accent_color;
+};
+
+void insert_project(pqxx::work& tx, const ProjectRecord& project);
+std::optional<ProjectRecord> find_project(pqxx::transaction_base& tx, const std::string& project_id);
+// False when no such project.
+bool update_project(pqxx::work& tx, const std::string& project_id, const ProjectChanges& changes);
+void set_payout_address(pqxx::work& tx, const std::string& project_id, const std::string& address);
+
+struct ApiKeyRecord {
+    std::string id;
+    std::string project_id;
+    std::string mode;
+    std::string prefix;
+    random::Digest32 key_hash{};
+    std::string created_at;
+    std::optional<std::string> revoked_at;
+};
+
+std::optional<ApiKeyRecord> find_api_key(pqxx::transaction_base& tx, const std::string& key_id);
+std::vector<ApiKeyRecord> list_api_keys(pqxx::transaction_base& tx, const std::string& project_id);
+// Sets revoked_at (kept if already revoked); the key's record after, or nullopt if unknown.
+std::optional<ApiKeyRecord> revoke_api_key(pqxx::work& tx, const std::string& key_id);
+
+struct WalletChallenge {
+    std::string id;
+    std::string project_id;
+    std::string address;  // EIP-55
+    std::string nonce;
+    std::string message;
+    std::string expires_at;  // ISO 8601 UTC
+    bool expired = false;    // against the database clock at read time
+    bool used = false;
+};
+
+// Stores a challenge expiring `ttl_seconds` after now (database clock); `message_for(expires_at)`
+// builds the text (it needs the expiry). Returns the stored challenge.
+WalletChallenge insert_wallet_challenge(pqxx::work& tx, const std::string& id, const std::string& project_id,
+                                        const std::string& address, const std::string& nonce, int ttl_seconds,
+                                        const std::function<std::string(const std::string&)>& message_for);
+// The newest challenge for (project, address), or the one with `nonce` if given; locked FOR UPDATE.
+std::optional<WalletChallenge> find_wallet_challenge(pqxx::work& tx, const std::string& project_id,
+                                                     const std::string& address,
+                                                     const std::optional<std::string>& nonce);
+void mark_challenge_used(pqxx::work& tx, const std::string& challenge_id);
 
 }  // namespace duepay::infra::postgres

@@ -1,0 +1,427 @@
+// `duepay admin project|key|wallet|chains`: projects, API keys, payout wallet proof and the chain
+// registry as JSON (docs/accounts.md). Rejections print {"error":{"code","message"}} on stderr
+// and exit 1; usage errors exit 2; the store is infra/postgres/account_store.
+#include <iostream>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <pqxx/pqxx>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "consumers/cli/admin.hpp"
+#include "domain/evm/address.hpp"
+#include "domain/evm/eip191.hpp"
+#include "domain/evm/signer.hpp"
+#include "domain/hex.hpp"
+#include "infra/config/chain_registry.hpp"
+#include "infra/config/env.hpp"
+#include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/postgres/account_store.hpp"
+#include "infra/random/key_material.hpp"
+#include "infra/random/random.hpp"
+
+namespace duepay::consumers {
+namespace {
+
+namespace pg = infra::postgres;
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// A rejection: printed as JSON on stderr, exit 1.
+struct AdminError {
+    std::string code;
+    std::string message;
+};
+
+std::optional<std::string> opt_flag(const std::vector<std::string>& args, const std::string& name) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+        if (args[i] == name) return args[i + 1];
+    }
+    return std::nullopt;
+}
+
+std::string required(const std::vector<std::string>& args, const std::string& name) {
+    auto v = opt_flag(args, name);
+    if (!v || v->empty()) throw AdminError{"missing_argument", name + " is required"};
+    return *v;
+}
+
+std::string random_id(const std::string& prefix) {
+    return prefix + domain::to_hex(infra::random::random_bytes<12>()).substr(2);
+}
+
+void str(Writer& w, const char* key, const std::string& v) {
+    w.Key(key);
+    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+}
+
+void opt_str(Writer& w, const char* key, const std::optional<std::string>& v) {
+    w.Key(key);
+    if (v) {
+        w.String(v->data(), static_cast<rapidjson::SizeType>(v->size()));
+    } else {
+        w.Null();
+    }
+}
+
+void print(const rapidjson::StringBuffer& buffer) { std::cout << buffer.GetString() << std::endl; }
+
+// ---- validation ----
+
+std::string check_plan(const std::string& plan) {
+    if (plan != "free" && plan != "pro" && plan != "scale") {
+        throw AdminError{"invalid_plan", "plan must be free, pro or scale"};
+    }
+    return plan;
+}
+
+int check_window(const std::string& text) {
+    if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos) {
+        throw AdminError{"invalid_window", "--window-seconds must be an integer from 1 to 86400"};
+    }
+    const int v = std::stoi(text);
+    if (v < 1 || v > 86400) throw AdminError{"invalid_window", "--window-seconds must be an integer from 1 to 86400"};
+    return v;
+}
+
+// Empty clears (update only); otherwise an http(s) URL without spaces or quotes.
+std::string check_logo(const std::string& url) {
+    static const std::regex ok(R"(^https?://[^\s"'<>]{1,500}$)");
+    if (!url.empty() && !std::regex_match(url, ok)) {
+        throw AdminError{"invalid_logo_url", "--logo-url must be an http(s) URL of at most 500 characters"};
+    }
+    return url;
+}
+
+std::string check_color(const std::string& color) {
+    static const std::regex ok("^#[0-9A-Fa-f]{6}$");
+    if (!color.empty() && !std::regex_match(color, ok)) {
+        throw AdminError{"invalid_accent_color", "--accent-color must be #RRGGBB"};
+    }
+    return color;
+}
+
+std::string check_name(const std::string& name) {
+    if (name.empty() || name.size() > 120) throw AdminError{"invalid_name", "--name must be 1 to 120 characters"};
+    return name;
+}
+
+std::string checksum_address(const std::string& text) {
+    auto a = domain::evm::parse_address(text);
+    if (!a) throw AdminError{a.error().code, a.error().message};
+    return domain::evm::to_checksum(*a);
+}
+
+pqxx::connection connect() { return pqxx::connection(infra::config::require_env("DATABASE_URL")); }
+
+// ---- projects ----
+
+void write_project(Writer& w, const pg::ProjectRecord& p) {
+    w.StartObject();
+    str(w, "projectId", p.id);
+    str(w, "name", p.name);
+    str(w, "plan", p.plan);
+    w.Key("windowSeconds");
+    w.Int(p.payment_window_seconds);
+    opt_str(w, "payoutAddress", p.payout_address);
+    opt_str(w, "payoutVerifiedAt", p.payout_verified_at);
+    w.Key("branding");
+    w.StartObject();
+    str(w, "projectName", p.name);
+    opt_str(w, "logoUrl", p.logo_url);
+    opt_str(w, "accentColor", p.accent_color);
+    w.EndObject();
+    str(w, "createdAt", p.created_at);
+    w.EndObject();
+}
+
+pg::ProjectRecord load_project(pqxx::transaction_base& tx, const std::string& id) {
+    auto p = pg::find_project(tx, id);
+    if (!p) throw AdminError{"project_not_found", "no project " + id};
+    return *p;
+}
+
+int project_command(const std::vector<std::string>& args) {
+    const std::string sub = args.size() >= 2 ? args[1] : "";
+    auto conn = connect();
+    pg::ProjectRecord result;
+    if (sub == "create") {
+        pg::ProjectRecord p;
+        p.id = random_id("prj_");
+        p.name = check_name(required(args, "--name"));
+        p.plan = check_plan(opt_flag(args, "--plan").value_or("free"));
+        p.payment_window_seconds = check_window(opt_flag(args, "--window-seconds").value_or("3600"));
+        if (auto logo = opt_flag(args, "--logo-url"); logo && !logo->empty()) p.logo_url = check_logo(*logo);
+        if (auto color = opt_flag(args, "--accent-color"); color && !color->empty()) p.accent_color = check_color(*color);
+        pqxx::work tx(conn);
+        pg::insert_project(tx, p);
+        result = load_project(tx, p.id);
+        tx.commit();
+    } else if (sub == "show") {
+        pqxx::read_transaction tx(conn);
+        result = load_project(tx, required(args, "--project"));
+    } else if (sub == "update") {
+        const auto id = required(args, "--project");
+        pg::ProjectChanges c;
+        if (auto v = opt_flag(args, "--name")) c.name = check_name(*v);
+        if (auto v = opt_flag(args, "--plan")) c.plan = check_plan(*v);
+        if (auto v = opt_flag(args, "--window-seconds")) c.payment_window_seconds = check_window(*v);
+        if (auto v = opt_flag(args, "--logo-url")) c.logo_url = check_logo(*v);
+        if (auto v = opt_flag(args, "--accent-color")) c.accent_color = check_color(*v);
+        if (!c.name && !c.plan && !c.payment_window_seconds && !c.logo_url && !c.accent_color) {
+            throw AdminError{"missing_argument",
+                             "give at least one of --name, --plan, --window-seconds, --logo-url, --accent-color"};
+        }
+        pqxx::work tx(conn);
+        if (!pg::update_project(tx, id, c)) throw AdminError{"project_not_found", "no project " + id};
+        result = load_project(tx, id);
+        tx.commit();
+    } else {
+        throw AdminError{"usage", "project create|show|update (duepay admin --help)"};
+    }
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    write_project(w, result);
+    print(b);
+    return 0;
+}
+
+// ---- keys ----
+
+void write_key(Writer& w, const pg::ApiKeyRecord& k, const std::optional<std::string>& secret) {
+    w.StartObject();
+    str(w, "keyId", k.id);
+    str(w, "projectId", k.project_id);
+    str(w, "mode", k.mode);
+    str(w, "prefix", k.prefix);
+    if (secret) str(w, "key", *secret);
+    str(w, "createdAt", k.created_at);
+    opt_str(w, "revokedAt", k.revoked_at);
+    w.EndObject();
+}
+
+int key_command(const std::vector<std::string>& args) {
+    const std::string sub = args.size() >= 2 ? args[1] : "";
+    auto conn = connect();
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    if (sub == "create") {
+        const auto project = required(args, "--project");
+        const auto mode = required(args, "--mode");
+        if (mode != "test" && mode != "live") throw AdminError{"invalid_mode", "--mode must be test or live"};
+        const auto key_id = random_id("key_");
+        // Test keys: HMAC of the server secret and the key id, so `key show` can show them again.
+        // Live keys: 32 random bytes, printed now and never again (docs/adr/0080).
+        const std::string secret =
+            mode == "test" ? derive_test_key(infra::config::require_env("DUEPAY_SERVER_SECRET"), key_id)
+                           : "dp_live_" + domain::to_hex(infra::random::random_bytes<32>()).substr(2);
+        pqxx::work tx(conn);
+        load_project(tx, project);
+        pg::upsert_api_key(tx, key_id, project, mode, infra::random::sha256(secret), secret.substr(0, 12));
+        auto record = pg::find_api_key(tx, key_id);
+        tx.commit();
+        write_key(w, *record, secret);
+    } else if (sub == "show") {
+        const auto key_id = required(args, "--key-id");
+        pqxx::read_transaction tx(conn);
+        auto k = pg::find_api_key(tx, key_id);
+        if (!k) throw AdminError{"key_not_found", "no key " + key_id};
+        if (k->mode != "test") {
+            throw AdminError{"live_key_not_shown", "live keys are shown once, at creation; create a new one"};
+        }
+        const auto secret = derive_test_key(infra::config::require_env("DUEPAY_SERVER_SECRET"), key_id);
+        if (!infra::random::constant_time_equal(infra::random::sha256(secret), k->key_hash)) {
+            throw AdminError{"key_not_derivable",
+                             "this test key was not derived from the current DUEPAY_SERVER_SECRET"};
+        }
+        write_key(w, *k, secret);
+    } else if (sub == "list") {
+        const auto project = required(args, "--project");
+        pqxx::read_transaction tx(conn);
+        load_project(tx, project);
+        w.StartObject();
+        str(w, "projectId", project);
+        w.Key("keys");
+        w.StartArray();
+        for (const auto& k : pg::list_api_keys(tx, project)) write_key(w, k, std::nullopt);
+        w.EndArray();
+        w.EndObject();
+    } else if (sub == "revoke") {
+        const auto key_id = required(args, "--key-id");
+        pqxx::work tx(conn);
+        auto k = pg::revoke_api_key(tx, key_id);
+        if (!k) throw AdminError{"key_not_found", "no key " + key_id};
+        tx.commit();
+        write_key(w, *k, std::nullopt);
+    } else {
+        throw AdminError{"usage", "key create|show|list|revoke (duepay admin --help)"};
+    }
+    print(b);
+    return 0;
+}
+
+// ---- payout wallet proof (EIP-191) ----
+
+std::string challenge_message(const std::string& project, const std::string& address, const std::string& nonce,
+                              const std::string& expires) {
+    return "duepay payout wallet verification\n\n"
+           "Sign this message to prove that you control this wallet and want it to receive the payments "
+           "of the project below. Signing costs nothing and authorises no transaction.\n\n"
+           "Project: " + project + "\nAddress: " + address + "\nNonce: " + nonce + "\nExpires: " + expires;
+}
+
+int wallet_command(const std::vector<std::string>& args) {
+    const std::string sub = args.size() >= 2 ? args[1] : "";
+    const auto project = required(args, "--project");
+    const auto address = checksum_address(required(args, "--address"));
+    auto conn = connect();
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    if (sub == "challenge") {
+        int ttl = 600;
+        if (auto v = opt_flag(args, "--ttl-seconds")) {
+            if (v->empty() || v->size() > 4 || v->find_first_not_of("0123456789") != std::string::npos ||
+                std::stoi(*v) < 1 || std::stoi(*v) > 3600) {
+                throw AdminError{"invalid_ttl", "--ttl-seconds must be an integer from 1 to 3600"};
+            }
+            ttl = std::stoi(*v);
+        }
+        const auto nonce = domain::to_hex(infra::random::random_bytes<16>()).substr(2);
+        pqxx::work tx(conn);
+        load_project(tx, project);
+        auto c = pg::insert_wallet_challenge(tx, random_id("wch_"), project, address, nonce, ttl,
+                                             [&](const std::string& expires) {
+                                                 return challenge_message(project, address, nonce, expires);
+                                             });
+        tx.commit();
+        w.StartObject();
+        str(w, "challengeId", c.id);
+        str(w, "projectId", c.project_id);
+        str(w, "address", c.address);
+        str(w, "nonce", c.nonce);
+        str(w, "expiresAt", c.expires_at);
+        str(w, "message", c.message);
+        w.EndObject();
+    } else if (sub == "verify") {
+        auto signature = domain::evm::parse_signature(required(args, "--signature"));
+        if (!signature) throw AdminError{signature.error().code, signature.error().message};
+        pqxx::work tx(conn);
+        load_project(tx, project);
+        auto c = pg::find_wallet_challenge(tx, project, address, opt_flag(args, "--nonce"));
+        if (!c) throw AdminError{"challenge_not_found", "no challenge for this project and address; run wallet challenge"};
+        if (c->used) throw AdminError{"challenge_used", "this challenge was already used; request a new one"};
+        if (c->expired) throw AdminError{"challenge_expired", "the challenge expired at " + c->expires_at + "; request a new one"};
+        auto signer = infra::crypto::recover_signer(domain::evm::personal_message_hash(c->message), *signature);
+        if (!signer) throw AdminError{signer.error().code, signer.error().message};
+        const auto recovered = domain::evm::to_checksum(*signer);
+        if (recovered != address) {
+            throw AdminError{"signer_mismatch", "the message was signed by " + recovered + ", not " + address};
+        }
+        pg::mark_challenge_used(tx, c->id);
+        pg::set_payout_address(tx, project, address);
+        auto p = load_project(tx, project);
+        tx.commit();
+        write_project(w, p);
+    } else {
+        throw AdminError{"usage", "wallet challenge|verify (duepay admin --help)"};
+    }
+    print(b);
+    return 0;
+}
+
+// ---- chain registry ----
+
+int chains_command() {
+    const auto path = infra::config::require_env("DUEPAY_CHAINS_FILE");
+    const auto registry = infra::config::ChainRegistry::load_file(path);  // what the API parses
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    str(w, "file", path);
+    w.Key("chains");
+    w.StartArray();
+    for (const auto& c : registry.chains()) {
+        w.StartObject();
+        w.Key("chainId");
+        w.Uint64(c.chain_id.value);
+        str(w, "name", c.name);
+        str(w, "network", c.testnet ? "testnet" : "mainnet");
+        str(w, "rpcUrl", c.rpc_url);
+        w.Key("blockTimeSeconds");
+        w.Uint(c.block_time_seconds);
+        w.Key("confirmations");
+        w.Uint(c.confirmations);
+        w.Key("graceSeconds");
+        w.Uint64(c.grace_seconds);
+        w.Key("transferRail");
+        w.Bool(c.transfer_rail);
+        w.Key("feeBps");
+        w.Uint(c.fee_bps);
+        str(w, "feeRecipient", domain::evm::to_checksum(c.fee_recipient));
+        str(w, "router", domain::evm::to_checksum(c.router));
+        str(w, "depositFactory", domain::evm::to_checksum(c.deposit_factory));
+        str(w, "forwarderInitCodeHash", domain::to_hex(c.forwarder_init_code_hash));
+        str(w, "defaultToken", c.default_token);
+        w.Key("tokens");
+        w.StartArray();
+        for (const auto& t : c.tokens) {
+            w.StartObject();
+            str(w, "symbol", t.symbol);
+            str(w, "name", t.name);
+            str(w, "address", domain::evm::to_checksum(t.address));
+            w.Key("decimals");
+            w.Int(t.decimals);
+            w.EndObject();
+        }
+        w.EndArray();
+        w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    print(b);
+    return 0;
+}
+
+void print_error(const std::string& code, const std::string& message) {
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    w.Key("error");
+    w.StartObject();
+    str(w, "code", code);
+    str(w, "message", message);
+    w.EndObject();
+    w.EndObject();
+    std::cerr << b.GetString() << std::endl;
+}
+
+}  // namespace
+
+std::optional<int> run_account_command(const std::vector<std::string>& args) {
+    if (args.empty()) return std::nullopt;
+    const auto& group = args[0];
+    if (group != "project" && group != "key" && group != "wallet" && group != "chains") return std::nullopt;
+    try {
+        if (group == "project") return project_command(args);
+        if (group == "key") return key_command(args);
+        if (group == "wallet") return wallet_command(args);
+        return chains_command();
+    } catch (const AdminError& e) {
+        print_error(e.code, e.message);
+        return e.code == "usage" || e.code == "missing_argument" ? 2 : 1;
+    } catch (const infra::config::ConfigError& e) {
+        print_error("config_error", e.what());
+        return 1;
+    } catch (const pqxx::broken_connection& e) {
+        print_error("database_unavailable", std::string("cannot reach Postgres (DATABASE_URL): ") + e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        print_error("internal_error", e.what());
+        return 1;
+    }
+}
+
+}  // namespace duepay::consumers
