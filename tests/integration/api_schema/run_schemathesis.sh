@@ -74,7 +74,7 @@ cd "$WORK"
   --url "$base" \
   -H "x-api-key: $key" \
   --checks not_a_server_error,response_schema_conformance,status_code_conformance,response_headers_conformance \
-  --phases examples,coverage,fuzzing \
+  --phases examples,coverage,fuzzing,stateful \
   --max-examples "$examples" \
   --generation-database none \
   --workers 1 \
