@@ -29,7 +29,8 @@ rapidjson::Document parse(const std::string& body) {
     return d;
 }
 
-// The failure envelope, exactly: four members, success false, data null, error a message, meta.code.
+// The failure envelope, exactly: four members, success false, data null, error a message,
+// meta.code.
 void expect_error(const HttpResponse& r, long status, const std::string& code) {
     EXPECT_EQ(r.status, status) << r.body;
     auto d = parse(r.body);
@@ -42,7 +43,8 @@ void expect_error(const HttpResponse& r, long status, const std::string& code) {
     EXPECT_TRUE(d["data"].IsNull());
     ASSERT_TRUE(d.HasMember("error") && d["error"].IsString()) << r.body;
     EXPECT_GT(d["error"].GetStringLength(), 0u);
-    ASSERT_TRUE(d.HasMember("meta") && d["meta"].IsObject() && d["meta"].HasMember("code")) << r.body;
+    ASSERT_TRUE(d.HasMember("meta") && d["meta"].IsObject() && d["meta"].HasMember("code"))
+        << r.body;
     EXPECT_EQ(std::string(d["meta"]["code"].GetString()), code) << r.body;
     EXPECT_EQ(r.headers.count("x-request-id"), 1u) << "no x-request-id on " << status;
     ASSERT_EQ(r.headers.count("content-type"), 1u);
@@ -50,7 +52,7 @@ void expect_error(const HttpResponse& r, long status, const std::string& code) {
 }
 
 class ApiRules : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         std::string missing;
         auto env = stack_env(missing);
@@ -72,8 +74,10 @@ protected:
     }
     void SetUp() override {
         if (env_ == nullptr) {
-            GTEST_SKIP() << "integration stack not configured (DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_CHAINS_FILE, "
-                            "DUEPAY_SIGNER_KEY, DUEPAY_SERVER_SECRET): source var/dev.env or run `make test`";
+            GTEST_SKIP() << "integration stack not configured (DATABASE_URL, KAFKA_BOOTSTRAP, "
+                            "DUEPAY_CHAINS_FILE, "
+                            "DUEPAY_SIGNER_KEY, DUEPAY_SERVER_SECRET): source var/dev.env or run "
+                            "`make test`";
         }
         ASSERT_TRUE(server_->process->alive()) << server_->process->log();
         ASSERT_FALSE(key_->empty()) << "duepay admin demo printed no key";
@@ -82,7 +86,8 @@ protected:
     std::string url(const std::string& path) const { return server_->base_url + path; }
 
     HttpResponse create(const std::string& body) const {
-        return http("POST", url("/v1/invoices"), {{"x-api-key", *key_}, {"content-type", "application/json"}}, body);
+        return http("POST", url("/v1/invoices"),
+                    {{"x-api-key", *key_}, {"content-type", "application/json"}}, body);
     }
     // A create that must succeed; returns its data.
     rapidjson::Document created(const std::string& body) const {
@@ -90,7 +95,8 @@ protected:
         EXPECT_EQ(r.status, 201) << body << " -> " << r.body;
         auto d = parse(r.body);
         rapidjson::Document data;
-        if (r.status == 201 && d.IsObject() && d.HasMember("data")) data.CopyFrom(d["data"], data.GetAllocator());
+        if (r.status == 201 && d.IsObject() && d.HasMember("data"))
+            data.CopyFrom(d["data"], data.GetAllocator());
         return data;
     }
 
@@ -117,8 +123,9 @@ TEST_F(ApiRules, MissingKeyIs401WithTheExactMessage) {
 }
 
 TEST_F(ApiRules, UnknownKeyIs401InEitherHeader) {
-    for (const auto& headers : {std::map<std::string, std::string>{{"x-api-key", "dp_test_" + std::string(48, 'a')}},
-                                std::map<std::string, std::string>{{"Authorization", "Bearer dp_test_nope"}}}) {
+    for (const auto& headers :
+         {std::map<std::string, std::string>{{"x-api-key", "dp_test_" + std::string(48, 'a')}},
+          std::map<std::string, std::string>{{"Authorization", "Bearer dp_test_nope"}}}) {
         auto r = http("GET", url("/v1/charges/" + kZeroId), headers);
         expect_error(r, 401, "invalid_api_key");
         EXPECT_EQ(std::string(parse(r.body)["error"].GetString()), "invalid API key");
@@ -141,20 +148,22 @@ TEST_F(ApiRules, BearerAndXApiKeyAreBothAccepted) {
 
 TEST_F(ApiRules, AmountAndFiatBothOrNeitherIs400) {
     expect_error(create(R"({"chainId":80002})"), 400, "amount_or_fiat_required");
-    expect_error(create(R"({"chainId":80002,"amount":"1000","fiat":{"currency":"USD","amount":"1.00"}})"), 400,
-                 "amount_or_fiat_required");
+    expect_error(
+        create(R"({"chainId":80002,"amount":"1000","fiat":{"currency":"USD","amount":"1.00"}})"),
+        400, "amount_or_fiat_required");
 }
 
 TEST_F(ApiRules, InvalidAmountFormsAre400) {
-    for (const std::string& amount : std::vector<std::string>{R"("-1")", R"("+1")", R"("1.5")", R"("1e6")", R"("0")", R"("01")", R"("")", R"(" 1")", R"("0x10")",
-          std::string("\"") + kTwoPow256 + "\"", "1000", "1.5"}) {
+    for (const std::string& amount : std::vector<std::string>{
+             R"("-1")", R"("+1")", R"("1.5")", R"("1e6")", R"("0")", R"("01")", R"("")", R"(" 1")",
+             R"("0x10")", std::string("\"") + kTwoPow256 + "\"", "1000", "1.5"}) {
         expect_error(create(R"({"chainId":80002,"amount":)" + amount + "}"), 400, "invalid_amount");
     }
 }
 
 TEST_F(ApiRules, TheLargestUint256AmountIsAccepted) {
-    auto data = created(std::string(R"({"chainId":80002,"paymentMode":"transfer","amount":")") + kTwoPow256Minus1 +
-                        "\"}");
+    auto data = created(std::string(R"({"chainId":80002,"paymentMode":"transfer","amount":")") +
+                        kTwoPow256Minus1 + "\"}");
     ASSERT_TRUE(data.IsObject());
     EXPECT_EQ(std::string(data["amount"].GetString()), kTwoPow256Minus1);
 }
@@ -174,7 +183,8 @@ TEST_F(ApiRules, UnsupportedChainIs400) {
 }
 
 TEST_F(ApiRules, UnsupportedTokenIs400) {
-    expect_error(create(R"({"chainId":80002,"amount":"1000","token":"DOGE"})"), 400, "unsupported_token");
+    expect_error(create(R"({"chainId":80002,"amount":"1000","token":"DOGE"})"), 400,
+                 "unsupported_token");
 }
 
 TEST_F(ApiRules, TestKeyOnAMainnetIs400KeyModeMismatch) {
@@ -185,33 +195,41 @@ TEST_F(ApiRules, TestKeyOnAMainnetIs400KeyModeMismatch) {
 
 TEST_F(ApiRules, ExpiresInSecondsOutOfRangeOrNotAnIntegerIs400) {
     for (const char* e : {"0", "86401", "1.5", "-1", R"("60")", "true"}) {
-        expect_error(create(std::string(R"({"chainId":80002,"amount":"1000","expiresInSeconds":)") + e + "}"), 400,
-                     "invalid_expires_in");
+        expect_error(create(std::string(R"({"chainId":80002,"amount":"1000","expiresInSeconds":)") +
+                            e + "}"),
+                     400, "invalid_expires_in");
     }
 }
 
 TEST_F(ApiRules, ReferenceOver255CharactersIs400And255IsEchoed) {
-    expect_error(create(R"({"chainId":80002,"amount":"1000","reference":")" + std::string(256, 'r') + "\"}"), 400,
-                 "invalid_reference");
+    expect_error(
+        create(R"({"chainId":80002,"amount":"1000","reference":")" + std::string(256, 'r') + "\"}"),
+        400, "invalid_reference");
     const std::string reference = std::string(254, 'r') + "9";
-    auto data = created(R"({"chainId":80002,"amount":"1000","paymentMode":"wallet","reference":")" + reference + "\"}");
+    auto data = created(R"({"chainId":80002,"amount":"1000","paymentMode":"wallet","reference":")" +
+                        reference + "\"}");
     ASSERT_TRUE(data.IsObject());
     EXPECT_EQ(std::string(data["reference"].GetString()), reference);
 }
 
 TEST_F(ApiRules, ReturnUrlThatIsNotHttpsIs400) {
-    for (const char* u : {"http://shop.example/thanks", "ftp://shop.example/x", "shop.example", "https://"}) {
-        expect_error(create(std::string(R"({"chainId":80002,"amount":"1000","returnUrl":")") + u + "\"}"), 400,
-                     "invalid_return_url");
+    for (const char* u :
+         {"http://shop.example/thanks", "ftp://shop.example/x", "shop.example", "https://"}) {
+        expect_error(
+            create(std::string(R"({"chainId":80002,"amount":"1000","returnUrl":")") + u + "\"}"),
+            400, "invalid_return_url");
     }
 }
 
 TEST_F(ApiRules, MerchantOtherThanThePayoutWalletIs403) {
-    expect_error(create(std::string(R"({"chainId":80002,"amount":"1000","merchant":")") + kOtherAddress + "\"}"), 403,
-                 "merchant_mismatch");
-    expect_error(create(R"({"chainId":80002,"amount":"1000","merchant":"0x1234"})"), 400, "invalid_address");
-    auto data = created(std::string(R"({"chainId":80002,"amount":"1000","paymentMode":"wallet","merchant":")") +
-                        kDemoPayout + "\"}");
+    expect_error(create(std::string(R"({"chainId":80002,"amount":"1000","merchant":")") +
+                        kOtherAddress + "\"}"),
+                 403, "merchant_mismatch");
+    expect_error(create(R"({"chainId":80002,"amount":"1000","merchant":"0x1234"})"), 400,
+                 "invalid_address");
+    auto data = created(
+        std::string(R"({"chainId":80002,"amount":"1000","paymentMode":"wallet","merchant":")") +
+        kDemoPayout + "\"}");
     ASSERT_TRUE(data.IsObject());
     EXPECT_EQ(std::string(data["intent"]["merchant"].GetString()), kDemoPayout);
 }
@@ -219,18 +237,20 @@ TEST_F(ApiRules, MerchantOtherThanThePayoutWalletIs403) {
 // --- reads ---
 
 TEST_F(ApiRules, UnknownChargeIs404OnBothReadRoutes) {
-    expect_error(http("GET", url("/v1/charges/" + kZeroId), {{"x-api-key", *key_}}), 404, "charge_not_found");
-    expect_error(http("GET", url("/v1/charges/" + kZeroId + "/status"), {{"x-api-key", *key_}}), 404,
+    expect_error(http("GET", url("/v1/charges/" + kZeroId), {{"x-api-key", *key_}}), 404,
                  "charge_not_found");
-    expect_error(http("GET", url("/v1/charges/0x12/status"), {{"x-api-key", *key_}}), 400, "invalid_invoice_id");
+    expect_error(http("GET", url("/v1/charges/" + kZeroId + "/status"), {{"x-api-key", *key_}}),
+                 404, "charge_not_found");
+    expect_error(http("GET", url("/v1/charges/0x12/status"), {{"x-api-key", *key_}}), 400,
+                 "invalid_invoice_id");
 }
 
 // --- routing and transport ---
 
 TEST_F(ApiRules, UnknownRouteIs404) {
     expect_error(http("GET", url("/v1/nowhere"), {{"x-api-key", *key_}}), 404, "route_not_found");
-    expect_error(http("POST", url("/v2/invoices"), {{"content-type", "application/json"}}, "{}"), 404,
-                 "route_not_found");
+    expect_error(http("POST", url("/v2/invoices"), {{"content-type", "application/json"}}, "{}"),
+                 404, "route_not_found");
 }
 
 TEST_F(ApiRules, WrongMethodIs405WithAllow) {
@@ -244,23 +264,29 @@ TEST_F(ApiRules, WrongMethodIs405WithAllow) {
 
 TEST_F(ApiRules, ACreateThatIsNotJsonIs415) {
     const std::string body = R"({"chainId":137,"amount":"1"})";
-    expect_error(http("POST", url("/v1/invoices"), {{"x-api-key", *key_}, {"content-type", "text/plain"}}, body), 415,
-                 "unsupported_media_type");
-    // libcurl sends application/x-www-form-urlencoded when no content-type is given.
-    expect_error(http("POST", url("/v1/invoices"), {{"x-api-key", *key_}}, body), 415, "unsupported_media_type");
-    // Parameters and case do not matter: this one reaches validation (and fails there, creating nothing).
     expect_error(http("POST", url("/v1/invoices"),
-                      {{"x-api-key", *key_}, {"content-type", "Application/JSON; charset=utf-8"}}, body),
-                 400, "key_mode_mismatch");
+                      {{"x-api-key", *key_}, {"content-type", "text/plain"}}, body),
+                 415, "unsupported_media_type");
+    // libcurl sends application/x-www-form-urlencoded when no content-type is given.
+    expect_error(http("POST", url("/v1/invoices"), {{"x-api-key", *key_}}, body), 415,
+                 "unsupported_media_type");
+    // Parameters and case do not matter: this one reaches validation (and fails there, creating
+    // nothing).
+    expect_error(
+        http("POST", url("/v1/invoices"),
+             {{"x-api-key", *key_}, {"content-type", "Application/JSON; charset=utf-8"}}, body),
+        400, "key_mode_mismatch");
 }
 
 TEST_F(ApiRules, ABodyOver16KiBIs413WithTheEnvelope) {
-    // The JSON is valid and would fail validation (key mode); padded with spaces to the size wanted.
+    // The JSON is valid and would fail validation (key mode); padded with spaces to the size
+    // wanted.
     const std::string head = R"({"chainId":137,"amount":"1")";
-    auto padded = [&](std::size_t size) { return head + std::string(size - head.size() - 1, ' ') + "}"; };
-    const std::map<std::string, std::string> headers{{"x-api-key", *key_},
-                                                     {"content-type", "application/json"},
-                                                     {"x-request-id", "it-413"}};
+    auto padded = [&](std::size_t size) {
+        return head + std::string(size - head.size() - 1, ' ') + "}";
+    };
+    const std::map<std::string, std::string> headers{
+        {"x-api-key", *key_}, {"content-type", "application/json"}, {"x-request-id", "it-413"}};
     auto at_limit = http("POST", url("/v1/invoices"), headers, padded(16 * 1024));
     expect_error(at_limit, 400, "key_mode_mismatch");
     auto over = http("POST", url("/v1/invoices"), headers, padded(16 * 1024 + 1));
@@ -269,12 +295,14 @@ TEST_F(ApiRules, ABodyOver16KiBIs413WithTheEnvelope) {
     auto far_over = http("POST", url("/v1/invoices"), headers, padded(512 * 1024));
     expect_error(far_over, 413, "payload_too_large");
     // Before authentication too: the size is a transport rule.
-    expect_error(http("POST", url("/v1/invoices"), {{"content-type", "application/json"}}, padded(20000)), 413,
-                 "payload_too_large");
+    expect_error(
+        http("POST", url("/v1/invoices"), {{"content-type", "application/json"}}, padded(20000)),
+        413, "payload_too_large");
 }
 
 TEST_F(ApiRules, MalformedJsonIs400) {
-    for (const char* body : {R"({"chainId":80002,"amount":)", "[1,2]", "", "null", "{'chainId':80002}"}) {
+    for (const char* body :
+         {R"({"chainId":80002,"amount":)", "[1,2]", "", "null", "{'chainId':80002}"}) {
         expect_error(create(body), 400, "invalid_json");
     }
 }
@@ -283,7 +311,8 @@ TEST_F(ApiRules, RequestIdIsEchoedWhenWellFormedElseMinted) {
     auto echoed = http("GET", url("/v1/charges/" + kZeroId + "/status"),
                        {{"x-api-key", *key_}, {"x-request-id", "order-42.retry_1"}});
     EXPECT_EQ(echoed.headers["x-request-id"], "order-42.retry_1");
-    for (const std::string& bad : {std::string("has space"), std::string(129, 'a'), std::string("semi;colon")}) {
+    for (const std::string& bad :
+         {std::string("has space"), std::string(129, 'a'), std::string("semi;colon")}) {
         auto minted = http("GET", url("/v1/nowhere"), {{"x-request-id", bad}});
         EXPECT_NE(minted.headers["x-request-id"], bad);
         EXPECT_EQ(minted.headers["x-request-id"].rfind("req_", 0), 0u);
@@ -293,19 +322,23 @@ TEST_F(ApiRules, RequestIdIsEchoedWhenWellFormedElseMinted) {
     auto b = http("GET", url("/v1/nowhere"), {});
     EXPECT_NE(a.headers["x-request-id"], b.headers["x-request-id"]);
     // The access log line carries the id.
-    EXPECT_TRUE(wait_until([&] { return server_->process->log().find("request_id=order-42.retry_1") !=
-                                        std::string::npos; },
-                           std::chrono::seconds(5)));
+    EXPECT_TRUE(wait_until(
+        [&] {
+            return server_->process->log().find("request_id=order-42.retry_1") != std::string::npos;
+        },
+        std::chrono::seconds(5)));
 }
 
 // --- the 201 (spec 2.2) ---
 
 TEST_F(ApiRules, ShapeRuleWalletTransferBoth) {
     const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch()).count();
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
     for (const std::string mode : {"wallet", "transfer", "both"}) {
-        auto data = created(R"({"chainId":80002,"amount":"2500000","expiresInSeconds":600,"reference":"shape-)" +
-                            mode + R"(","paymentMode":")" + mode + "\"}");
+        auto data = created(
+            R"({"chainId":80002,"amount":"2500000","expiresInSeconds":600,"reference":"shape-)" +
+            mode + R"(","paymentMode":")" + mode + "\"}");
         ASSERT_TRUE(data.IsObject()) << mode;
         EXPECT_EQ(std::string(data["mode"].GetString()), mode);
         const bool wallet = mode != "transfer";
@@ -326,7 +359,8 @@ TEST_F(ApiRules, ShapeRuleWalletTransferBoth) {
         if (wallet) {
             EXPECT_TRUE(data["intent"]["amount"].IsString());
             EXPECT_TRUE(data["intent"]["deadline"].IsString());
-            EXPECT_EQ(std::string(data["intent"]["deadline"].GetString()), std::string(data["deadline"].GetString()));
+            EXPECT_EQ(std::string(data["intent"]["deadline"].GetString()),
+                      std::string(data["deadline"].GetString()));
             EXPECT_EQ(std::string(data["signature"].GetString()).size(), 132u);
         }
     }
@@ -337,10 +371,12 @@ TEST_F(ApiRules, DefaultExpiryIsTheProjectPaymentWindow) {
     {
         pqxx::connection conn(env_->database_url);
         pqxx::work tx(conn);
-        window = tx.exec1("select payment_window_seconds from projects where id = 'prj_demo'")[0].as<int>();
+        window = tx.exec1("select payment_window_seconds from projects where id = 'prj_demo'")[0]
+                     .as<int>();
     }
     const auto before = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch()).count();
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
     auto data = created(R"({"chainId":80002,"amount":"1000","paymentMode":"wallet"})");
     ASSERT_TRUE(data.IsObject());
     const long long deadline = std::stoll(data["deadline"].GetString());

@@ -30,12 +30,14 @@ const fs::path kRoot{DUEPAY_SOURCE_DIR};
 
 // Codes passed as string literals by the API sources.
 std::set<std::string> codes_in_sources() {
-    static const std::regex call(R"re((?:error_response\(\s*\d{3}\s*,|bad_request\()\s*"([a-z0-9_]+)")re");
+    static const std::regex call(
+        R"re((?:error_response\(\s*\d{3}\s*,|bad_request\()\s*"([a-z0-9_]+)")re");
     std::set<std::string> out;
     for (const auto& entry : fs::directory_iterator(kRoot / "api" / "http")) {
         if (entry.path().extension() != ".cpp") continue;
         const auto text = read(entry.path());
-        for (std::sregex_iterator it(text.begin(), text.end(), call), end; it != end; ++it) out.insert((*it)[1]);
+        for (std::sregex_iterator it(text.begin(), text.end(), call), end; it != end; ++it)
+            out.insert((*it)[1]);
     }
     return out;
 }
@@ -60,15 +62,17 @@ std::set<std::string> codes_in_docs() {
     const auto text = read(kRoot / "docs" / "api-errors.md");
     static const std::regex code("`([a-z0-9_]+)`");
     std::set<std::string> out;
-    for (std::sregex_iterator it(text.begin(), text.end(), code), end; it != end; ++it) out.insert((*it)[1]);
+    for (std::sregex_iterator it(text.begin(), text.end(), code), end; it != end; ++it)
+        out.insert((*it)[1]);
     return out;
 }
 
 TEST(ApiErrorCodes, TheExtractionFindsTheKnownCodes) {
     const auto sources = codes_in_sources();
-    for (const char* known : {"invalid_api_key", "route_not_found", "invalid_json", "payload_too_large",
-                              "unsupported_media_type", "internal_error"}) {
-        EXPECT_EQ(sources.count(known), 1u) << known << " not found in api/http/*.cpp: is the regex stale?";
+    for (const char* known : {"invalid_api_key", "route_not_found", "invalid_json",
+                              "payload_too_large", "unsupported_media_type", "internal_error"}) {
+        EXPECT_EQ(sources.count(known), 1u)
+            << known << " not found in api/http/*.cpp: is the regex stale?";
     }
     EXPECT_GE(codes_in_openapi().size(), 25u) << "ErrorCode enum not found in schemas/openapi.yaml";
 }
@@ -76,20 +80,23 @@ TEST(ApiErrorCodes, TheExtractionFindsTheKnownCodes) {
 TEST(ApiErrorCodes, EveryCodeOfTheSourcesIsInTheOpenApiEnum) {
     const auto documented = codes_in_openapi();
     for (const auto& c : codes_in_sources()) {
-        EXPECT_EQ(documented.count(c), 1u) << "meta.code `" << c << "` is produced by api/http but missing from "
-                                           << "the ErrorCode enum of schemas/openapi.yaml";
+        EXPECT_EQ(documented.count(c), 1u)
+            << "meta.code `" << c << "` is produced by api/http but missing from "
+            << "the ErrorCode enum of schemas/openapi.yaml";
     }
 }
 
 TEST(ApiErrorCodes, EveryCodeOfTheSourcesAndOfTheEnumIsInTheDocs) {
     const auto docs = codes_in_docs();
     for (const auto& c : codes_in_sources()) {
-        EXPECT_EQ(docs.count(c), 1u) << "meta.code `" << c << "` is produced by api/http but missing from "
-                                     << "docs/api-errors.md";
+        EXPECT_EQ(docs.count(c), 1u)
+            << "meta.code `" << c << "` is produced by api/http but missing from "
+            << "docs/api-errors.md";
     }
     for (const auto& c : codes_in_openapi()) {
-        EXPECT_EQ(docs.count(c), 1u) << "meta.code `" << c << "` is in the OpenAPI enum but missing from "
-                                     << "docs/api-errors.md";
+        EXPECT_EQ(docs.count(c), 1u)
+            << "meta.code `" << c << "` is in the OpenAPI enum but missing from "
+            << "docs/api-errors.md";
     }
 }
 
