@@ -8,6 +8,7 @@
 # build/duepay) with the access log in var/bench/ and stops it at the end.
 # Phase 1 (after a 3 s warm-up): POST /v1/invoices for $DURATION s (every 201 is durable in Kafka and projected).
 # Phase 2: GET /v1/charges/:id/status over up to 5,000 ids of the demo project for $DURATION s.
+# Phase 3: full-validation creates (amount, THB and USD fiat, every field). Phase 4: 90% status, 10% creates.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 ENV_FILE="${DUEPAY_ENV_FILE:-$ROOT/var/dev.env}"
@@ -49,3 +50,9 @@ psql -X -q -tA -d "$DATABASE_URL" \
 export DUEPAY_BENCH_IDS="$OUT/ids.txt"
 echo "== status over $(wc -l <"$OUT/ids.txt") ids: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s -s bench/load/status.lua $BASE"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$ROOT/bench/load/status.lua" "$BASE" | tee "$OUT/status.txt"
+
+echo "== create_full (amount and fiat, every field): wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s -s bench/load/create_full.lua $BASE"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$ROOT/bench/load/create_full.lua" "$BASE" | tee "$OUT/create_full.txt"
+
+echo "== mixed 90% status / 10% fiat creates: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s -s bench/load/mixed.lua $BASE"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$ROOT/bench/load/mixed.lua" "$BASE" | tee "$OUT/mixed.txt"
