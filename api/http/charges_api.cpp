@@ -3,6 +3,8 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <utility>
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -16,6 +18,7 @@
 #include "domain/hex.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/money/token_amount.hpp"
+#include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
 
@@ -34,6 +37,63 @@ ApiResponse bad_request(std::string_view code, std::string_view message) {
 
 bool is_dev_host_url(std::string_view url) {
     return url.starts_with("http://127.0.0.1") || url.starts_with("http://localhost");
+}
+
+// What an admitted create holds until it answers (docs/limits.md): its Idempotency-Key claim and
+// the quota unit it took. Settled once: complete() stores the 201 for replays; release() frees the
+// key and, for a failure that created no charge, gives the quota unit back. Never throws (it runs
+// on the event log's callback thread); a database error is logged, and the key's lock times out.
+struct CreateGuard {
+    IdempotencyKeys* keys = nullptr;
+    CreationLimiter* limiter = nullptr;
+    std::string project_id;
+    std::optional<std::string> key;        // set once begin() gave us the key
+    infra::random::Digest32 fingerprint{};
+    std::optional<std::string> quota_month;  // set once the limiter allowed (metered plans)
+    std::mutex mutex;
+    bool settled = false;
+
+    bool settle() {
+        std::lock_guard lock(mutex);
+        return !std::exchange(settled, true);
+    }
+
+    void release(bool refund_quota) noexcept {
+        if (!settle()) return;
+        try {
+            if (key) keys->abandon(project_id, *key, fingerprint);
+        } catch (const std::exception& e) {
+            std::cerr << "api: abandon of idempotency key failed: " << e.what() << std::endl;
+        }
+        try {
+            if (refund_quota && quota_month) limiter->refund_quota(project_id, *quota_month);
+        } catch (const std::exception& e) {
+            std::cerr << "api: quota refund failed: " << e.what() << std::endl;
+        }
+    }
+
+    void complete(const ApiResponse& response) noexcept {
+        if (!settle() || !key) return;
+        infra::postgres::StoredResponse stored;
+        stored.status = response.status;
+        stored.headers.assign(response.headers.begin(), response.headers.end());
+        stored.body = response.body;
+        try {
+            if (!keys->complete(project_id, *key, fingerprint, stored)) {
+                std::cerr << "api: idempotency key of " << project_id << " was no longer ours at completion" << std::endl;
+            }
+        } catch (const std::exception& e) {
+            std::cerr << "api: storing the idempotent response failed: " << e.what() << std::endl;
+        }
+    }
+};
+
+ApiResponse replayed(const infra::postgres::StoredResponse& stored) {
+    ApiResponse r;
+    r.status = stored.status;
+    r.body = stored.body;
+    for (const auto& [name, value] : stored.headers) r.headers[name] = value;
+    return r;
 }
 
 // Everything a create needs, validated.
@@ -219,7 +279,8 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         }
         auto owner = auth_.authenticate(request);
         if (!owner) return respond(unauthorized());
-        if (is_invoices) return create(request, *owner, std::move(respond));
+        // A copy: if create throws before answering, the handlers below still have the responder.
+        if (is_invoices) return create(request, *owner, respond);
         return respond(read(charge_id, *owner, status_only));
     } catch (const infra::postgres::DatabaseUnavailable& e) {
         std::cerr << "api: database unavailable: " << e.what() << std::endl;
@@ -255,37 +316,42 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
     return success_response(200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true, &branding));
 }
 
-void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Responder respond) {
-    auto parsed = parse_create(request.body, owner, *deps_.chains);
-    if (auto* error = std::get_if<ApiResponse>(&parsed)) return respond(std::move(*error));
-    auto& in = std::get<CreateInput>(parsed);
+namespace {
 
-    const auto now_ms = deps_.now_ms();
+// Prices, signs and appends an admitted create (past idempotency and the limiter); answers once.
+void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner,
+                     const std::shared_ptr<CreateGuard>& guard, Responder respond) {
+    // A clean failure from here on created no charge: free the key, give the quota unit back.
+    auto fail = [&](ApiResponse response) {
+        guard->release(true);
+        respond(std::move(response));
+    };
+    const auto now_ms = deps.now_ms();
     std::optional<ev::FiatQuote> fiat_quote;
     if (in.fiat) {  // docs/pricing.md: live rate, buffer in the merchant's favour, round up
-        if (deps_.rates == nullptr) {
-            return respond(error_response(501, "fiat_pricing_unavailable", "fiat pricing is not configured; use amount"));
+        if (deps.rates == nullptr) {
+            return fail(error_response(501, "fiat_pricing_unavailable", "fiat pricing is not configured; use amount"));
         }
         infra::rates::Quote quote;
         try {
-            quote = deps_.rates->quote(in.fiat->currency, in.token->symbol, in.chain->chain_id);
+            quote = deps.rates->quote(in.fiat->currency, in.token->symbol, in.chain->chain_id);
         } catch (const infra::rates::RateUnavailable& e) {
             std::cerr << "api: rate unavailable: " << e.what() << std::endl;
-            return respond(error_response(503, "rate_unavailable",
+            return fail(error_response(503, "rate_unavailable",
                                           "no current exchange rate for this token; retry later or use amount",
-                                          deps_.retry_after_ms));
+                                          deps.retry_after_ms));
         }
         auto amount = domain::money::fiat_to_token_amount(*in.fiat, quote.fiat_per_token,
                                                           static_cast<unsigned>(in.token->decimals),
-                                                          deps_.fiat_buffer_bps);
-        if (!amount) return respond(bad_request(amount.error().code, amount.error().message));
+                                                          deps.fiat_buffer_bps);
+        if (!amount) return fail(bad_request(amount.error().code, amount.error().message));
         in.amount = *amount;
         ev::FiatQuote q;
         q.amount = *in.fiat;
         q.token_amount = *amount;
         q.rate = quote.fiat_per_token;
         q.rate_source = quote.source;
-        q.buffer_bps = deps_.fiat_buffer_bps;
+        q.buffer_bps = deps.fiat_buffer_bps;
         q.rate_read_at = format_rfc3339_ms(
             std::chrono::duration_cast<std::chrono::milliseconds>(quote.read_at.time_since_epoch()).count());
         fiat_quote = std::move(q);
@@ -294,8 +360,8 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
     if (!merchant) throw std::runtime_error("stored payout address is malformed: " + *owner.payout_address);
 
     ev::Event event;
-    event.id = deps_.new_event_id();
-    event.invoice_id = deps_.new_invoice_id();
+    event.id = deps.new_event_id();
+    event.invoice_id = deps.new_invoice_id();
     event.project_id = owner.project_id;
     event.mode = owner.mode == "test" ? ev::Mode::test : ev::Mode::live;
     event.chain_id = in.chain->chain_id;
@@ -338,14 +404,15 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
     }
     event.data = std::move(created);
 
-    auto body = std::make_shared<std::string>(charge_json(row, in.chain, deps_.signer, deps_.checkout_url, false));
+    auto body = std::make_shared<std::string>(charge_json(row, in.chain, deps.signer, deps.checkout_url, false));
     infra::kafka::LogRecord record{row.invoice_id, ev::encode_event(event)};
-    auto* waiter = deps_.waiter;
-    const auto timeout = deps_.projection_timeout;
-    const auto retry_after = deps_.retry_after_ms;
+    auto* waiter = deps.waiter;
+    const auto timeout = deps.projection_timeout;
+    const auto retry_after = deps.retry_after_ms;
     const std::string invoice_id = row.invoice_id;
-    deps_.log->append_async(std::move(record), [=, respond = std::move(respond)](infra::kafka::AppendResult result) {
+    deps.log->append_async(std::move(record), [=, respond = std::move(respond)](infra::kafka::AppendResult result) {
         if (result.status == infra::kafka::AppendStatus::not_persisted) {
+            guard->release(true);
             respond(error_response(503, "event_log_unavailable",
                                    "the event log is unavailable; the charge was not created, retry later",
                                    retry_after));
@@ -353,6 +420,7 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
         }
         if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
             std::cerr << "api: append of " << invoice_id << " possibly persisted: " << result.error << std::endl;
+            guard->release(false);  // the charge may exist: the quota unit stays taken
             respond(error_response(503, "event_log_outcome_unknown",
                                    "the event log did not confirm the charge; retry with the same Idempotency-Key",
                                    retry_after));
@@ -360,11 +428,70 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
         }
         // Durable in the log: the charge exists. Wait (bounded) for the read model so the buyer's
         // first read finds it; answer 201 either way (docs/adr/0041-create-waits-for-projection.md).
-        waiter->wait(invoice_id, timeout, [respond, body, invoice_id](bool projected) {
+        waiter->wait(invoice_id, timeout, [respond, body, invoice_id, guard](bool projected) {
             if (!projected) std::cerr << "api: projection of " << invoice_id << " not seen in time" << std::endl;
-            respond(success_response(201, *body));
+            auto answer = success_response(201, *body);
+            guard->complete(answer);  // stored before the answer: a replay right after finds it
+            respond(std::move(answer));
         });
     });
+}
+
+}  // namespace
+
+void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Responder respond) {
+    auto parsed = parse_create(request.body, owner, *deps_.chains);
+    if (auto* error = std::get_if<ApiResponse>(&parsed)) return respond(std::move(*error));
+    auto& in = std::get<CreateInput>(parsed);
+
+    // DESIGN 4: idempotency, then rate limit + quota, then price and append (docs/limits.md).
+    auto guard = std::make_shared<CreateGuard>();
+    guard->keys = deps_.idempotency;
+    guard->limiter = deps_.limiter;
+    guard->project_id = owner.project_id;
+    if (auto header = request.header("idempotency-key")) {
+        auto key = infra::postgres::parse_idempotency_key(*header);
+        if (!key) return respond(bad_request("invalid_idempotency_key", key.error().message));
+        if (deps_.idempotency != nullptr) {
+            const auto fingerprint = infra::postgres::request_fingerprint(request.method, request.path, request.body);
+            auto begun = deps_.idempotency->begin(owner.project_id, *key, fingerprint);
+            switch (begun.outcome) {
+                case infra::postgres::BeginOutcome::replay:
+                    return respond(replayed(begun.response.value()));
+                case infra::postgres::BeginOutcome::in_flight:
+                    return respond(error_response(409, "idempotency_key_in_use",
+                                                  "a request with this Idempotency-Key is in progress; retry later"));
+                case infra::postgres::BeginOutcome::mismatch:
+                    return respond(error_response(422, "idempotency_key_reused",
+                                                  "this Idempotency-Key was used with a different request"));
+                case infra::postgres::BeginOutcome::created:
+                    guard->key = *key;
+                    guard->fingerprint = fingerprint;
+                    break;
+            }
+        }
+    }
+    try {
+        if (deps_.limiter != nullptr) {
+            const auto decision = deps_.limiter->take(owner.project_id, owner.plan);
+            if (decision.outcome == infra::postgres::LimitOutcome::rate_limited) {
+                guard->release(false);
+                return respond(error_response(429, "rate_limited", "too many requests — slow down",
+                                              decision.retry_after_ms));
+            }
+            if (decision.outcome == infra::postgres::LimitOutcome::quota_exceeded) {
+                guard->release(false);
+                return respond(error_response(429, "monthly_quota_exceeded",
+                                              "the plan's monthly charge quota is used up; retry next month",
+                                              decision.retry_after_ms));
+            }
+            if (!decision.month.empty()) guard->quota_month = decision.month;
+        }
+        create_admitted(deps_, in, owner, guard, std::move(respond));
+    } catch (...) {
+        guard->release(true);
+        throw;
+    }
 }
 
 }  // namespace duepay::api

@@ -35,6 +35,8 @@ struct ApiDeps {
     long long retry_after_ms = 1000;              // advertised on 503
     infra::rates::RateSource* rates = nullptr;    // null: fiat prices answer 501 (docs/pricing.md)
     unsigned fiat_buffer_bps = 50;                // in the merchant's favour, 0..10000
+    IdempotencyKeys* idempotency = nullptr;       // null: Idempotency-Key is validated, not stored
+    CreationLimiter* limiter = nullptr;           // null: no rate limit or quota (docs/limits.md)
 };
 
 class ChargesApi {

@@ -36,6 +36,41 @@ private:
     infra::postgres::ConnectionPool& pool_;
 };
 
+class PgIdempotencyKeys final : public IdempotencyKeys {
+public:
+    explicit PgIdempotencyKeys(infra::postgres::ConnectionPool& pool) : store_(pool) {}
+    infra::postgres::BeginResult begin(const std::string& project_id, const std::string& key,
+                                       const infra::random::Digest32& fingerprint) override {
+        return store_.begin(project_id, key, fingerprint);
+    }
+    bool complete(const std::string& project_id, const std::string& key, const infra::random::Digest32& fingerprint,
+                  const infra::postgres::StoredResponse& response) override {
+        return store_.complete(project_id, key, fingerprint, response);
+    }
+    void abandon(const std::string& project_id, const std::string& key,
+                 const infra::random::Digest32& fingerprint) override {
+        store_.abandon(project_id, key, fingerprint);
+    }
+
+private:
+    infra::postgres::IdempotencyStore store_;
+};
+
+// Limits by plan (creation_limits_for_plan); the plan `unmetered` never reaches the database.
+class PgCreationLimiter final : public CreationLimiter {
+public:
+    explicit PgCreationLimiter(infra::postgres::ConnectionPool& pool) : limiter_(pool) {}
+    infra::postgres::LimitDecision take(const std::string& project_id, const std::string& plan) override {
+        return limiter_.take_charge_creation(project_id, infra::postgres::creation_limits_for_plan(plan));
+    }
+    void refund_quota(const std::string& project_id, const std::string& month) override {
+        if (!month.empty()) limiter_.refund_quota(project_id, month);
+    }
+
+private:
+    infra::postgres::RateLimiter limiter_;
+};
+
 // Waiters are completed by notifications; ids notified with nobody waiting are remembered for a
 // while (the NOTIFY can beat the Kafka ack to the API). A sweeper thread times waiters out and, if
 // the LISTEN connection was lost, re-checks pending waiters against the table.

@@ -10,6 +10,8 @@
 #include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_row.hpp"
 #include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/idempotency_store.hpp"
+#include "infra/postgres/rate_limiter.hpp"
 
 namespace duepay::api {
 
@@ -38,6 +40,29 @@ public:
     virtual ~ProjectionWaiter() = default;
     virtual void wait(const std::string& invoice_id, std::chrono::milliseconds timeout,
                       std::function<void(bool projected)> done) = 0;
+};
+
+// Idempotency-Key claims of POST /v1/invoices (docs/limits.md); Postgres: IdempotencyStore.
+// Each call throws infra::postgres::DatabaseUnavailable when the database is down.
+class IdempotencyKeys {
+public:
+    virtual ~IdempotencyKeys() = default;
+    virtual infra::postgres::BeginResult begin(const std::string& project_id, const std::string& key,
+                                               const infra::random::Digest32& fingerprint) = 0;
+    virtual bool complete(const std::string& project_id, const std::string& key,
+                          const infra::random::Digest32& fingerprint,
+                          const infra::postgres::StoredResponse& response) = 0;
+    virtual void abandon(const std::string& project_id, const std::string& key,
+                         const infra::random::Digest32& fingerprint) = 0;
+};
+
+// The creation rate limit and monthly quota of a project's plan (docs/limits.md); Postgres:
+// RateLimiter. Throws infra::postgres::DatabaseUnavailable.
+class CreationLimiter {
+public:
+    virtual ~CreationLimiter() = default;
+    virtual infra::postgres::LimitDecision take(const std::string& project_id, const std::string& plan) = 0;
+    virtual void refund_quota(const std::string& project_id, const std::string& month) = 0;
 };
 
 }  // namespace duepay::api

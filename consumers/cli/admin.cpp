@@ -25,7 +25,7 @@ const char* kAdminUsage =
     "           prints {\"projectId\",\"keyId\",\"key\"}. Needs DATABASE_URL, DUEPAY_SERVER_SECRET.\n"
     "       duepay admin topic create --name T --partitions N\n"
     "           create a topic (if missing) on KAFKA_BOOTSTRAP; prints {\"topic\",\"partitions\"}.\n"
-    "       duepay admin project create --name N [--plan free|pro|scale] [--window-seconds S]\n"
+    "       duepay admin project create --name N [--plan free|pro|scale|unmetered] [--window-seconds S]\n"
     "                                   [--logo-url U] [--accent-color #RRGGBB]\n"
     "       duepay admin project show --project P\n"
     "       duepay admin project update --project P [--name N] [--plan ..] [--window-seconds S]\n"
@@ -53,7 +53,8 @@ int demo() {
     const auto key = derive_test_key(secret, kDemoKeyId);
     pqxx::connection conn(url);
     pqxx::work tx(conn);
-    infra::postgres::upsert_project(tx, {kDemoProjectId, "Demo shop", "scale", std::string(kDemoPayout)});
+    // Plan unmetered: the demo and the load benches create far more than any plan allows (docs/limits.md).
+    infra::postgres::upsert_project(tx, {kDemoProjectId, "Demo shop", "unmetered", std::string(kDemoPayout)});
     infra::postgres::upsert_api_key(tx, kDemoKeyId, kDemoProjectId, "test", infra::random::sha256(key),
                                     key.substr(0, 12));
     tx.commit();

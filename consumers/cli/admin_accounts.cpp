@@ -72,8 +72,9 @@ void print(const rapidjson::StringBuffer& buffer) { std::cout << buffer.GetStrin
 // ---- validation ----
 
 std::string check_plan(const std::string& plan) {
-    if (plan != "free" && plan != "pro" && plan != "scale") {
-        throw AdminError{"invalid_plan", "plan must be free, pro or scale"};
+    // unmetered: the internal dev/ops plan (no limit, no quota; docs/limits.md), admin only.
+    if (plan != "free" && plan != "pro" && plan != "scale" && plan != "unmetered") {
+        throw AdminError{"invalid_plan", "plan must be free, pro, scale or unmetered"};
     }
     return plan;
 }

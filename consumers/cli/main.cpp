@@ -116,6 +116,8 @@ struct ApiRole {
     std::unique_ptr<api::PgChargeReader> reader;
     std::unique_ptr<api::StatusCache> cache;
     std::unique_ptr<api::PgProjectionWaiter> waiter;
+    std::unique_ptr<api::PgIdempotencyKeys> idempotency;
+    std::unique_ptr<api::PgCreationLimiter> limiter;
     std::unique_ptr<api::ChargesApi> routes;
     std::unique_ptr<api::ApiServer> server;
 
@@ -145,6 +147,8 @@ struct ApiRole {
         reader = std::make_unique<api::PgChargeReader>(*pool);
         cache = std::make_unique<api::StatusCache>(*reader);
         waiter = std::make_unique<api::PgProjectionWaiter>(*pool, database_url, cache.get());
+        idempotency = std::make_unique<api::PgIdempotencyKeys>(*pool);
+        limiter = std::make_unique<api::PgCreationLimiter>(*pool);
         api::ApiDeps deps;
         deps.keys = keys.get();
         deps.charges = cache.get();
@@ -162,6 +166,8 @@ struct ApiRole {
         deps.new_event_id = [] { return api::new_uuid(); };
         deps.rates = &rates->source();
         deps.fiat_buffer_bps = static_cast<unsigned>(env_int_or("DUEPAY_FIAT_BUFFER_BPS", 50, 0, 10000));
+        deps.idempotency = idempotency.get();
+        deps.limiter = limiter.get();
         routes = std::make_unique<api::ChargesApi>(std::move(deps));
         api::ServerSettings settings;
         settings.listen = flag(args, "--listen").value_or(env_or("DUEPAY_LISTEN", "127.0.0.1:8080"));

@@ -7,10 +7,12 @@ namespace duepay::infra::postgres {
 CreationLimits creation_limits_for_plan(std::string_view plan) {
     if (plan == "pro") return CreationLimits{60, std::nullopt};
     if (plan == "scale") return CreationLimits{120, std::nullopt};
+    if (plan == "unmetered") return CreationLimits{0, std::nullopt, true};
     return CreationLimits{30, 8000};
 }
 
 LimitDecision RateLimiter::take_charge_creation(const std::string& project_id, const CreationLimits& limits) {
+    if (limits.unmetered) return LimitDecision{};
     return pool_.with_transaction([&](pqxx::work& tx) {
         auto rows = tx.exec_params(
             "select outcome, retry_after_ms, month::text, month_count, decided_at::text "

@@ -16,10 +16,12 @@ namespace duepay::infra::postgres {
 struct CreationLimits {
     int per_minute = 30;
     std::optional<std::int64_t> monthly_quota;  // nullopt: unlimited
+    bool unmetered = false;  // dev/ops plan `unmetered`: no rate limit, no quota, no database call
 };
 
 // Spec 8: free 30/min and 8,000 a month; pro 60/min; scale 120/min (no quota). An unknown plan
-// gets the free limits (the safe side).
+// gets the free limits (the safe side). `unmetered` (set only by `duepay admin`, for the demo
+// project and load benches) has no limit at all.
 CreationLimits creation_limits_for_plan(std::string_view plan);
 
 enum class LimitOutcome { allowed, rate_limited, quota_exceeded };
@@ -37,7 +39,8 @@ public:
     explicit RateLimiter(ConnectionPool& pool) : pool_(pool) {}
 
     // Takes one creation for the project if both the quota and the rate allow it; changes nothing
-    // on a refusal. Throws DatabaseUnavailable.
+    // on a refusal. `unmetered` limits are allowed without touching the database (month empty).
+    // Throws DatabaseUnavailable.
     LimitDecision take_charge_creation(const std::string& project_id, const CreationLimits& limits);
 
     // Gives back the quota unit of an allowed creation that created no charge (it failed before

@@ -92,6 +92,61 @@ public:
     infra::kafka::AppendStatus outcome = infra::kafka::AppendStatus::persisted;
 };
 
+// Idempotency keys with the store's semantics (docs/limits.md), in memory.
+class FakeIdempotency final : public IdempotencyKeys {
+public:
+    struct Row {
+        infra::random::Digest32 fingerprint{};
+        std::optional<infra::postgres::StoredResponse> response;  // set once completed
+    };
+    infra::postgres::BeginResult begin(const std::string& project, const std::string& key,
+                                       const infra::random::Digest32& fp) override {
+        ++begins;
+        auto [it, inserted] = rows.try_emplace(project + "/" + key, Row{fp, std::nullopt});
+        if (inserted) return {infra::postgres::BeginOutcome::created, std::nullopt};
+        if (it->second.fingerprint != fp) return {infra::postgres::BeginOutcome::mismatch, std::nullopt};
+        if (!it->second.response) return {infra::postgres::BeginOutcome::in_flight, std::nullopt};
+        return {infra::postgres::BeginOutcome::replay, it->second.response};
+    }
+    bool complete(const std::string& project, const std::string& key, const infra::random::Digest32& fp,
+                  const infra::postgres::StoredResponse& response) override {
+        ++completes;
+        auto it = rows.find(project + "/" + key);
+        if (it == rows.end() || it->second.fingerprint != fp) return false;
+        it->second.response = response;
+        return true;
+    }
+    void abandon(const std::string& project, const std::string& key, const infra::random::Digest32& fp) override {
+        ++abandons;
+        auto it = rows.find(project + "/" + key);
+        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response) rows.erase(it);
+    }
+    std::map<std::string, Row> rows;
+    int begins = 0;
+    int completes = 0;
+    int abandons = 0;
+};
+
+class FakeLimiter final : public CreationLimiter {
+public:
+    infra::postgres::LimitDecision take(const std::string& project, const std::string& plan) override {
+        ++takes;
+        projects.push_back(project);
+        plans.push_back(plan);
+        if (fail) throw infra::postgres::DatabaseUnavailable("connection refused");
+        return decision;
+    }
+    void refund_quota(const std::string& project, const std::string& month) override {
+        refunds.push_back(project + "@" + month);
+    }
+    infra::postgres::LimitDecision decision{infra::postgres::LimitOutcome::allowed, 0, "2026-11-01", 1, ""};
+    bool fail = false;
+    int takes = 0;
+    std::vector<std::string> projects;
+    std::vector<std::string> plans;
+    std::vector<std::string> refunds;
+};
+
 class ChargesApiTest : public ::testing::Test {
 protected:
     ChargesApiTest()
@@ -114,16 +169,19 @@ protected:
             return id;
         };
         deps.new_event_id = [] { return std::string("0b8a4c1e-1c1f-4d2e-8a9b-0c1d2e3f4a5b"); };
+        deps.idempotency = &idempotency_;
+        deps.limiter = &limiter_;
         api_ = std::make_unique<ChargesApi>(std::move(deps));
     }
 
     ApiResponse call(const std::string& method, const std::string& path, const std::string& body = "",
-                     const char* key = kTestKey) {
+                     const char* key = kTestKey, const std::optional<std::string>& idempotency_key = std::nullopt) {
         ApiRequest request;
         request.method = method;
         request.path = path;
         request.body = body;
         if (key != nullptr) request.headers["x-api-key"] = key;
+        if (idempotency_key) request.headers["idempotency-key"] = *idempotency_key;
         std::optional<ApiResponse> out;
         int calls = 0;
         api_->handle(request, [&](ApiResponse r) {
@@ -153,6 +211,8 @@ protected:
     FakeReader reader_;
     FakeWaiter waiter_;
     FakeLog log_;
+    FakeIdempotency idempotency_;
+    FakeLimiter limiter_;
     infra::config::ChainRegistry chains_;
     infra::crypto::Secp256k1Signer signer_;
     std::unique_ptr<ChargesApi> api_;
@@ -369,6 +429,149 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
     auto upper = "0x" + std::string(64, 'F');
     EXPECT_EQ(code_of(call("GET", "/v1/charges/" + upper + "/status")), "charge_not_found");
     EXPECT_EQ(code_of(call("GET", "/v1/charges/0x1234/status")), "invalid_invoice_id");
+}
+
+// ---- Idempotency-Key, rate limit and quota on the create path (DESIGN 4, docs/limits.md) ----
+
+constexpr const char* kBody = R"({"chainId":80002,"amount":"5"})";
+
+TEST_F(ChargesApiTest, AMalformedIdempotencyKeyIs400AndReachesNothing) {
+    for (const std::string& bad : {std::string(), std::string("has space"), std::string(256, 'k'), std::string("k\x7f")}) {
+        auto r = call("POST", "/v1/invoices", kBody, kTestKey, bad);
+        EXPECT_EQ(r.status, 400) << "key of " << bad.size() << " chars";
+        EXPECT_EQ(code_of(r), "invalid_idempotency_key");
+    }
+    EXPECT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, std::string(255, '~')).status, 201);
+    EXPECT_EQ(idempotency_.begins, 1);
+    EXPECT_EQ(limiter_.takes, 1);
+    EXPECT_EQ(log_.records.size(), 1u);
+}
+
+TEST_F(ChargesApiTest, AReplayIsTheStored201ByteForByteAndCostsNoToken) {
+    auto first = call("POST", "/v1/invoices", kBody, kTestKey, "order-7");
+    ASSERT_EQ(first.status, 201) << first.body;
+    EXPECT_EQ(idempotency_.completes, 1);
+    EXPECT_EQ(idempotency_.abandons, 0);
+    const auto& stored = idempotency_.rows.at("prj_a/order-7").response;
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_EQ(stored->status, 201);
+    EXPECT_EQ(stored->body, first.body);
+
+    auto again = call("POST", "/v1/invoices", kBody, kTestKey, "order-7");
+    EXPECT_EQ(again.status, 201);
+    EXPECT_EQ(again.body, first.body);
+    EXPECT_EQ(again.headers, first.headers);
+    EXPECT_EQ(log_.records.size(), 1u) << "a replay appends nothing";
+    EXPECT_EQ(limiter_.takes, 1) << "a replay costs no rate token";
+    // Without a key every request is a new charge and takes a token.
+    EXPECT_EQ(call("POST", "/v1/invoices", kBody).status, 201);
+    EXPECT_EQ(limiter_.takes, 2);
+    EXPECT_EQ(log_.records.size(), 2u);
+}
+
+TEST_F(ChargesApiTest, AKeyInFlightIs409AndAKeyReusedWithAnotherBodyIs422) {
+    const auto fp = infra::postgres::request_fingerprint("POST", "/v1/invoices", kBody);
+    idempotency_.rows["prj_a/busy"] = {fp, std::nullopt};
+    auto busy = call("POST", "/v1/invoices", kBody, kTestKey, "busy");
+    EXPECT_EQ(busy.status, 409);
+    EXPECT_EQ(code_of(busy), "idempotency_key_in_use");
+
+    ASSERT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "k1").status, 201);
+    auto reused = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"6"})", kTestKey, "k1");
+    EXPECT_EQ(reused.status, 422);
+    EXPECT_EQ(code_of(reused), "idempotency_key_reused");
+    EXPECT_EQ(log_.records.size(), 1u);
+    EXPECT_EQ(limiter_.takes, 1) << "neither 409 nor 422 costs a token";
+    EXPECT_EQ(idempotency_.rows.count("prj_a/busy"), 1u) << "the other request's claim is left alone";
+}
+
+TEST_F(ChargesApiTest, TheLimiterGetsTheProjectAndItsPlanAfterTheIdempotencyCheck) {
+    ASSERT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "p1").status, 201);
+    EXPECT_EQ(limiter_.projects, std::vector<std::string>{"prj_a"});
+    EXPECT_EQ(limiter_.plans, std::vector<std::string>{"pro"});
+    // Validation failures come first and cost nothing.
+    EXPECT_EQ(call("POST", "/v1/invoices", R"({"chainId":80002})", kTestKey, "p2").status, 400);
+    EXPECT_EQ(limiter_.takes, 1);
+    EXPECT_EQ(idempotency_.begins, 1);
+}
+
+TEST_F(ChargesApiTest, RateLimitedIs429WithTheSpecMessageAndRetryAfterAndFreesTheKey) {
+    limiter_.decision = {infra::postgres::LimitOutcome::rate_limited, 1999, "2026-11-01", 30, ""};
+    auto r = call("POST", "/v1/invoices", kBody, kTestKey, "rl");
+    EXPECT_EQ(r.status, 429);
+    EXPECT_EQ(code_of(r), "rate_limited");
+    auto d = json(r);
+    EXPECT_EQ(std::string(d["error"].GetString()), "too many requests — slow down");
+    EXPECT_EQ(d["meta"]["retryAfterMs"].GetInt64(), 1999);
+    EXPECT_TRUE(log_.records.empty());
+    EXPECT_EQ(idempotency_.abandons, 1);
+    EXPECT_TRUE(idempotency_.rows.empty()) << "a refused request leaves the key free for the retry";
+    EXPECT_TRUE(limiter_.refunds.empty()) << "a refusal took nothing";
+    limiter_.decision = {infra::postgres::LimitOutcome::allowed, 0, "2026-11-01", 31, ""};
+    EXPECT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "rl").status, 201);
+}
+
+TEST_F(ChargesApiTest, QuotaExceededIs429MonthlyQuotaExceededWithRetryAfterToNextMonth) {
+    limiter_.decision = {infra::postgres::LimitOutcome::quota_exceeded, 86'400'000, "2026-11-01", 8000, ""};
+    auto r = call("POST", "/v1/invoices", kBody, kTestKey, "q");
+    EXPECT_EQ(r.status, 429);
+    EXPECT_EQ(code_of(r), "monthly_quota_exceeded");
+    EXPECT_EQ(json(r)["meta"]["retryAfterMs"].GetInt64(), 86'400'000);
+    EXPECT_TRUE(log_.records.empty());
+    EXPECT_TRUE(idempotency_.rows.empty());
+    EXPECT_TRUE(limiter_.refunds.empty());
+}
+
+TEST_F(ChargesApiTest, NotPersistedFreesTheKeyAndRefundsTheQuotaSoTheRetrySucceeds) {
+    log_.outcome = infra::kafka::AppendStatus::not_persisted;
+    auto r = call("POST", "/v1/invoices", kBody, kTestKey, "np");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(code_of(r), "event_log_unavailable");
+    EXPECT_EQ(idempotency_.abandons, 1);
+    EXPECT_EQ(idempotency_.completes, 0);
+    EXPECT_EQ(limiter_.refunds, std::vector<std::string>{"prj_a@2026-11-01"});
+    log_.outcome = infra::kafka::AppendStatus::persisted;
+    auto retry = call("POST", "/v1/invoices", kBody, kTestKey, "np");
+    EXPECT_EQ(retry.status, 201) << retry.body;
+    EXPECT_EQ(limiter_.refunds.size(), 1u);
+}
+
+TEST_F(ChargesApiTest, PossiblyPersistedFreesTheKeyButKeepsTheQuotaUnit) {
+    log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
+    auto r = call("POST", "/v1/invoices", kBody, kTestKey, "pp");
+    EXPECT_EQ(code_of(r), "event_log_outcome_unknown");
+    EXPECT_EQ(idempotency_.abandons, 1);
+    EXPECT_TRUE(idempotency_.rows.empty());
+    EXPECT_TRUE(limiter_.refunds.empty());
+}
+
+TEST_F(ChargesApiTest, AFailureBeforeTheAppendRefundsTheQuota) {
+    // No rate source configured: a fiat price is refused after the limiter allowed it.
+    auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"fiat":{"currency":"USD","amount":"1.00"}})", kTestKey,
+                  "fiat");
+    EXPECT_EQ(r.status, 501);
+    EXPECT_EQ(limiter_.refunds, std::vector<std::string>{"prj_a@2026-11-01"});
+    EXPECT_TRUE(idempotency_.rows.empty());
+}
+
+TEST_F(ChargesApiTest, ADatabaseFailureInTheLimiterIs503AndFreesTheKey) {
+    limiter_.fail = true;
+    auto r = call("POST", "/v1/invoices", kBody, kTestKey, "db");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(code_of(r), "database_unavailable");
+    EXPECT_EQ(idempotency_.abandons, 1);
+    EXPECT_TRUE(idempotency_.rows.empty());
+    EXPECT_TRUE(limiter_.refunds.empty()) << "nothing was taken";
+}
+
+TEST(CreationLimits, UnmeteredHasNoLimitAndTheOtherPlansKeepTheirs) {
+    const auto limits = infra::postgres::creation_limits_for_plan("unmetered");
+    EXPECT_TRUE(limits.unmetered);
+    EXPECT_FALSE(limits.monthly_quota.has_value());
+    EXPECT_FALSE(infra::postgres::creation_limits_for_plan("free").unmetered);
+    EXPECT_EQ(infra::postgres::creation_limits_for_plan("free").per_minute, 30);
+    EXPECT_EQ(infra::postgres::creation_limits_for_plan("free").monthly_quota, 8000);
+    EXPECT_EQ(infra::postgres::creation_limits_for_plan("gold").per_minute, 30) << "unknown plans get free limits";
 }
 
 }  // namespace
