@@ -283,15 +283,15 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         if (is_invoices) return create(request, *owner, respond);
         return respond(read(charge_id, *owner, status_only));
     } catch (const infra::postgres::DatabaseUnavailable& e) {
-        std::cerr << "api: database unavailable: " << e.what() << std::endl;
+        std::cerr << "api: database unavailable: request_id=" << request.request_id << " " << e.what() << std::endl;
         respond(error_response(503, "database_unavailable", "the database is unavailable; retry later",
                                deps_.retry_after_ms));
     } catch (const pqxx::broken_connection& e) {
-        std::cerr << "api: database connection lost: " << e.what() << std::endl;
+        std::cerr << "api: database connection lost: request_id=" << request.request_id << " " << e.what() << std::endl;
         respond(error_response(503, "database_unavailable", "the database is unavailable; retry later",
                                deps_.retry_after_ms));
     } catch (const std::exception& e) {
-        std::cerr << "api: internal error: " << e.what() << std::endl;
+        std::cerr << "api: internal error: request_id=" << request.request_id << " " << e.what() << std::endl;
         respond(error_response(500, "internal_error", "internal server error"));
     }
 }
