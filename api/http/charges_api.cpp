@@ -397,11 +397,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     row.deadline = static_cast<std::int64_t>(created.deadline);
     if (created.deposit_address) row.deposit_address = domain::evm::to_checksum(*created.deposit_address);
     row.reference = created.reference;
-    if (fiat_quote) {  // the same fields the projection stores (spec 2.4)
-        row.fiat_json = std::string(R"({"currency":")") + std::string(domain::money::to_string(fiat_quote->amount.currency)) +
-                        R"(","amount":")" + domain::money::to_string(fiat_quote->amount) + R"(","tokenAmount":")" +
-                        domain::money::to_string(fiat_quote->token_amount) + "\"}";
-    }
+    if (fiat_quote) row.fiat_json = ev::encode_fiat_quote(*fiat_quote);  // as the projection stores it
     event.data = std::move(created);
 
     auto body = std::make_shared<std::string>(charge_json(row, in.chain, deps.signer, deps.checkout_url, false));

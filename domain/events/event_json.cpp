@@ -129,6 +129,17 @@ void encode_payment_fields(Encoder& e, const Payment& p) {
     e.key("amount"), e.amount(p.amount);
 }
 
+void encode_fiat(Encoder& e, const FiatQuote& f) {
+    e.begin();
+    e.key("currency"), e.word(money::to_string(f.amount.currency));
+    e.key("amount"), e.word(money::to_string(f.amount));
+    e.key("tokenAmount"), e.amount(f.token_amount);
+    e.key("rate"), e.word(money::to_string(f.rate));
+    e.key("rateSource"), e.str(f.rate_source);
+    e.key("bufferBps"), e.u64(f.buffer_bps);
+    e.key("rateReadAt"), e.str(f.rate_read_at);
+    e.end();
+}
 void encode_data(Encoder& e, const ChargeCreated& d) {
     e.key("amount"), e.amount(d.amount);
     e.key("token"), e.address(d.token);
@@ -150,16 +161,7 @@ void encode_data(Encoder& e, const ChargeCreated& d) {
         e.null();
         return;
     }
-    const FiatQuote& f = *d.fiat;
-    e.begin();
-    e.key("currency"), e.word(money::to_string(f.amount.currency));
-    e.key("amount"), e.word(money::to_string(f.amount));
-    e.key("tokenAmount"), e.amount(f.token_amount);
-    e.key("rate"), e.word(money::to_string(f.rate));
-    e.key("rateSource"), e.str(f.rate_source);
-    e.key("bufferBps"), e.u64(f.buffer_bps);
-    e.key("rateReadAt"), e.str(f.rate_read_at);
-    e.end();
+    encode_fiat(e, *d.fiat);
 }
 void encode_data(Encoder& e, const PaymentDetected& d) { encode_payment_fields(e, d.payment); }
 void encode_data(Encoder& e, const DepositSeen& d) { encode_payment_fields(e, d.payment); }
@@ -815,6 +817,13 @@ Result<Event> decode_event(std::string_view json) {
     } catch (const DecodeError& err) {
         return make_error("malformed_event", "malformed event: " + err.message);
     }
+}
+
+std::string encode_fiat_quote(const FiatQuote& quote) {
+    std::string out;
+    Encoder e(out);
+    encode_fiat(e, quote);
+    return out;
 }
 
 }  // namespace duepay::domain::events

@@ -21,6 +21,10 @@ std::string encode_event(const Event& event);
 // Replaces out's content, reusing its capacity.
 void encode_event(const Event& event, std::string& out);
 
+// The fiat breakdown exactly as in charge.created's data.fiat (currency, amount, tokenAmount,
+// rate, rateSource, bufferBps, rateReadAt): the API and the read model show the same object.
+std::string encode_fiat_quote(const FiatQuote& quote);
+
 // The hot path of producers and replays: one buffer reused across calls. Not thread-safe; one
 // encoder per thread.
 class EventEncoder {

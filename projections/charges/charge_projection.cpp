@@ -5,6 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
 #include "domain/money/fiat.hpp"
@@ -39,20 +40,6 @@ std::string timeline_json(const std::vector<ch::TimelineEntry>& timeline) {
     return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-std::string fiat_json(const ev::FiatQuote& quote) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-    w.StartObject();
-    w.Key("currency");
-    const auto currency = domain::money::to_string(quote.amount.currency);
-    w.String(currency.data(), static_cast<rapidjson::SizeType>(currency.size()));
-    w.Key("amount");
-    w.String(domain::money::to_string(quote.amount).c_str());
-    w.Key("tokenAmount");
-    w.String(domain::money::to_string(quote.token_amount).c_str());
-    w.EndObject();
-    return std::string(buffer.GetString(), buffer.GetSize());
-}
 
 }  // namespace
 
@@ -77,7 +64,7 @@ infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event&
     if (created->deposit_address) row.deposit_address = domain::evm::to_checksum(*created->deposit_address);
     row.reference = created->reference;
     row.return_url = created->return_url;
-    if (created->fiat) row.fiat_json = fiat_json(*created->fiat);
+    if (created->fiat) row.fiat_json = ev::encode_fiat_quote(*created->fiat);
     row.amount_confirmed = domain::money::to_string(state.amount_confirmed);
     if (state.exception != ch::Exception::none) row.exception = std::string(ch::to_string(state.exception));
     row.timeline_json = timeline_json(state.timeline);

@@ -71,6 +71,12 @@ TEST(FiatCreateIt, ThbAndUsdPricesBecomeTokenAmountsFromTheLiveFeeds) {
     EXPECT_EQ(std::string(data["fiat"]["amount"].GetString()), "350.00");
     EXPECT_EQ(std::string(data["fiat"]["tokenAmount"].GetString()), want);
     EXPECT_EQ(std::string(data["intent"]["amount"].GetString()), want);
+    // The quote a merchant can audit: the exact rate (THB per USDT = usdt / thb), its source,
+    // the buffer and when it was read.
+    ASSERT_TRUE(data["fiat"].HasMember("rate") && data["fiat"]["rate"].IsString()) << created.body;
+    EXPECT_EQ(std::string(data["fiat"]["rateSource"].GetString()).rfind("chainlink", 0), 0u) << created.body;
+    EXPECT_EQ(data["fiat"]["bufferBps"].GetInt(), 100);
+    EXPECT_GE(std::string(data["fiat"]["rateReadAt"].GetString()).size(), 20u);
     std::cout << "THB 350.00 -> " << want << " USDT units (feeds " << usdt << ", " << thb << ", buffer 100 bps)"
               << std::endl;
 
@@ -81,6 +87,8 @@ TEST(FiatCreateIt, ThbAndUsdPricesBecomeTokenAmountsFromTheLiveFeeds) {
     auto r = parse(read.body);
     ASSERT_TRUE(r["data"].HasMember("fiat")) << read.body;
     EXPECT_EQ(std::string(r["data"]["fiat"]["tokenAmount"].GetString()), want);
+    EXPECT_EQ(std::string(r["data"]["fiat"]["rate"].GetString()), std::string(data["fiat"]["rate"].GetString()));
+    EXPECT_EQ(r["data"]["fiat"]["bufferBps"].GetInt(), 100);
 
     auto usd = http("POST", server.base_url + "/v1/invoices", {{"x-api-key", key}, {"content-type", "application/json"}},
                     R"({"chainId":80002,"fiat":{"currency":"USD","amount":"12.34"}})");
