@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -41,7 +42,8 @@ const char* kUsage =
     "usage: duepay <command> [flags]\n"
     "  api         serve the REST API          [--listen host:port] [--threads N]\n"
     "  projector   project charge events       [--topic T] [--group G] [--batch N]\n"
-    "  dev         api + projector in one process (threads); same flags as both\n"
+    "  dev         api + projector in one process (threads); same flags as both;\n"
+    "              --with-chainwatch also follows every chain of DUEPAY_CHAIN_IDS (make run does)\n"
     "  admin       account tools (duepay admin --help)\n"
     "environment: DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_TOPIC (duepay.charge-events.v1),\n"
     "  DUEPAY_CHAINS_FILE, DUEPAY_SIGNER_KEY, DUEPAY_CHECKOUT_URL, DUEPAY_LISTEN (127.0.0.1:8080),\n"
@@ -211,15 +213,36 @@ int run_dev(const std::vector<std::string>& args) {
             g_stop = true;
         }
     });
+    // Opt-in, so test harnesses that run `duepay dev` on their own topics never take the
+    // chains' leader locks from a chainwatch under test.
+    std::vector<std::thread> watchers;
+    if (std::find(args.begin(), args.end(), "--with-chainwatch") != args.end()) {
+        std::stringstream ids(infra::config::require_env("DUEPAY_CHAIN_IDS"));
+        for (std::string id; std::getline(ids, id, ',');) {
+            auto cw = consumers::chainwatch_settings_from_env(std::stoull(id));
+            watchers.emplace_back([cw] {
+                try {
+                    if (consumers::run_chainwatch(cw, g_stop) != 0) g_stop = true;
+                } catch (const std::exception& e) {
+                    std::cerr << "duepay dev: chainwatch " << cw.chain_id << ": " << e.what() << std::endl;
+                    g_stop = true;
+                }
+            });
+        }
+    }
+    auto join_all = [&] {
+        projector.join();
+        for (auto& w : watchers) w.join();
+    };
     try {
         ApiRole role(args);
         while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     } catch (...) {
         g_stop = true;
-        projector.join();
+        join_all();
         throw;
     }
-    projector.join();
+    join_all();
     return projector_rc;
 }
 

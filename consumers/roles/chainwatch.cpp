@@ -577,6 +577,20 @@ extern "C" void on_stop_signal(int) { g_chainwatch_stop = true; }
 
 }  // namespace
 
+ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
+    ChainwatchSettings s;
+    s.chain_id = chain_id;
+    s.bootstrap = infra::config::require_env("KAFKA_BOOTSTRAP");
+    s.database_url = infra::config::require_env("DATABASE_URL");
+    s.topic = infra::config::env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+    s.group_id = "duepay-chainwatch-" + std::to_string(chain_id);
+    s.chains_file = infra::config::require_env("DUEPAY_CHAINS_FILE");
+    const std::string start_var = "DUEPAY_START_BLOCK_" + std::to_string(chain_id);
+    s.start_block = static_cast<std::uint64_t>(infra::config::env_int_or(start_var.c_str(), 0, 0, 1LL << 62));
+    s.max_range = static_cast<std::uint64_t>(infra::config::env_int_or("DUEPAY_CHAINWATCH_RANGE", 500, 1, 100000));
+    return s;
+}
+
 std::optional<int> run_chain_command(const std::string& command, const std::vector<std::string>& args) {
     if (command == "admin" && !args.empty() && args[0] == "simulate-payment") {
         return run_simulate_payment(std::vector<std::string>(args.begin() + 1, args.end()));
@@ -594,16 +608,7 @@ std::optional<int> run_chain_command(const std::string& command, const std::vect
                      "  DUEPAY_START_BLOCK_<chainId> (first block to scan), DUEPAY_CHAINWATCH_TRACE=1 (log events).\n";
         return 2;
     }
-    ChainwatchSettings s;
-    s.chain_id = *chain;
-    s.bootstrap = infra::config::require_env("KAFKA_BOOTSTRAP");
-    s.database_url = infra::config::require_env("DATABASE_URL");
-    s.topic = infra::config::env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
-    s.group_id = "duepay-chainwatch-" + std::to_string(*chain);
-    s.chains_file = infra::config::require_env("DUEPAY_CHAINS_FILE");
-    const std::string start_var = "DUEPAY_START_BLOCK_" + std::to_string(*chain);
-    s.start_block = static_cast<std::uint64_t>(infra::config::env_int_or(start_var.c_str(), 0, 0, 1LL << 62));
-    s.max_range = static_cast<std::uint64_t>(infra::config::env_int_or("DUEPAY_CHAINWATCH_RANGE", 500, 1, 100000));
+    const ChainwatchSettings s = chainwatch_settings_from_env(*chain);
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigaction(SIGINT, &sa, nullptr);

@@ -27,6 +27,10 @@ struct ChainwatchSettings {
     int poll_ms = 100;              // idle wait between head polls
 };
 
+// Settings for one chain from the environment (KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC,
+// DUEPAY_CHAINS_FILE, DUEPAY_START_BLOCK_<id>, DUEPAY_CHAINWATCH_RANGE); throws on a missing one.
+ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id);
+
 // Runs until `stop` is set; returns the process exit code.
 int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& stop);
 
