@@ -4,6 +4,8 @@ local ids = {}
 local counter = 0
 local create_body = '{"chainId":80002,"fiat":{"currency":"THB","amount":"350.00"},"token":"USDT","paymentMode":"both","reference":"bench-mix","returnUrl":"https://shop.example/done","expiresInSeconds":3600}'
 
+local create_headers = {}
+
 function init(args)
   local path = os.getenv("DUEPAY_BENCH_IDS")
   for line in io.lines(path) do
@@ -12,14 +14,22 @@ function init(args)
   if #ids == 0 then error("no invoice ids in " .. tostring(path)) end
   wrk.headers["x-api-key"] = os.getenv("DUEPAY_DEMO_TEST_KEY")
   wrk.headers["Connection"] = "keep-alive"
+  -- wrk.format replaces wrk.headers when given a table, so the create's headers are a full copy.
+  for k, v in pairs(wrk.headers) do create_headers[k] = v end
+  create_headers["content-type"] = "application/json"
 end
 
 function request()
   counter = counter + 1
   if counter % 10 == 0 then
-    return wrk.format("POST", "/v1/invoices", {["content-type"] = "application/json"}, create_body)
+    return wrk.format("POST", "/v1/invoices", create_headers, create_body)
   end
   return wrk.format("GET", "/v1/charges/" .. ids[(counter % #ids) + 1] .. "/status")
+end
+
+local errors = 0
+function response(status, headers, body)
+  if status >= 300 then errors = errors + 1 end
 end
 
 function done(summary, latency, requests)
