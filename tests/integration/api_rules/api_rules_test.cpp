@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/pipeline/pipeline_support.hpp"
+#include "tests/integration/pipeline/dev_server_suite.hpp"
 
 namespace duepay::tests {
 namespace {
@@ -29,62 +29,11 @@ rapidjson::Document parse(const std::string& body) {
     return d;
 }
 
-// The failure envelope, exactly: four members, success false, data null, error a message,
-// meta.code.
-void expect_error(const HttpResponse& r, long status, const std::string& code) {
-    EXPECT_EQ(r.status, status) << r.body;
-    auto d = parse(r.body);
-    ASSERT_FALSE(d.HasParseError()) << "not JSON: " << r.body;
-    ASSERT_TRUE(d.IsObject()) << r.body;
-    EXPECT_EQ(d.MemberCount(), 4u) << r.body;
-    ASSERT_TRUE(d.HasMember("success") && d["success"].IsBool()) << r.body;
-    EXPECT_FALSE(d["success"].GetBool());
-    ASSERT_TRUE(d.HasMember("data")) << r.body;
-    EXPECT_TRUE(d["data"].IsNull());
-    ASSERT_TRUE(d.HasMember("error") && d["error"].IsString()) << r.body;
-    EXPECT_GT(d["error"].GetStringLength(), 0u);
-    ASSERT_TRUE(d.HasMember("meta") && d["meta"].IsObject() && d["meta"].HasMember("code"))
-        << r.body;
-    EXPECT_EQ(std::string(d["meta"]["code"].GetString()), code) << r.body;
-    EXPECT_EQ(r.headers.count("x-request-id"), 1u) << "no x-request-id on " << status;
-    ASSERT_EQ(r.headers.count("content-type"), 1u);
-    EXPECT_EQ(r.headers.at("content-type").rfind("application/json", 0), 0u);
-}
+class ApiRules : public DevServerSuite<ApiRules> {
+  public:
+    static constexpr const char* kServerName = "rules";
 
-class ApiRules : public ::testing::Test {
   protected:
-    static void SetUpTestSuite() {
-        std::string missing;
-        auto env = stack_env(missing);
-        if (!env) return;
-        env_ = new StackEnv(*env);
-        server_ = new DevServer(start_dev_server(*env, "rules", 3));
-        key_ = new std::string(demo_key(*env));
-    }
-    static void TearDownTestSuite() {
-        if (server_ != nullptr) {
-            EXPECT_EQ(server_->process->stop(), 0) << "duepay dev did not stop cleanly";
-        }
-        delete server_;
-        delete env_;
-        delete key_;
-        server_ = nullptr;
-        env_ = nullptr;
-        key_ = nullptr;
-    }
-    void SetUp() override {
-        if (env_ == nullptr) {
-            GTEST_SKIP() << "integration stack not configured (DATABASE_URL, KAFKA_BOOTSTRAP, "
-                            "DUEPAY_CHAINS_FILE, "
-                            "DUEPAY_SIGNER_KEY, DUEPAY_SERVER_SECRET): source var/dev.env or run "
-                            "`make test`";
-        }
-        ASSERT_TRUE(server_->process->alive()) << server_->process->log();
-        ASSERT_FALSE(key_->empty()) << "duepay admin demo printed no key";
-    }
-
-    std::string url(const std::string& path) const { return server_->base_url + path; }
-
     HttpResponse create(const std::string& body) const {
         return http("POST", url("/v1/invoices"),
                     {{"x-api-key", *key_}, {"content-type", "application/json"}}, body);
@@ -100,14 +49,7 @@ class ApiRules : public ::testing::Test {
         return data;
     }
 
-    static StackEnv* env_;
-    static DevServer* server_;
-    static std::string* key_;
 };
-
-StackEnv* ApiRules::env_ = nullptr;
-DevServer* ApiRules::server_ = nullptr;
-std::string* ApiRules::key_ = nullptr;
 
 const std::string kZeroId = "0x" + std::string(64, '0');
 
@@ -116,10 +58,10 @@ const std::string kZeroId = "0x" + std::string(64, '0');
 TEST_F(ApiRules, MissingKeyIs401WithTheExactMessage) {
     auto r = http("POST", url("/v1/invoices"), {{"content-type", "application/json"}},
                   R"({"chainId":80002,"amount":"1"})");
-    expect_error(r, 401, "invalid_api_key");
+    expect_error_envelope(r, 401, "invalid_api_key");
     EXPECT_EQ(std::string(parse(r.body)["error"].GetString()), "invalid API key");
     auto read = http("GET", url("/v1/charges/" + kZeroId + "/status"), {});
-    expect_error(read, 401, "invalid_api_key");
+    expect_error_envelope(read, 401, "invalid_api_key");
 }
 
 TEST_F(ApiRules, UnknownKeyIs401InEitherHeader) {
@@ -127,7 +69,7 @@ TEST_F(ApiRules, UnknownKeyIs401InEitherHeader) {
          {std::map<std::string, std::string>{{"x-api-key", "dp_test_" + std::string(48, 'a')}},
           std::map<std::string, std::string>{{"Authorization", "Bearer dp_test_nope"}}}) {
         auto r = http("GET", url("/v1/charges/" + kZeroId), headers);
-        expect_error(r, 401, "invalid_api_key");
+        expect_error_envelope(r, 401, "invalid_api_key");
         EXPECT_EQ(std::string(parse(r.body)["error"].GetString()), "invalid API key");
     }
 }
@@ -147,8 +89,8 @@ TEST_F(ApiRules, BearerAndXApiKeyAreBothAccepted) {
 // --- create: price ---
 
 TEST_F(ApiRules, AmountAndFiatBothOrNeitherIs400) {
-    expect_error(create(R"({"chainId":80002})"), 400, "amount_or_fiat_required");
-    expect_error(
+    expect_error_envelope(create(R"({"chainId":80002})"), 400, "amount_or_fiat_required");
+    expect_error_envelope(
         create(R"({"chainId":80002,"amount":"1000","fiat":{"currency":"USD","amount":"1.00"}})"),
         400, "amount_or_fiat_required");
 }
@@ -157,7 +99,7 @@ TEST_F(ApiRules, InvalidAmountFormsAre400) {
     for (const std::string& amount : std::vector<std::string>{
              R"("-1")", R"("+1")", R"("1.5")", R"("1e6")", R"("0")", R"("01")", R"("")", R"(" 1")",
              R"("0x10")", std::string("\"") + kTwoPow256 + "\"", "1000", "1.5"}) {
-        expect_error(create(R"({"chainId":80002,"amount":)" + amount + "}"), 400, "invalid_amount");
+        expect_error_envelope(create(R"({"chainId":80002,"amount":)" + amount + "}"), 400, "invalid_amount");
     }
 }
 
@@ -169,40 +111,40 @@ TEST_F(ApiRules, TheLargestUint256AmountIsAccepted) {
 }
 
 TEST_F(ApiRules, UnsupportedFiatCurrencyIs400) {
-    expect_error(create(R"({"chainId":80002,"fiat":{"currency":"EUR","amount":"10.00"}})"), 400,
+    expect_error_envelope(create(R"({"chainId":80002,"fiat":{"currency":"EUR","amount":"10.00"}})"), 400,
                  "invalid_fiat_currency");
-    expect_error(create(R"({"chainId":80002,"fiat":{"currency":"thb","amount":"10.00"}})"), 400,
+    expect_error_envelope(create(R"({"chainId":80002,"fiat":{"currency":"thb","amount":"10.00"}})"), 400,
                  "invalid_fiat_currency");
 }
 
 // --- create: chain, token, key mode ---
 
 TEST_F(ApiRules, UnsupportedChainIs400) {
-    expect_error(create(R"({"chainId":1,"amount":"1000"})"), 400, "unsupported_chain");
-    expect_error(create(R"({"chainId":"80002","amount":"1000"})"), 400, "invalid_chain_id");
+    expect_error_envelope(create(R"({"chainId":1,"amount":"1000"})"), 400, "unsupported_chain");
+    expect_error_envelope(create(R"({"chainId":"80002","amount":"1000"})"), 400, "invalid_chain_id");
 }
 
 TEST_F(ApiRules, UnsupportedTokenIs400) {
-    expect_error(create(R"({"chainId":80002,"amount":"1000","token":"DOGE"})"), 400,
+    expect_error_envelope(create(R"({"chainId":80002,"amount":"1000","token":"DOGE"})"), 400,
                  "unsupported_token");
 }
 
 TEST_F(ApiRules, TestKeyOnAMainnetIs400KeyModeMismatch) {
-    expect_error(create(R"({"chainId":137,"amount":"1000"})"), 400, "key_mode_mismatch");
+    expect_error_envelope(create(R"({"chainId":137,"amount":"1000"})"), 400, "key_mode_mismatch");
 }
 
 // --- create: options ---
 
 TEST_F(ApiRules, ExpiresInSecondsOutOfRangeOrNotAnIntegerIs400) {
     for (const char* e : {"0", "86401", "1.5", "-1", R"("60")", "true"}) {
-        expect_error(create(std::string(R"({"chainId":80002,"amount":"1000","expiresInSeconds":)") +
+        expect_error_envelope(create(std::string(R"({"chainId":80002,"amount":"1000","expiresInSeconds":)") +
                             e + "}"),
                      400, "invalid_expires_in");
     }
 }
 
 TEST_F(ApiRules, ReferenceOver255CharactersIs400And255IsEchoed) {
-    expect_error(
+    expect_error_envelope(
         create(R"({"chainId":80002,"amount":"1000","reference":")" + std::string(256, 'r') + "\"}"),
         400, "invalid_reference");
     const std::string reference = std::string(254, 'r') + "9";
@@ -215,17 +157,17 @@ TEST_F(ApiRules, ReferenceOver255CharactersIs400And255IsEchoed) {
 TEST_F(ApiRules, ReturnUrlThatIsNotHttpsIs400) {
     for (const char* u :
          {"http://shop.example/thanks", "ftp://shop.example/x", "shop.example", "https://"}) {
-        expect_error(
+        expect_error_envelope(
             create(std::string(R"({"chainId":80002,"amount":"1000","returnUrl":")") + u + "\"}"),
             400, "invalid_return_url");
     }
 }
 
 TEST_F(ApiRules, MerchantOtherThanThePayoutWalletIs403) {
-    expect_error(create(std::string(R"({"chainId":80002,"amount":"1000","merchant":")") +
+    expect_error_envelope(create(std::string(R"({"chainId":80002,"amount":"1000","merchant":")") +
                         kOtherAddress + "\"}"),
                  403, "merchant_mismatch");
-    expect_error(create(R"({"chainId":80002,"amount":"1000","merchant":"0x1234"})"), 400,
+    expect_error_envelope(create(R"({"chainId":80002,"amount":"1000","merchant":"0x1234"})"), 400,
                  "invalid_address");
     auto data = created(
         std::string(R"({"chainId":80002,"amount":"1000","paymentMode":"wallet","merchant":")") +
@@ -237,42 +179,42 @@ TEST_F(ApiRules, MerchantOtherThanThePayoutWalletIs403) {
 // --- reads ---
 
 TEST_F(ApiRules, UnknownChargeIs404OnBothReadRoutes) {
-    expect_error(http("GET", url("/v1/charges/" + kZeroId), {{"x-api-key", *key_}}), 404,
+    expect_error_envelope(http("GET", url("/v1/charges/" + kZeroId), {{"x-api-key", *key_}}), 404,
                  "charge_not_found");
-    expect_error(http("GET", url("/v1/charges/" + kZeroId + "/status"), {{"x-api-key", *key_}}),
+    expect_error_envelope(http("GET", url("/v1/charges/" + kZeroId + "/status"), {{"x-api-key", *key_}}),
                  404, "charge_not_found");
-    expect_error(http("GET", url("/v1/charges/0x12/status"), {{"x-api-key", *key_}}), 400,
+    expect_error_envelope(http("GET", url("/v1/charges/0x12/status"), {{"x-api-key", *key_}}), 400,
                  "invalid_invoice_id");
 }
 
 // --- routing and transport ---
 
 TEST_F(ApiRules, UnknownRouteIs404) {
-    expect_error(http("GET", url("/v1/nowhere"), {{"x-api-key", *key_}}), 404, "route_not_found");
-    expect_error(http("POST", url("/v2/invoices"), {{"content-type", "application/json"}}, "{}"),
+    expect_error_envelope(http("GET", url("/v1/nowhere"), {{"x-api-key", *key_}}), 404, "route_not_found");
+    expect_error_envelope(http("POST", url("/v2/invoices"), {{"content-type", "application/json"}}, "{}"),
                  404, "route_not_found");
 }
 
 TEST_F(ApiRules, WrongMethodIs405WithAllow) {
     auto get_invoices = http("GET", url("/v1/invoices"), {{"x-api-key", *key_}});
-    expect_error(get_invoices, 405, "method_not_allowed");
+    expect_error_envelope(get_invoices, 405, "method_not_allowed");
     EXPECT_EQ(get_invoices.headers["allow"], "POST");
     auto delete_charge = http("DELETE", url("/v1/charges/" + kZeroId), {{"x-api-key", *key_}});
-    expect_error(delete_charge, 405, "method_not_allowed");
+    expect_error_envelope(delete_charge, 405, "method_not_allowed");
     EXPECT_EQ(delete_charge.headers["allow"], "GET");
 }
 
 TEST_F(ApiRules, ACreateThatIsNotJsonIs415) {
     const std::string body = R"({"chainId":137,"amount":"1"})";
-    expect_error(http("POST", url("/v1/invoices"),
+    expect_error_envelope(http("POST", url("/v1/invoices"),
                       {{"x-api-key", *key_}, {"content-type", "text/plain"}}, body),
                  415, "unsupported_media_type");
     // libcurl sends application/x-www-form-urlencoded when no content-type is given.
-    expect_error(http("POST", url("/v1/invoices"), {{"x-api-key", *key_}}, body), 415,
+    expect_error_envelope(http("POST", url("/v1/invoices"), {{"x-api-key", *key_}}, body), 415,
                  "unsupported_media_type");
     // Parameters and case do not matter: this one reaches validation (and fails there, creating
     // nothing).
-    expect_error(
+    expect_error_envelope(
         http("POST", url("/v1/invoices"),
              {{"x-api-key", *key_}, {"content-type", "Application/JSON; charset=utf-8"}}, body),
         400, "key_mode_mismatch");
@@ -288,14 +230,14 @@ TEST_F(ApiRules, ABodyOver16KiBIs413WithTheEnvelope) {
     const std::map<std::string, std::string> headers{
         {"x-api-key", *key_}, {"content-type", "application/json"}, {"x-request-id", "it-413"}};
     auto at_limit = http("POST", url("/v1/invoices"), headers, padded(16 * 1024));
-    expect_error(at_limit, 400, "key_mode_mismatch");
+    expect_error_envelope(at_limit, 400, "key_mode_mismatch");
     auto over = http("POST", url("/v1/invoices"), headers, padded(16 * 1024 + 1));
-    expect_error(over, 413, "payload_too_large");
+    expect_error_envelope(over, 413, "payload_too_large");
     EXPECT_EQ(over.headers["x-request-id"], "it-413");
     auto far_over = http("POST", url("/v1/invoices"), headers, padded(512 * 1024));
-    expect_error(far_over, 413, "payload_too_large");
+    expect_error_envelope(far_over, 413, "payload_too_large");
     // Before authentication too: the size is a transport rule.
-    expect_error(
+    expect_error_envelope(
         http("POST", url("/v1/invoices"), {{"content-type", "application/json"}}, padded(20000)),
         413, "payload_too_large");
 }
@@ -303,7 +245,7 @@ TEST_F(ApiRules, ABodyOver16KiBIs413WithTheEnvelope) {
 TEST_F(ApiRules, MalformedJsonIs400) {
     for (const char* body :
          {R"({"chainId":80002,"amount":)", "[1,2]", "", "null", "{'chainId':80002}"}) {
-        expect_error(create(body), 400, "invalid_json");
+        expect_error_envelope(create(body), 400, "invalid_json");
     }
 }
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include "tests/integration/pipeline/pipeline_support.hpp"
+#include "tests/integration/pipeline/dev_server_suite.hpp"
 
 namespace duepay::tests {
 namespace {
@@ -15,57 +15,11 @@ rapidjson::Document parse(const std::string& body) {
     return d;
 }
 
-void expect_error_envelope(const HttpResponse& r, long status, const std::string& code) {
-    EXPECT_EQ(r.status, status) << r.body;
-    auto d = parse(r.body);
-    ASSERT_TRUE(d.IsObject()) << r.body;
-    EXPECT_FALSE(d["success"].GetBool());
-    EXPECT_TRUE(d["data"].IsNull());
-    EXPECT_TRUE(d["error"].IsString());
-    EXPECT_EQ(std::string(d["meta"]["code"].GetString()), code);
-    EXPECT_EQ(r.headers.count("x-request-id"), 1u) << "x-request-id missing on " << status;
-    EXPECT_EQ(r.headers.at("content-type").rfind("application/json", 0), 0u);
-}
 
-class ApiPipeline : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        std::string missing;
-        auto env = stack_env(missing);
-        if (!env) return;
-        env_ = new StackEnv(*env);
-        server_ = new DevServer(start_dev_server(*env, "api", 3));
-        key_ = new std::string(demo_key(*env));
-    }
-    static void TearDownTestSuite() {
-        if (server_ != nullptr) {
-            EXPECT_EQ(server_->process->stop(), 0) << "duepay dev did not stop cleanly on SIGTERM";
-        }
-        delete server_;
-        delete env_;
-        delete key_;
-        server_ = nullptr;
-        env_ = nullptr;
-        key_ = nullptr;
-    }
-    void SetUp() override {
-        if (env_ == nullptr) {
-            GTEST_SKIP() << "integration stack not configured (DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_CHAINS_FILE, "
-                            "DUEPAY_SIGNER_KEY, DUEPAY_SERVER_SECRET): source var/dev.env or run `make test`";
-        }
-        ASSERT_TRUE(server_->process->alive()) << server_->process->log();
-        ASSERT_FALSE(key_->empty()) << "duepay admin demo printed no key";
-    }
-    std::string url(const std::string& path) const { return server_->base_url + path; }
-
-    static StackEnv* env_;
-    static DevServer* server_;
-    static std::string* key_;
+class ApiPipeline : public DevServerSuite<ApiPipeline> {
+public:
+    static constexpr const char* kServerName = "api";
 };
-
-StackEnv* ApiPipeline::env_ = nullptr;
-DevServer* ApiPipeline::server_ = nullptr;
-std::string* ApiPipeline::key_ = nullptr;
 
 TEST_F(ApiPipeline, CreateThenReadReturnsTheSameChargePending) {
     auto created = http("POST", url("/v1/invoices"),
