@@ -19,8 +19,11 @@ MAKEFLAGS += --no-print-directory
 deps:
 	scripts/install-deps.sh
 
+# ccache, when installed, makes rebuilds in several work trees cheap; the build never needs it.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+
 build:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
 unit: build
