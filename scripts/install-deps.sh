@@ -19,7 +19,7 @@ APT_PACKAGES=(
   librdkafka-dev libpistache-dev rapidjson-dev libpqxx-dev libssl-dev libsecp256k1-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libcurl4-openssl-dev
   postgresql postgresql-client wrk openjdk-17-jre-headless maven nodejs npm python3-venv
-  libqrencode-dev chromium zbar-tools fonts-thai-tlwg ccache clang-format
+  libqrencode-dev chromium zbar-tools fonts-thai-tlwg ccache clang-format libcli11-dev
 )
 
 # present PACKAGE: installed by dpkg, or (for tools that also come from elsewhere) on PATH.

@@ -1,75 +1,220 @@
-// build/duepay: the composition root. One subcommand per role (DESIGN 1): api, projector, dev (both
-// in one process), admin. Configuration comes from the environment (var/dev.env), flags override.
+// build/duepay: the composition root. kCommands is every subcommand, one line each: its name, its
+// line in `duepay --help`, the function that declares its flags (CLI11) and returns what runs it,
+// whether it is a long-running role (SIGINT/SIGTERM set its stop flag; the one signal mechanism
+// below) or a one-shot tool, and whether `duepay dev` runs it too. Configuration comes from the
+// environment (var/dev.env); flags override.
 #include <pthread.h>
 #include <signal.h>
 
-#include <algorithm>
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
-#include <fstream>
+#include <deque>
+#include <exception>
 #include <iostream>
-#include <optional>
-#include <sstream>
+#include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
-#include "api/http/charges_api.hpp"
-#include "api/http/pg_ports.hpp"
-#include "api/http/server.hpp"
 #include "consumers/cli/admin.hpp"
+#include "consumers/cli/command.hpp"
+#include "consumers/roles/api.hpp"
 #include "consumers/roles/chainwatch.hpp"
 #include "consumers/roles/projector.hpp"
-#include "domain/evm/address.hpp"
-#include "infra/config/chain_registry.hpp"
+#include "consumers/tools/settle.hpp"
+#include "consumers/tools/simulate.hpp"
 #include "infra/config/env.hpp"
-#include "infra/crypto/secp256k1_signer.hpp"
-#include "infra/kafka/kafka_event_log.hpp"
-#include "infra/postgres/account_store.hpp"
-#include "infra/postgres/charge_store.hpp"
-#include "infra/postgres/pool.hpp"
-#include "infra/random/random.hpp"
-#include "infra/rates/rate_sources.hpp"
 
 namespace {
 
 using namespace duepay;
-using infra::config::env_int_or;
-using infra::config::env_or;
-using infra::config::require_env;
 
-const char* kUsage =
-    "usage: duepay <command> [flags]\n"
-    "  api         serve the REST API          [--listen host:port] [--threads N]\n"
-    "  projector   project charge events       [--topic T] [--group G] [--batch N]\n"
-    "  dev         api + projector in one process (threads); same flags as both;\n"
-    "              --with-chainwatch also follows every chain of DUEPAY_CHAIN_IDS (make run does)\n"
-    "  admin       account tools (duepay admin --help)\n"
-    "environment: DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_TOPIC (duepay.charge-events.v1),\n"
-    "  DUEPAY_CHAINS_FILE, DUEPAY_SIGNER_KEY, DUEPAY_CHECKOUT_URL, DUEPAY_LISTEN (127.0.0.1:8080),\n"
-    "  DUEPAY_API_THREADS (2), DUEPAY_PROJECTOR_GROUP (duepay-projector), DUEPAY_ACCESS_LOG (1).\n"
-    "  Source var/dev.env (written by infra/dev/stack.sh up) to get them all.\n";
+enum class Kind { role, tool };
+enum class Dev { no, yes, opt_in };  // opt_in: `duepay dev --with-<name>`
+
+struct Command {
+    const char* name;
+    const char* usage;
+    cli::Define define;
+    Kind kind;
+    Dev dev;
+};
+
+cli::Run define_api(CLI::App& cmd);
+cli::Run define_projector(CLI::App& cmd);
+cli::Run define_chainwatch(CLI::App& cmd);
+cli::Run define_dev(CLI::App& cmd);
+cli::Run define_admin(CLI::App& cmd);
+
+// clang-format off
+const Command kCommands[] = {
+    {"api", "serve the REST API", define_api, Kind::role, Dev::yes},
+    {"projector", "project charge events into the Postgres read models", define_projector,
+     Kind::role, Dev::yes},
+    {"chainwatch", "follow a chain (leader by Postgres advisory lock), append chain facts",
+     define_chainwatch, Kind::role, Dev::opt_in},
+    {"dev", "every role marked for dev in one process (threads): api + projector; "
+            "--with-chainwatch also follows each chain of DUEPAY_CHAIN_IDS (make run does)",
+     define_dev, Kind::role, Dev::no},
+    {"settle", "sweep calldata for a charge's deposit address (--send: send it, dev chains)",
+     consumers::define_settle, Kind::tool, Dev::no},
+    {"simulate-payment", "pay a test-mode testnet charge from a dev buyer key",
+     consumers::define_simulate_payment, Kind::tool, Dev::no},
+    {"admin", "accounts and ops, JSON out: project, key, wallet, chains, demo, topic create "
+              "(duepay admin --help)", define_admin, Kind::tool, Dev::no},
+};
+// clang-format on
+
+const char* kEnvironment =
+    "Environment: DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_TOPIC (duepay.charge-events.v1),\n"
+    "  DUEPAY_CHAINS_FILE, DUEPAY_CHAIN_IDS, DUEPAY_SIGNER_KEY, DUEPAY_CHECKOUT_URL,\n"
+    "  DUEPAY_LISTEN (127.0.0.1:8080), DUEPAY_API_THREADS (2), DUEPAY_PROJECTOR_GROUP\n"
+    "  (duepay-projector), DUEPAY_ACCESS_LOG (1), DUEPAY_START_BLOCK_<chainId>.\n"
+    "  Source var/dev.env (written by infra/dev/stack.sh up) to get them all.\n"
+    "`duepay <command> --help` shows the flags of a command.";
+
+// The flags of the long-running roles, one variable per flag name: `duepay dev` declares the flags
+// of every role it runs, and a flag that two roles have (--topic) is one flag for both.
+struct RoleFlags {
+    std::string topic;
+    std::string listen;
+    int threads = 0;
+    std::string group;
+    std::size_t batch = 0;
+    std::uint64_t chain = 0;
+};
+RoleFlags g_flags;
+
+template <class T>
+void role_flag(CLI::App& cmd, const std::string& name, T& target, const std::string& help) {
+    if (cmd.get_option_no_throw(name) == nullptr) cmd.add_option(name, target, help);
+}
+
+// Runs each of `parts` on its own thread until `stop` is set or one of them ends (returns or
+// throws): then the others are stopped too. Rethrows the first exception, else returns the first
+// non-zero exit code.
+int run_together(std::vector<std::pair<std::string, cli::Run>> parts,
+                 const std::atomic<bool>& stop) {
+    std::atomic<bool> local{false};
+    std::vector<int> codes(parts.size(), 0);
+    std::vector<std::exception_ptr> errors(parts.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        threads.emplace_back([&, i] {
+            try {
+                codes[i] = parts[i].second(local);
+            } catch (const std::exception& e) {
+                std::cerr << "duepay: " << parts[i].first << ": " << e.what() << std::endl;
+                errors[i] = std::current_exception();
+            }
+            local = true;
+        });
+    }
+    while (!stop && !local) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    local = true;
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors) {
+        if (e) std::rethrow_exception(e);
+    }
+    for (int rc : codes) {
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
+cli::Run define_api(CLI::App& cmd) {
+    role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
+    role_flag(cmd, "--listen", g_flags.listen, "host:port (DUEPAY_LISTEN, 127.0.0.1:8080)");
+    role_flag(cmd, "--threads", g_flags.threads, "server threads (DUEPAY_API_THREADS, 2)");
+    return [](const std::atomic<bool>& stop) {
+        return consumers::run_api({g_flags.topic, g_flags.listen, g_flags.threads}, stop);
+    };
+}
+
+cli::Run define_projector(CLI::App& cmd) {
+    role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
+    role_flag(cmd, "--group", g_flags.group,
+              "consumer group (DUEPAY_PROJECTOR_GROUP, duepay-projector)");
+    role_flag(cmd, "--batch", g_flags.batch, "events per transaction (1000)");
+    return [](const std::atomic<bool>& stop) {
+        auto s = consumers::projector_settings_from_env();
+        if (!g_flags.topic.empty()) s.topic = g_flags.topic;
+        if (!g_flags.group.empty()) s.group_id = g_flags.group;
+        if (g_flags.batch > 0) s.batch_max = g_flags.batch;
+        return consumers::run_projector(s, stop);
+    };
+}
+
+cli::Run define_chainwatch(CLI::App& cmd) {
+    role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
+    role_flag(cmd, "--chain", g_flags.chain,
+              "the chain to follow (default: each chain of DUEPAY_CHAIN_IDS, one thread each)");
+    cmd.footer(
+        "A second process for the same chain waits as standby. DUEPAY_START_BLOCK_<chainId>: "
+        "first\n"
+        "block of a first scan; DUEPAY_CHAINWATCH_TRACE=1 logs every event (docs/chainwatch.md).");
+    return [](const std::atomic<bool>& stop) {
+        const auto ids = g_flags.chain != 0 ? std::vector<std::uint64_t>{g_flags.chain}
+                                            : consumers::chain_ids_from_env();
+        std::vector<std::pair<std::string, cli::Run>> watchers;
+        for (const auto id : ids) {
+            auto s = consumers::chainwatch_settings_from_env(id);
+            if (!g_flags.topic.empty()) s.topic = g_flags.topic;
+            watchers.emplace_back(
+                "chainwatch " + std::to_string(id),
+                [s](const std::atomic<bool>& st) { return consumers::run_chainwatch(s, st); });
+        }
+        if (watchers.size() == 1) return watchers.front().second(stop);
+        return run_together(std::move(watchers), stop);
+    };
+}
+
+cli::Run define_dev(CLI::App& cmd) {
+    auto with = std::make_shared<std::deque<bool>>();  // stable references for add_flag
+    std::vector<std::pair<std::string, cli::Run>> always;
+    std::vector<std::pair<std::string, cli::Run>> optional;
+    for (const auto& c : kCommands) {
+        if (c.dev == Dev::no) continue;
+        auto run = c.define(cmd);
+        if (c.dev == Dev::yes) {
+            always.emplace_back(c.name, std::move(run));
+        } else {
+            with->push_back(false);
+            cmd.add_flag(std::string("--with-") + c.name, with->back(),
+                         std::string("also run ") + c.name);
+            optional.emplace_back(c.name, std::move(run));
+        }
+    }
+    cmd.footer("Takes the flags of each role it runs (duepay <role> --help).");
+    return [with, always, optional](const std::atomic<bool>& stop) {
+        auto parts = always;
+        for (std::size_t i = 0; i < optional.size(); ++i) {
+            if ((*with)[i]) parts.push_back(optional[i]);
+        }
+        return run_together(std::move(parts), stop);
+    };
+}
+
+cli::Run define_admin(CLI::App& cmd) {
+    cmd.prefix_command();  // admin parses its own sub-commands (consumers/cli/admin.cpp)
+    cmd.set_help_flag();   // and prints its own usage
+    auto* simulate = cmd.add_subcommand("simulate-payment", "same as duepay simulate-payment");
+    simulate->set_help_flag("-h,--help", "Print this help message and exit");
+    auto run_simulate = consumers::define_simulate_payment(*simulate);
+    return [&cmd, simulate, run_simulate](const std::atomic<bool>& stop) {
+        if (simulate->parsed()) return run_simulate(stop);
+        return consumers::run_admin(cmd.remaining());
+    };
+}
 
 std::atomic<bool> g_stop{false};
-
-std::optional<std::string> flag(const std::vector<std::string>& args, const std::string& name) {
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-        if (args[i] == name) return args[i + 1];
-    }
-    return std::nullopt;
-}
-
-bool wants_help(const std::vector<std::string>& args) {
-    for (const auto& a : args) {
-        if (a == "--help" || a == "-h") return true;
-    }
-    return false;
-}
 
 // SIGINT/SIGTERM are blocked in every thread (create this before any other thread) and taken by
 // one waiter thread that sets g_stop. The destructor wakes and joins the waiter.
 class SignalWaiter {
-public:
+  public:
     SignalWaiter() {
         sigemptyset(&set_);
         sigaddset(&set_, SIGINT);
@@ -92,187 +237,60 @@ public:
     SignalWaiter(const SignalWaiter&) = delete;
     SignalWaiter& operator=(const SignalWaiter&) = delete;
 
-private:
+  private:
     sigset_t set_{};
     std::thread thread_;
 };
 
-consumers::ProjectorSettings projector_settings(const std::vector<std::string>& args) {
-    consumers::ProjectorSettings s;
-    s.bootstrap = require_env("KAFKA_BOOTSTRAP");
-    s.database_url = require_env("DATABASE_URL");
-    s.topic = flag(args, "--topic").value_or(env_or("DUEPAY_TOPIC", "duepay.charge-events.v1"));
-    s.group_id = flag(args, "--group").value_or(env_or("DUEPAY_PROJECTOR_GROUP", "duepay-projector"));
-    s.batch_max = static_cast<std::size_t>(std::stoul(flag(args, "--batch").value_or("1000")));
-    return s;
-}
-
-// Everything the API role owns, built from the environment.
-struct ApiRole {
-    infra::config::ChainRegistry chains;
-    std::optional<infra::crypto::Secp256k1Signer> signer;
-    std::unique_ptr<infra::rates::RateSources> rates;  // fiat pricing (docs/pricing.md)
-    std::unique_ptr<infra::postgres::ConnectionPool> pool;
-    std::unique_ptr<infra::kafka::KafkaEventLog> log;
-    std::unique_ptr<api::PgKeyDirectory> keys;
-    std::unique_ptr<api::PgChargeReader> reader;
-    std::unique_ptr<api::StatusCache> cache;
-    std::unique_ptr<api::PgProjectionWaiter> waiter;
-    std::unique_ptr<api::PgIdempotencyKeys> idempotency;
-    std::unique_ptr<api::PgCreationLimiter> limiter;
-    std::unique_ptr<api::ChargesApi> routes;
-    std::unique_ptr<api::ApiServer> server;
-
-    explicit ApiRole(const std::vector<std::string>& args) {
-        const auto database_url = require_env("DATABASE_URL");
-        chains = infra::config::ChainRegistry::load_file(require_env("DUEPAY_CHAINS_FILE"));
-        {
-            std::ifstream registry(require_env("DUEPAY_CHAINS_FILE"));
-            std::stringstream text;
-            text << registry.rdbuf();
-            rates = std::make_unique<infra::rates::RateSources>(text.str(), infra::rates::rate_settings_from_env());
-        }
-        auto parsed = infra::crypto::Secp256k1Signer::from_hex(require_env("DUEPAY_SIGNER_KEY"));
-        if (!parsed) throw infra::config::ConfigError("DUEPAY_SIGNER_KEY: " + parsed.error().message);
-        signer.emplace(std::move(parsed).value());
-        const auto threads = std::stoi(flag(args, "--threads").value_or(std::to_string(env_int_or("DUEPAY_API_THREADS", 2, 1, 64))));
-        pool = std::make_unique<infra::postgres::ConnectionPool>(
-            database_url, static_cast<std::size_t>(env_int_or("DUEPAY_DB_POOL", 8, 1, 256)), [](pqxx::connection& c) {
-                infra::postgres::prepare_charge_statements(c);
-                infra::postgres::prepare_account_statements(c);
-            });
-        infra::kafka::ProducerSettings producer;
-        producer.bootstrap = require_env("KAFKA_BOOTSTRAP");
-        producer.topic = flag(args, "--topic").value_or(env_or("DUEPAY_TOPIC", "duepay.charge-events.v1"));
-        log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
-        keys = std::make_unique<api::PgKeyDirectory>(*pool);
-        reader = std::make_unique<api::PgChargeReader>(*pool);
-        cache = std::make_unique<api::StatusCache>(*reader);
-        waiter = std::make_unique<api::PgProjectionWaiter>(*pool, database_url, cache.get());
-        idempotency = std::make_unique<api::PgIdempotencyKeys>(*pool);
-        limiter = std::make_unique<api::PgCreationLimiter>(*pool);
-        api::ApiDeps deps;
-        deps.keys = keys.get();
-        deps.charges = cache.get();
-        deps.waiter = waiter.get();
-        deps.log = log.get();
-        deps.chains = &chains;
-        deps.signer = &*signer;
-        deps.checkout_url = env_or("DUEPAY_CHECKOUT_URL", env_or("DUEPAY_BASE_URL", "http://127.0.0.1:8080"));
-        deps.now_ms = [] {
-            return std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                .count();
-        };
-        deps.new_invoice_id = [] { return domain::InvoiceId{infra::random::random_bytes<32>()}; };
-        deps.new_event_id = [] { return api::new_uuid(); };
-        deps.rates = &rates->source();
-        deps.fiat_buffer_bps = static_cast<unsigned>(env_int_or("DUEPAY_FIAT_BUFFER_BPS", 50, 0, 10000));
-        deps.idempotency = idempotency.get();
-        deps.limiter = limiter.get();
-        routes = std::make_unique<api::ChargesApi>(std::move(deps));
-        api::ServerSettings settings;
-        settings.listen = flag(args, "--listen").value_or(env_or("DUEPAY_LISTEN", "127.0.0.1:8080"));
-        settings.threads = threads;
-        settings.access_log = env_or("DUEPAY_ACCESS_LOG", "1") != "0";
-        server = std::make_unique<api::ApiServer>(*routes, settings);
-        server->start();
-        std::cerr << "api: listening on " << settings.listen << " (" << threads << " threads), signer "
-                  << domain::evm::to_checksum(signer->address()) << std::endl;
-    }
-
-    ~ApiRole() {
-        server->shutdown();  // no new requests
-        log->flush(std::chrono::milliseconds(6000));  // pending creates get their outcome
-    }
-};
-
-int run_api(const std::vector<std::string>& args) {
-    SignalWaiter signals;
-    ApiRole role(args);
-    while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    return 0;
-}
-
-int run_projector(const std::vector<std::string>& args) {
-    auto settings = projector_settings(args);
-    SignalWaiter signals;
-    return consumers::run_projector(settings, g_stop);
-}
-
-int run_dev(const std::vector<std::string>& args) {
-    auto settings = projector_settings(args);
-    SignalWaiter signals;
-    int projector_rc = 0;
-    std::thread projector([&] {
-        try {
-            projector_rc = consumers::run_projector(settings, g_stop);
-        } catch (const std::exception& e) {
-            std::cerr << "duepay dev: projector: " << e.what() << std::endl;
-            projector_rc = 1;
-            g_stop = true;
-        }
-    });
-    // Opt-in, so test harnesses that run `duepay dev` on their own topics never take the
-    // chains' leader locks from a chainwatch under test.
-    std::vector<std::thread> watchers;
-    if (std::find(args.begin(), args.end(), "--with-chainwatch") != args.end()) {
-        std::stringstream ids(infra::config::require_env("DUEPAY_CHAIN_IDS"));
-        for (std::string id; std::getline(ids, id, ',');) {
-            auto cw = consumers::chainwatch_settings_from_env(std::stoull(id));
-            watchers.emplace_back([cw] {
-                try {
-                    if (consumers::run_chainwatch(cw, g_stop) != 0) g_stop = true;
-                } catch (const std::exception& e) {
-                    std::cerr << "duepay dev: chainwatch " << cw.chain_id << ": " << e.what() << std::endl;
-                    g_stop = true;
-                }
-            });
-        }
-    }
-    auto join_all = [&] {
-        projector.join();
-        for (auto& w : watchers) w.join();
-    };
-    try {
-        ApiRole role(args);
-        while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    } catch (...) {
-        g_stop = true;
-        join_all();
-        throw;
-    }
-    join_all();
-    return projector_rc;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-        std::cout << kUsage;
-        return args.empty() ? 2 : 0;
+    CLI::App app("duepay: crypto payment invoicing built around charges", "duepay");
+    app.require_subcommand(1);
+    std::vector<std::pair<CLI::App*, cli::Run>> runs;
+    for (const auto& c : kCommands) {
+        auto* sub = app.add_subcommand(c.name, c.usage);
+        runs.emplace_back(sub, c.define(*sub));
     }
-    const std::string command = args[0];
-    args.erase(args.begin());
-    try {
-        if (auto rc = consumers::run_chain_command(command, args)) return *rc;  // chainwatch, settle, admin simulate-payment
-        if (command == "admin") return consumers::run_admin(args);
-        if (wants_help(args)) {
-            std::cout << kUsage;
-            return 0;
+    app.footer(kEnvironment);
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (argc < 2 || first == "help") {
+        std::cout << app.help();
+        return argc < 2 ? 2 : 0;
+    }
+    const auto known = [&](const std::string& name) {
+        for (const auto& c : kCommands) {
+            if (name == c.name) return true;
         }
-        if (command == "api") return run_api(args);
-        if (command == "projector") return run_projector(args);
-        if (command == "dev") return run_dev(args);
-        std::cerr << "duepay: unknown command '" << command << "'\n" << kUsage;
+        return false;
+    };
+    if (first[0] != '-' && !known(first)) {
+        std::cerr << "duepay: unknown command '" << first << "'\n" << app.help();
         return 2;
-    } catch (const infra::config::ConfigError& e) {
-        std::cerr << "duepay " << command << ": configuration error: " << e.what() << std::endl;
-        return 78;  // EX_CONFIG
-    } catch (const std::exception& e) {
-        std::cerr << "duepay " << command << ": " << e.what() << std::endl;
-        return 1;
     }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!runs[i].first->parsed()) continue;
+        const auto& command = kCommands[i];
+        try {
+            if (command.kind == Kind::role) {
+                SignalWaiter signals;
+                return runs[i].second(g_stop);
+            }
+            return runs[i].second(g_stop);
+        } catch (const infra::config::ConfigError& e) {
+            std::cerr << "duepay " << command.name << ": configuration error: " << e.what()
+                      << std::endl;
+            return 78;  // EX_CONFIG
+        } catch (const std::exception& e) {
+            std::cerr << "duepay " << command.name << ": " << e.what() << std::endl;
+            return 1;
+        }
+    }
+    return 2;
 }

@@ -1,7 +1,5 @@
 #include "consumers/roles/chainwatch.hpp"
 
-#include <signal.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -9,13 +7,12 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <unordered_map>
 
 #include <pqxx/pqxx>
 
-#include "consumers/roles/settle.hpp"
-#include "consumers/roles/simulate.hpp"
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event_id.hpp"
 #include "domain/events/event_json.hpp"
@@ -569,14 +566,6 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     return 0;
 }
 
-namespace {
-
-std::atomic<bool> g_chainwatch_stop{false};
-
-extern "C" void on_stop_signal(int) { g_chainwatch_stop = true; }
-
-}  // namespace
-
 ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
     ChainwatchSettings s;
     s.chain_id = chain_id;
@@ -591,29 +580,17 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
     return s;
 }
 
-std::optional<int> run_chain_command(const std::string& command, const std::vector<std::string>& args) {
-    if (command == "admin" && !args.empty() && args[0] == "simulate-payment") {
-        return run_simulate_payment(std::vector<std::string>(args.begin() + 1, args.end()));
+std::vector<std::uint64_t> chain_ids_from_env() {
+    std::vector<std::uint64_t> ids;
+    std::stringstream text(infra::config::require_env("DUEPAY_CHAIN_IDS"));
+    for (std::string id; std::getline(text, id, ',');) {
+        try {
+            ids.push_back(std::stoull(id));
+        } catch (const std::exception&) {
+            throw infra::config::ConfigError("DUEPAY_CHAIN_IDS: not a chain id: '" + id + "'");
+        }
     }
-    if (command == "settle") return run_settle(args);
-    if (command != "chainwatch") return std::nullopt;
-    std::optional<std::uint64_t> chain;
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-        if (args[i] == "--chain") chain = std::stoull(args[i + 1]);
-    }
-    if (!chain) {
-        std::cerr << "usage: duepay chainwatch --chain <chainId>\n"
-                     "  follows one chain (leader by Postgres advisory lock; a second process waits as standby).\n"
-                     "  environment: KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC, DUEPAY_CHAINS_FILE,\n"
-                     "  DUEPAY_START_BLOCK_<chainId> (first block to scan), DUEPAY_CHAINWATCH_TRACE=1 (log events).\n";
-        return 2;
-    }
-    const ChainwatchSettings s = chainwatch_settings_from_env(*chain);
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-    return run_chainwatch(s, g_chainwatch_stop);
+    return ids;
 }
 
 }  // namespace duepay::consumers

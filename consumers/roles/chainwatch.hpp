@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +33,7 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id);
 // Runs until `stop` is set; returns the process exit code.
 int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& stop);
 
-// The chain commands of build/duepay: `chainwatch`, `settle` and `admin simulate-payment`.
-// Returns nullopt when `command`/`args` is none of them (the caller goes on dispatching).
-std::optional<int> run_chain_command(const std::string& command, const std::vector<std::string>& args);
+// The chains of DUEPAY_CHAIN_IDS (comma-separated); ConfigError when missing or malformed.
+std::vector<std::uint64_t> chain_ids_from_env();
 
 }  // namespace duepay::consumers

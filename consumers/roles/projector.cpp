@@ -7,12 +7,22 @@
 
 #include <pqxx/pqxx>
 
+#include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "projections/charges/charge_projector.hpp"
 
 namespace duepay::consumers {
+
+ProjectorSettings projector_settings_from_env() {
+    ProjectorSettings s;
+    s.bootstrap = infra::config::require_env("KAFKA_BOOTSTRAP");
+    s.database_url = infra::config::require_env("DATABASE_URL");
+    s.topic = infra::config::env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+    s.group_id = infra::config::env_or("DUEPAY_PROJECTOR_GROUP", "duepay-projector");
+    return s;
+}
 
 int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& stop) {
     auto connect = [&] {

@@ -18,6 +18,9 @@ struct ProjectorSettings {
     int poll_timeout_ms = 100;
 };
 
+// KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC, DUEPAY_PROJECTOR_GROUP; throws on a missing one.
+ProjectorSettings projector_settings_from_env();
+
 // Runs until `stop` is set; returns the process exit code. A failed transaction is retried (the
 // batch is re-read from the stored offsets after a short back-off), never skipped.
 int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& stop);

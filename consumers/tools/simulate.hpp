@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "consumers/cli/command.hpp"
 #include "domain/types.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/rpc/rpc_client.hpp"
@@ -32,13 +33,15 @@ struct ChargeOnChain {
 ChargeOnChain load_charge(const std::string& database_url, const domain::InvoiceId& invoice_id);
 
 // Signs and sends a legacy transaction from `key_hex`, waits for the receipt (bounded).
-infra::rpc::Receipt send_signed(infra::rpc::RpcClient& rpc, domain::ChainId chain, const std::string& key_hex,
-                                const domain::Address& to, const domain::Bytes& data, std::uint64_t gas);
+infra::rpc::Receipt send_signed(infra::rpc::RpcClient& rpc, domain::ChainId chain,
+                                const std::string& key_hex, const domain::Address& to,
+                                const domain::Bytes& data, std::uint64_t gas);
 
 // The i-th key of DUEPAY_DEV_BUYER_KEYS (comma-separated); ConfigError when missing.
 std::string dev_buyer_key(std::size_t index);
 
-// duepay admin simulate-payment --invoice <id> [--rail wallet|transfer] [--amount N] [--token SYMBOL] [--buyer I]
-int run_simulate_payment(const std::vector<std::string>& args);
+// `duepay simulate-payment` (also `duepay admin simulate-payment`): --invoice <id>
+// [--rail wallet|transfer] [--amount N] [--token SYMBOL] [--buyer I].
+cli::Run define_simulate_payment(CLI::App& cmd);
 
 }  // namespace duepay::consumers

@@ -4,11 +4,11 @@
 // writer of chain facts; docs/adr/0061).
 #pragma once
 
-#include <string>
-#include <vector>
+#include "consumers/cli/command.hpp"
 
 namespace duepay::consumers {
 
-int run_settle(const std::vector<std::string>& args);
+// `duepay settle <invoiceId> [--send]`.
+cli::Run define_settle(CLI::App& cmd);
 
 }  // namespace duepay::consumers

@@ -1,0 +1,136 @@
+#include "consumers/roles/api.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "api/http/charges_api.hpp"
+#include "api/http/pg_ports.hpp"
+#include "api/http/server.hpp"
+#include "domain/evm/address.hpp"
+#include "infra/config/chain_registry.hpp"
+#include "infra/config/env.hpp"
+#include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/kafka/kafka_event_log.hpp"
+#include "infra/postgres/account_store.hpp"
+#include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/pool.hpp"
+#include "infra/random/random.hpp"
+#include "infra/rates/rate_sources.hpp"
+
+namespace duepay::consumers {
+namespace {
+
+using infra::config::env_int_or;
+using infra::config::env_or;
+using infra::config::require_env;
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Everything the API role owns, built from the environment; members are destroyed in reverse.
+struct ApiRole {
+    infra::config::ChainRegistry chains;
+    std::optional<infra::crypto::Secp256k1Signer> signer;
+    std::unique_ptr<infra::rates::RateSources> rates;  // fiat pricing (docs/pricing.md)
+    std::unique_ptr<infra::postgres::ConnectionPool> pool;
+    std::unique_ptr<infra::kafka::KafkaEventLog> log;
+    std::unique_ptr<api::PgKeyDirectory> keys;
+    std::unique_ptr<api::PgChargeReader> reader;
+    std::unique_ptr<api::StatusCache> cache;
+    std::unique_ptr<api::PgProjectionWaiter> waiter;
+    std::unique_ptr<api::PgIdempotencyKeys> idempotency;
+    std::unique_ptr<api::PgCreationLimiter> limiter;
+    std::unique_ptr<api::ChargesApi> routes;
+    std::unique_ptr<api::ApiServer> server;
+
+    explicit ApiRole(const ApiOptions& options) {
+        const auto database_url = require_env("DATABASE_URL");
+        const auto chains_file = require_env("DUEPAY_CHAINS_FILE");
+        chains = infra::config::ChainRegistry::load_file(chains_file);
+        rates = std::make_unique<infra::rates::RateSources>(read_file(chains_file),
+                                                            infra::rates::rate_settings_from_env());
+        auto parsed = infra::crypto::Secp256k1Signer::from_hex(require_env("DUEPAY_SIGNER_KEY"));
+        if (!parsed) {
+            throw infra::config::ConfigError("DUEPAY_SIGNER_KEY: " + parsed.error().message);
+        }
+        signer.emplace(std::move(parsed).value());
+        const int threads =
+            options.threads > 0 ? options.threads : env_int_or("DUEPAY_API_THREADS", 2, 1, 64);
+        const auto pool_size = static_cast<std::size_t>(env_int_or("DUEPAY_DB_POOL", 8, 1, 256));
+        pool = std::make_unique<infra::postgres::ConnectionPool>(
+            database_url, pool_size, [](pqxx::connection& c) {
+                infra::postgres::prepare_charge_statements(c);
+                infra::postgres::prepare_account_statements(c);
+            });
+        infra::kafka::ProducerSettings producer;
+        producer.bootstrap = require_env("KAFKA_BOOTSTRAP");
+        producer.topic = !options.topic.empty() ? options.topic
+                                                : env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+        log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
+        keys = std::make_unique<api::PgKeyDirectory>(*pool);
+        reader = std::make_unique<api::PgChargeReader>(*pool);
+        cache = std::make_unique<api::StatusCache>(*reader);
+        waiter = std::make_unique<api::PgProjectionWaiter>(*pool, database_url, cache.get());
+        idempotency = std::make_unique<api::PgIdempotencyKeys>(*pool);
+        limiter = std::make_unique<api::PgCreationLimiter>(*pool);
+        api::ApiDeps deps;
+        deps.keys = keys.get();
+        deps.charges = cache.get();
+        deps.waiter = waiter.get();
+        deps.log = log.get();
+        deps.chains = &chains;
+        deps.signer = &*signer;
+        deps.checkout_url =
+            env_or("DUEPAY_CHECKOUT_URL", env_or("DUEPAY_BASE_URL", "http://127.0.0.1:8080"));
+        deps.now_ms = [] {
+            return std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        };
+        deps.new_invoice_id = [] { return domain::InvoiceId{infra::random::random_bytes<32>()}; };
+        deps.new_event_id = [] { return api::new_uuid(); };
+        deps.rates = &rates->source();
+        deps.fiat_buffer_bps =
+            static_cast<unsigned>(env_int_or("DUEPAY_FIAT_BUFFER_BPS", 50, 0, 10000));
+        deps.idempotency = idempotency.get();
+        deps.limiter = limiter.get();
+        routes = std::make_unique<api::ChargesApi>(std::move(deps));
+        api::ServerSettings settings;
+        settings.listen =
+            !options.listen.empty() ? options.listen : env_or("DUEPAY_LISTEN", "127.0.0.1:8080");
+        settings.threads = threads;
+        settings.access_log = env_or("DUEPAY_ACCESS_LOG", "1") != "0";
+        server = std::make_unique<api::ApiServer>(*routes, settings);
+        server->start();
+        std::cerr << "api: listening on " << settings.listen << " (" << threads
+                  << " threads), signer " << domain::evm::to_checksum(signer->address())
+                  << std::endl;
+    }
+
+    ~ApiRole() {
+        server->shutdown();                           // no new requests
+        log->flush(std::chrono::milliseconds(6000));  // pending creates get their outcome
+    }
+
+    ApiRole(const ApiRole&) = delete;
+    ApiRole& operator=(const ApiRole&) = delete;
+};
+
+}  // namespace
+
+int run_api(const ApiOptions& options, const std::atomic<bool>& stop) {
+    ApiRole role(options);
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return 0;
+}
+
+}  // namespace duepay::consumers
