@@ -18,6 +18,7 @@
 #include "domain/hex.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/money/token_amount.hpp"
+#include "domain/url.hpp"
 #include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
@@ -33,10 +34,6 @@ constexpr std::string_view kCharges = "/v1/charges/";
 ApiResponse unauthorized() { return error_response(401, "invalid_api_key", "invalid API key"); }
 ApiResponse bad_request(std::string_view code, std::string_view message) {
     return error_response(400, code, message);
-}
-
-bool is_dev_host_url(std::string_view url) {
-    return url.starts_with("http://127.0.0.1") || url.starts_with("http://localhost");
 }
 
 // What an admitted create holds until it answers (docs/limits.md): its Idempotency-Key claim and
@@ -203,11 +200,11 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     }
     if (doc.HasMember("returnUrl") && !doc["returnUrl"].IsNull()) {
         const auto& u = doc["returnUrl"];
-        const std::string_view url = u.IsString() ? std::string_view(u.GetString(), u.GetStringLength()) : "";
-        if (url.size() > 2048 || (!url.starts_with("https://") && !is_dev_host_url(url)) || url.size() < 9) {
-            return bad_request("invalid_return_url", "returnUrl must be an https URL");
-        }
-        in.return_url = std::string(url);
+        if (!u.IsString()) return bad_request("invalid_return_url", "returnUrl must be an https URL string");
+        // Parsed, not prefix-matched (domain/url.hpp): no userinfo, live keys https only.
+        auto url = domain::check_return_url(std::string_view(u.GetString(), u.GetStringLength()), !test_key);
+        if (!url) return bad_request(url.error().code, url.error().message);
+        in.return_url = std::move(url).value();
     }
     in.expires_in = static_cast<std::uint32_t>(owner.payment_window_seconds);
     if (doc.HasMember("expiresInSeconds")) {
@@ -304,13 +301,16 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
     const std::string invoice_id = domain::to_hex(*id);
     if (status_only) {
         auto status = deps_.charges->find_status(invoice_id);
-        if (!status || status->project_id != owner.project_id) {
+        // Scoped like creates: the key's project AND mode; the other mode's charge does not exist.
+        if (!status || status->project_id != owner.project_id || status->mode != owner.mode) {
             return error_response(404, "charge_not_found", "charge not found");
         }
         return success_response(200, R"({"invoiceId":")" + invoice_id + R"(","status":")" + status->status + "\"}");
     }
     auto row = deps_.charges->find(invoice_id);
-    if (!row || row->project_id != owner.project_id) return error_response(404, "charge_not_found", "charge not found");
+    if (!row || row->project_id != owner.project_id || row->mode != owner.mode) {
+        return error_response(404, "charge_not_found", "charge not found");
+    }
     const auto* chain = deps_.chains->find(domain::ChainId{row->chain_id});
     const auto branding = branding_of(owner);
     return success_response(200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true, &branding));

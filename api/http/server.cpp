@@ -11,6 +11,7 @@
 #include <pistache/endpoint.h>
 #include <pistache/http.h>
 
+#include "api/http/access_log.hpp"
 #include "api/http/envelope.hpp"
 #include "api/http/request_id.hpp"
 
@@ -32,13 +33,8 @@ std::string lower(std::string s) {
 
 void access_log(const std::string& id, const std::string& method, const std::string& path, int status,
                 std::chrono::steady_clock::duration latency) {
-    char line[512];
-    const double ms = std::chrono::duration<double, std::milli>(latency).count();
-    const int n = std::snprintf(line, sizeof line, "api request_id=%s method=%s path=%.200s status=%d latency_ms=%.2f\n",
-                                id.c_str(), method.c_str(), path.c_str(), status, ms);
-    if (n > 0) {
-        [[maybe_unused]] auto written = ::write(STDERR_FILENO, line, static_cast<std::size_t>(std::min(n, 511)));
-    }
+    const std::string line = access_log_line(id, method, path, status, latency);  // escaped
+    [[maybe_unused]] auto written = ::write(STDERR_FILENO, line.data(), line.size());
 }
 
 void log_error(const std::string& id, const char* what) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <optional>
 
 #include <pqxx/pqxx>
 
@@ -23,8 +24,13 @@ const char* kAdminUsage =
     "usage: duepay admin demo\n"
     "           ensure the project \"Demo shop\" (verified payout wallet) and its deterministic test key;\n"
     "           prints {\"projectId\",\"keyId\",\"key\"}. Needs DATABASE_URL, DUEPAY_SERVER_SECRET.\n"
-    "       duepay admin topic create --name T --partitions N\n"
-    "           create a topic (if missing) on KAFKA_BOOTSTRAP; prints {\"topic\",\"partitions\"}.\n"
+    "           A revoked demo key is not revived (error key_revoked, exit 1).\n"
+    "       duepay admin topic create --name T --partitions N [--replication-factor R]\n"
+    "                                 [--min-insync-replicas M]\n"
+    "           create a topic (if missing) on KAFKA_BOOTSTRAP with infinite retention\n"
+    "           (retention.ms=-1), R replicas (default 1) and min.insync.replicas M (default a\n"
+    "           majority, (R+1)/2); prints {\"topic\",\"partitions\",\"replicationFactor\",\n"
+    "           \"minInsyncReplicas\"}. An existing topic is left unchanged.\n"
     "       duepay admin project create --name N [--plan free|pro|scale|unmetered] [--window-seconds S]\n"
     "                                   [--logo-url U] [--accent-color #RRGGBB]\n"
     "       duepay admin project show --project P\n"
@@ -55,24 +61,54 @@ int demo() {
     pqxx::work tx(conn);
     // Plan unmetered: the demo and the load benches create far more than any plan allows (docs/limits.md).
     infra::postgres::upsert_project(tx, {kDemoProjectId, "Demo shop", "unmetered", std::string(kDemoPayout)});
-    infra::postgres::upsert_api_key(tx, kDemoKeyId, kDemoProjectId, "test", infra::random::sha256(key),
-                                    key.substr(0, 12));
+    // A revoked demo key stays revoked: ops revoked it for a reason (docs/accounts.md).
+    if (!infra::postgres::upsert_api_key(tx, kDemoKeyId, kDemoProjectId, "test", infra::random::sha256(key),
+                                         key.substr(0, 12))) {
+        tx.abort();
+        std::cerr << R"({"error":{"code":"key_revoked","message":"the demo key )" << kDemoKeyId
+                  << R"( was revoked and stays revoked; create another key with duepay admin key create"}})"
+                  << std::endl;
+        return 1;
+    }
     tx.commit();
     std::cout << R"({"projectId":")" << kDemoProjectId << R"(","keyId":")" << kDemoKeyId << R"(","key":")" << key
               << "\"}" << std::endl;
     return 0;
 }
 
+// A small positive integer flag, or nullopt when it is not one.
+std::optional<int> count_flag(const std::string& text) {
+    if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos) {
+        return std::nullopt;
+    }
+    const int v = std::stoi(text);
+    return v >= 1 ? std::optional<int>(v) : std::nullopt;
+}
+
 int topic_create(const std::vector<std::string>& args) {
     const auto name = flag(args, "--name", "");
-    const int partitions = std::stoi(flag(args, "--partitions", "6"));
-    if (name.empty() || partitions < 1) {
+    const auto partitions = count_flag(flag(args, "--partitions", "6"));
+    const auto replication = count_flag(flag(args, "--replication-factor", "1"));
+    if (name.empty() || !partitions || !replication) {
         std::cerr << kAdminUsage;
         return 2;
     }
-    infra::kafka::ensure_topic(infra::config::require_env("KAFKA_BOOTSTRAP"), name, partitions,
+    infra::kafka::TopicSettings settings;
+    settings.partitions = *partitions;
+    settings.replication_factor = *replication;
+    if (const auto m = flag(args, "--min-insync-replicas", ""); !m.empty()) {
+        settings.min_insync_replicas = count_flag(m);
+        if (!settings.min_insync_replicas || *settings.min_insync_replicas > *replication) {
+            std::cerr << "duepay admin topic create: --min-insync-replicas must be from 1 to the "
+                         "replication factor\n";
+            return 2;
+        }
+    }
+    infra::kafka::ensure_topic(infra::config::require_env("KAFKA_BOOTSTRAP"), name, settings,
                                std::chrono::milliseconds(10000));
-    std::cout << R"({"topic":")" << name << R"(","partitions":)" << partitions << "}" << std::endl;
+    std::cout << R"({"topic":")" << name << R"(","partitions":)" << settings.partitions
+              << R"(,"replicationFactor":)" << settings.replication_factor << R"(,"minInsyncReplicas":)"
+              << infra::kafka::min_insync_replicas_for(settings) << "}" << std::endl;
     return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "domain/evm/eip191.hpp"
 #include "domain/evm/signer.hpp"
 #include "domain/hex.hpp"
+#include "domain/url.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
@@ -350,7 +351,7 @@ int chains_command() {
         w.Uint64(c.chain_id.value);
         str(w, "name", c.name);
         str(w, "network", c.testnet ? "testnet" : "mainnet");
-        str(w, "rpcUrl", c.rpc_url);
+        str(w, "rpcUrl", domain::redact_url(c.rpc_url));  // the full URL may hold a provider key
         w.Key("blockTimeSeconds");
         w.Uint(c.block_time_seconds);
         w.Key("confirmations");

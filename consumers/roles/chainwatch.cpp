@@ -18,6 +18,7 @@
 #include "domain/events/event_json.hpp"
 #include "domain/evm/abi.hpp"
 #include "domain/hex.hpp"
+#include "domain/url.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
@@ -498,7 +499,7 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
         for (int i = 0; i < 10 && !stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (stop) return 0;
     }
-    std::cerr << "chainwatch " << settings.chain_id << ": leader, rpc " << chain->rpc_url << ", "
+    std::cerr << "chainwatch " << settings.chain_id << ": leader, rpc " << domain::redact_url(chain->rpc_url) << ", "
               << chain->confirmations << " confirmations" << std::endl;
 
     pqxx::connection db(settings.database_url);

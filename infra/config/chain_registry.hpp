@@ -42,7 +42,8 @@ struct ChainInfo {
 
 class ChainRegistry {
 public:
-    // Parses the JSON text; error code "invalid_chain_registry" with the offending field.
+    // Parses the JSON text; error code "invalid_chain_registry" with the offending field. A chain
+    // with transferRail true must name a non-zero depositFactory and forwarderInitCodeHash.
     static domain::Result<ChainRegistry> parse(std::string_view json);
     // Reads and parses a file; throws ConfigError when it cannot.
     static ChainRegistry load_file(const std::string& path);

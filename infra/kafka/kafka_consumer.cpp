@@ -3,11 +3,13 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "infra/kafka/client_config.hpp"
+
 namespace duepay::infra::kafka {
 
 KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
     : settings_(std::move(settings)), lookup_(std::move(lookup)) {
-    detail::ConfHandle conf(rd_kafka_conf_new());
+    detail::ConfHandle conf(detail::new_client_conf());  // DUEPAY_KAFKA_* first
     detail::set_conf(conf.get(), "bootstrap.servers", settings_.bootstrap);
     detail::set_conf(conf.get(), "group.id", settings_.group_id);
     detail::set_conf(conf.get(), "client.id", settings_.client_id);

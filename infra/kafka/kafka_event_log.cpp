@@ -3,6 +3,8 @@
 #include <iostream>
 #include <memory>
 
+#include "infra/kafka/client_config.hpp"
+
 namespace duepay::infra::kafka {
 namespace {
 
@@ -23,7 +25,7 @@ AppendStatus status_of(const rd_kafka_message_t* msg) {
 }  // namespace
 
 KafkaEventLog::KafkaEventLog(ProducerSettings settings) : settings_(std::move(settings)) {
-    detail::ConfHandle conf(rd_kafka_conf_new());
+    detail::ConfHandle conf(detail::new_client_conf());  // DUEPAY_KAFKA_* first
     detail::set_conf(conf.get(), "bootstrap.servers", settings_.bootstrap);
     detail::set_conf(conf.get(), "enable.idempotence", "true");  // implies acks=all, in-order retries
     detail::set_conf(conf.get(), "acks", "all");

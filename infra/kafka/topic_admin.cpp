@@ -3,6 +3,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "infra/kafka/client_config.hpp"
 #include "infra/kafka/handles.hpp"
 
 namespace duepay::infra::kafka {
@@ -12,34 +13,62 @@ struct AdminDeleter {
     void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
     void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
     void operator()(rd_kafka_AdminOptions_t* o) const { rd_kafka_AdminOptions_destroy(o); }
+    void operator()(rd_kafka_ConfigResource_t* r) const { rd_kafka_ConfigResource_destroy(r); }
 };
-}  // namespace
 
-void ensure_topic(const std::string& bootstrap, const std::string& topic, int partitions,
-                  std::chrono::milliseconds timeout) {
-    detail::ConfHandle conf(rd_kafka_conf_new());
+detail::KafkaHandle admin_client(const std::string& bootstrap) {
+    detail::ConfHandle conf(detail::new_client_conf());  // DUEPAY_KAFKA_* first
     detail::set_conf(conf.get(), "bootstrap.servers", bootstrap);
     char err[512];
     rd_kafka_t* raw = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
     if (raw == nullptr) throw std::runtime_error(std::string("kafka admin: ") + err);
     conf.release();
-    detail::KafkaHandle rk(raw);
+    return detail::KafkaHandle(raw);
+}
 
-    std::unique_ptr<rd_kafka_NewTopic_t, AdminDeleter> new_topic(
-        rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, err, sizeof err));
+void set_topic_config(rd_kafka_NewTopic_t* topic, const char* name, const std::string& value) {
+    if (rd_kafka_NewTopic_set_config(topic, name, value.c_str()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        throw std::runtime_error(std::string("kafka admin: cannot set ") + name);
+    }
+}
+}  // namespace
+
+int min_insync_replicas_for(const TopicSettings& s) {
+    return s.min_insync_replicas.value_or((s.replication_factor + 1) / 2);
+}
+
+void ensure_topic(const std::string& bootstrap, const std::string& topic,
+                  const TopicSettings& settings, std::chrono::milliseconds timeout) {
+    if (settings.partitions < 1) throw std::invalid_argument("partitions must be at least 1");
+    if (settings.replication_factor < 1)
+        throw std::invalid_argument("replication factor must be at least 1");
+    const int min_insync = min_insync_replicas_for(settings);
+    if (min_insync < 1 || min_insync > settings.replication_factor) {
+        throw std::invalid_argument("min.insync.replicas must be from 1 to the replication factor");
+    }
+    auto rk = admin_client(bootstrap);
+    char err[512];
+    std::unique_ptr<rd_kafka_NewTopic_t, AdminDeleter> new_topic(rd_kafka_NewTopic_new(
+        topic.c_str(), settings.partitions, settings.replication_factor, err, sizeof err));
     if (!new_topic) throw std::runtime_error(std::string("kafka admin: ") + err);
+    set_topic_config(new_topic.get(), "retention.ms", "-1");
+    set_topic_config(new_topic.get(), "retention.bytes", "-1");
+    set_topic_config(new_topic.get(), "min.insync.replicas", std::to_string(min_insync));
     std::unique_ptr<rd_kafka_queue_t, AdminDeleter> queue(rd_kafka_queue_new(rk.get()));
     std::unique_ptr<rd_kafka_AdminOptions_t, AdminDeleter> options(
         rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS));
-    rd_kafka_AdminOptions_set_operation_timeout(options.get(), static_cast<int>(timeout.count()), err, sizeof err);
-    rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()), err, sizeof err);
+    rd_kafka_AdminOptions_set_operation_timeout(options.get(), static_cast<int>(timeout.count()),
+                                                err, sizeof err);
+    rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()), err,
+                                              sizeof err);
     rd_kafka_NewTopic_t* topics[] = {new_topic.get()};
     rd_kafka_CreateTopics(rk.get(), topics, 1, options.get(), queue.get());
     std::unique_ptr<rd_kafka_event_t, AdminDeleter> event(
         rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
     if (!event) throw std::runtime_error("kafka admin: CreateTopics timed out");
     if (rd_kafka_event_error(event.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        throw std::runtime_error(std::string("kafka admin: ") + rd_kafka_event_error_string(event.get()));
+        throw std::runtime_error(std::string("kafka admin: ") +
+                                 rd_kafka_event_error_string(event.get()));
     }
     const rd_kafka_CreateTopics_result_t* result = rd_kafka_event_CreateTopics_result(event.get());
     size_t count = 0;
@@ -51,6 +80,55 @@ void ensure_topic(const std::string& bootstrap, const std::string& topic, int pa
                                      rd_kafka_topic_result_error_string(results[i]));
         }
     }
+}
+
+void ensure_topic(const std::string& bootstrap, const std::string& topic, int partitions,
+                  std::chrono::milliseconds timeout) {
+    TopicSettings settings;
+    settings.partitions = partitions;
+    ensure_topic(bootstrap, topic, settings, timeout);
+}
+
+std::map<std::string, std::string> describe_topic_config(const std::string& bootstrap,
+                                                         const std::string& topic,
+                                                         std::chrono::milliseconds timeout) {
+    auto rk = admin_client(bootstrap);
+    char err[512];
+    std::unique_ptr<rd_kafka_ConfigResource_t, AdminDeleter> resource(
+        rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str()));
+    std::unique_ptr<rd_kafka_queue_t, AdminDeleter> queue(rd_kafka_queue_new(rk.get()));
+    std::unique_ptr<rd_kafka_AdminOptions_t, AdminDeleter> options(
+        rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS));
+    rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()), err,
+                                              sizeof err);
+    rd_kafka_ConfigResource_t* resources[] = {resource.get()};
+    rd_kafka_DescribeConfigs(rk.get(), resources, 1, options.get(), queue.get());
+    std::unique_ptr<rd_kafka_event_t, AdminDeleter> event(
+        rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
+    if (!event) throw std::runtime_error("kafka admin: DescribeConfigs timed out");
+    if (rd_kafka_event_error(event.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        throw std::runtime_error(std::string("kafka admin: ") +
+                                 rd_kafka_event_error_string(event.get()));
+    }
+    const rd_kafka_DescribeConfigs_result_t* result =
+        rd_kafka_event_DescribeConfigs_result(event.get());
+    size_t count = 0;
+    const rd_kafka_ConfigResource_t** described =
+        rd_kafka_DescribeConfigs_result_resources(result, &count);
+    std::map<std::string, std::string> out;
+    for (size_t i = 0; i < count; ++i) {
+        if (rd_kafka_ConfigResource_error(described[i]) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            throw std::runtime_error("kafka admin: describe " + topic + ": " +
+                                     rd_kafka_ConfigResource_error_string(described[i]));
+        }
+        size_t n = 0;
+        const rd_kafka_ConfigEntry_t** entries = rd_kafka_ConfigResource_configs(described[i], &n);
+        for (size_t j = 0; j < n; ++j) {
+            const char* value = rd_kafka_ConfigEntry_value(entries[j]);
+            if (value != nullptr) out[rd_kafka_ConfigEntry_name(entries[j])] = value;
+        }
+    }
+    return out;
 }
 
 }  // namespace duepay::infra::kafka

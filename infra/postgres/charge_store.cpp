@@ -156,7 +156,7 @@ void upsert_charges(pqxx::work& tx, const std::vector<ChargeRow>& rows) {
 
 void prepare_charge_statements(pqxx::connection& conn) {
     conn.prepare("find_charge", std::string("select ") + kColumns + " from charges where invoice_id = $1");
-    conn.prepare("find_charge_status", "select project_id, status from charges where invoice_id = $1");
+    conn.prepare("find_charge_status", "select project_id, status, mode from charges where invoice_id = $1");
     conn.prepare("insert_journal",
                  "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", type, payload) "
                  "select event_id, invoice_id, topic, partition, \"offset\", type, payload "
@@ -220,7 +220,8 @@ std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::stri
 std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx, const std::string& invoice_id) {
     auto rows = tx.exec_prepared("find_charge_status", invoice_id);
     if (rows.empty()) return std::nullopt;
-    return ChargeStatus{rows[0][0].as<std::string>(), rows[0][1].as<std::string>()};
+    return ChargeStatus{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(),
+                        rows[0][2].as<std::string>()};
 }
 
 void notify_charges(pqxx::work& tx, const std::vector<std::string>& invoice_ids) {

@@ -49,6 +49,7 @@ std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::stri
 struct ChargeStatus {
     std::string project_id;
     std::string status;
+    std::string mode;  // test | live: reads are scoped by the key's mode too
 };
 std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx, const std::string& invoice_id);
 

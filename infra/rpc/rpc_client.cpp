@@ -10,6 +10,7 @@
 #include <rapidjson/writer.h>
 
 #include "domain/hex.hpp"
+#include "domain/url.hpp"
 
 namespace duepay::infra::rpc {
 
@@ -272,7 +273,9 @@ std::string RpcClient::call(std::string_view method, std::string_view params_jso
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     const CURLcode rc = curl_easy_perform(curl);
     if (rc != CURLE_OK) {
-        throw RpcError(std::string("rpc ") + std::string(method) + " to " + settings_.url + ": " + curl_easy_strerror(rc),
+        // The URL may carry the provider's key (path, query or userinfo): only its host is said.
+        throw RpcError(std::string("rpc ") + std::string(method) + " to " + domain::redact_url(settings_.url) + ": " +
+                           curl_easy_strerror(rc),
                        true);
     }
     long status = 0;

@@ -59,7 +59,7 @@ public:
     std::optional<ChargeStatus> find_status(const std::string& id) override {
         auto it = rows.find(id);
         if (it == rows.end()) return std::nullopt;
-        return ChargeStatus{it->second.project_id, it->second.status};
+        return ChargeStatus{it->second.project_id, it->second.status, it->second.mode};
     }
     std::map<std::string, ChargeRow> rows;
 };
@@ -363,6 +363,7 @@ TEST_F(ChargesApiTest, MissingOrUnknownKeyIs401WithTheSpecMessage) {
 TEST_F(ChargesApiTest, BearerHeaderIsAcceptedAndKeyLookupsAreCached) {
     reader_.rows[kId] = ChargeRow{};
     reader_.rows[kId].project_id = "prj_a";
+    reader_.rows[kId].mode = "test";
     reader_.rows[kId].status = "pending";
     ApiRequest request;
     request.method = "GET";
@@ -416,6 +417,7 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
     ChargeRow row;
     row.invoice_id = kId;
     row.project_id = "prj_other";
+    row.mode = "test";
     row.status = "paid";
     reader_.rows[kId] = row;
     auto a = call("GET", "/v1/charges/" + kId + "/status");
@@ -429,6 +431,48 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
     auto upper = "0x" + std::string(64, 'F');
     EXPECT_EQ(code_of(call("GET", "/v1/charges/" + upper + "/status")), "charge_not_found");
     EXPECT_EQ(code_of(call("GET", "/v1/charges/0x1234/status")), "invalid_invoice_id");
+}
+
+TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysModeAsCreatesAre) {
+    ChargeRow row;
+    row.invoice_id = kId;
+    row.project_id = "prj_a";
+    row.mode = "live";
+    row.chain_id = 137;
+    row.status = "pending";
+    reader_.rows[kId] = row;
+    for (const std::string& path : {"/v1/charges/" + kId, "/v1/charges/" + kId + "/status"}) {
+        auto test_read = call("GET", path, "", kTestKey);
+        EXPECT_EQ(test_read.status, 404) << path;
+        EXPECT_EQ(code_of(test_read), "charge_not_found") << path;
+    }
+    EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status", "", kLiveKey).status, 200);
+    reader_.rows[kId].mode = "test";
+    reader_.rows[kId].chain_id = 80002;
+    EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status", "", kTestKey).status, 200);
+    auto live_read = call("GET", "/v1/charges/" + kId, "", kLiveKey);
+    EXPECT_EQ(live_read.status, 404);
+    EXPECT_EQ(code_of(live_read), "charge_not_found");
+}
+
+TEST_F(ChargesApiTest, ReturnUrlIsParsedLiveKeysGetHttpsOnly) {
+    for (const char* url : {"http://localhost.evil.example", "http://127.0.0.1@evil.example",
+                            "https://user:pw@shop.example/", "https://shop.example\\\\@evil.example"}) {
+        auto r = call("POST", "/v1/invoices",
+                      std::string(R"({"chainId":80002,"amount":"5","returnUrl":")") + url + "\"}");
+        EXPECT_EQ(r.status, 400) << url;
+        EXPECT_EQ(code_of(r), "invalid_return_url") << url;
+    }
+    auto dev = call("POST", "/v1/invoices",
+                    R"({"chainId":80002,"amount":"5","returnUrl":"http://localhost:3000/done"})");
+    EXPECT_EQ(dev.status, 201) << dev.body;
+    auto live_http = call("POST", "/v1/invoices",
+                          R"({"chainId":137,"amount":"5","returnUrl":"http://localhost:3000/done"})", kLiveKey);
+    EXPECT_EQ(live_http.status, 400);
+    EXPECT_EQ(code_of(live_http), "invalid_return_url");
+    auto live_https = call("POST", "/v1/invoices",
+                           R"({"chainId":137,"amount":"5","returnUrl":"https://shop.example/done"})", kLiveKey);
+    EXPECT_EQ(live_https.status, 201) << live_https.body;
 }
 
 // ---- Idempotency-Key, rate limit and quota on the create path (DESIGN 4, docs/limits.md) ----

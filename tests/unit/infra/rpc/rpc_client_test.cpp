@@ -137,5 +137,20 @@ TEST(RpcClientNetwork, UnreachableNodeIsRetryable) {
     }
 }
 
+TEST(RpcClientNetwork, ErrorsNameTheHostNeverTheProviderKey) {
+    RpcClient client(RpcSettings{"http://user:s3cret@127.0.0.1:1/v3/KEY0123456789?apikey=QQQ",
+                                 std::chrono::milliseconds(500), std::chrono::milliseconds(200)});
+    try {
+        (void)client.block_number();
+        FAIL() << "no throw";
+    } catch (const RpcError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("http://127.0.0.1:1"), std::string::npos) << what;
+        for (const char* secret : {"s3cret", "KEY0123456789", "QQQ", "user"}) {
+            EXPECT_EQ(what.find(secret), std::string::npos) << what;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace duepay::infra::rpc

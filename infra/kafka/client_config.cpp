@@ -1,0 +1,48 @@
+#include "infra/kafka/client_config.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <stdexcept>
+#include <string_view>
+
+namespace duepay::infra::kafka {
+
+std::vector<std::pair<std::string, std::string>> client_config_from_env(const char* const* envp) {
+    constexpr std::string_view kPrefix = "DUEPAY_KAFKA_";
+    std::vector<std::pair<std::string, std::string>> out;
+    for (; envp != nullptr && *envp != nullptr; ++envp) {
+        const std::string_view entry(*envp);
+        if (!entry.starts_with(kPrefix)) continue;
+        const auto eq = entry.find('=');
+        if (eq == std::string_view::npos || eq == kPrefix.size()) continue;
+        std::string name(entry.substr(kPrefix.size(), eq - kPrefix.size()));
+        for (char& c : name) {
+            c = c == '_' ? '.' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        out.emplace_back(std::move(name), std::string(entry.substr(eq + 1)));
+    }
+    return out;
+}
+
+namespace detail {
+
+ConfHandle new_client_conf() {
+    ConfHandle conf(rd_kafka_conf_new());
+    for (const auto& [name, value] : client_config_from_env(environ)) {
+        char err[512];
+        if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), err, sizeof err) !=
+            RD_KAFKA_CONF_OK) {
+            std::string variable = name;
+            for (char& c : variable) {
+                c = c == '.' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            }
+            throw std::invalid_argument("kafka config from DUEPAY_KAFKA_" + variable + " (" + name +
+                                        ") was refused by librdkafka; the value is not shown");
+        }
+    }
+    return conf;
+}
+
+}  // namespace detail
+}  // namespace duepay::infra::kafka

@@ -1,0 +1,32 @@
+// librdkafka settings from the environment, for every Kafka client duepay makes (producer,
+// consumer, admin): production brokers need TLS and SASL, and the operator chooses how
+// (docs/security.md "Kafka"). DUEPAY_KAFKA_<NAME>=value sets the librdkafka property whose name is
+// <NAME> lower-cased with '_' read as '.', e.g.
+//   DUEPAY_KAFKA_SECURITY_PROTOCOL=SASL_SSL        -> security.protocol
+//   DUEPAY_KAFKA_SASL_MECHANISMS=SCRAM-SHA-512     -> sasl.mechanisms
+//   DUEPAY_KAFKA_SASL_USERNAME / _SASL_PASSWORD    -> sasl.username / sasl.password
+//   DUEPAY_KAFKA_SSL_CA_LOCATION=/etc/ssl/kafka-ca.pem -> ssl.ca.location
+// They are applied first; what a client sets itself for correctness (bootstrap.servers from
+// KAFKA_BOOTSTRAP, acks=all and idempotence, manual commits) is set after them and wins. A value is
+// never printed (it may be a password): a rejected property names the variable only.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "infra/kafka/handles.hpp"
+
+namespace duepay::infra::kafka {
+
+// The (property, value) pairs of the DUEPAY_KAFKA_* entries of `envp` (a NULL-terminated
+// environ-style array), in order. An empty name after the prefix is ignored.
+std::vector<std::pair<std::string, std::string>> client_config_from_env(const char* const* envp);
+
+namespace detail {
+// A new rd_kafka_conf_t with client_config_from_env(environ) applied; throws std::invalid_argument
+// naming the variable (never the value) when librdkafka refuses one.
+ConfHandle new_client_conf();
+}  // namespace detail
+
+}  // namespace duepay::infra::kafka
