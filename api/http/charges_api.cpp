@@ -14,7 +14,7 @@
 #include "api/http/envelope.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
-#include "domain/evm/create2.hpp"
+#include "domain/charge/decide.hpp"
 #include "domain/hex.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/money/token_amount.hpp"
@@ -366,24 +366,26 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     event.mode = owner.mode == "test" ? ev::Mode::test : ev::Mode::live;
     event.chain_id = in.chain->chain_id;
     event.occurred_at = format_rfc3339_ms(now_ms);
-    ev::ChargeCreated created;
-    created.amount = in.amount;
-    created.token = in.token->address;
-    created.token_symbol = in.token->symbol;
-    created.token_decimals = static_cast<std::uint32_t>(in.token->decimals);
-    created.payment_mode = in.payment_mode;
-    created.merchant = *merchant;
-    created.fee_bps = in.chain->fee_bps;
-    created.deadline = static_cast<std::uint64_t>(now_ms / 1000) + in.expires_in;
-    created.grace_seconds = in.payment_mode == ev::PaymentMode::wallet ? 0 : in.chain->grace_seconds;
-    if (in.payment_mode != ev::PaymentMode::wallet) {
-        const auto salt = domain::evm::deposit_salt(event.invoice_id, *merchant, in.chain->fee_bps);
-        created.deposit_address =
-            domain::evm::create2_address(in.chain->deposit_factory, salt, in.chain->forwarder_init_code_hash);
-    }
-    created.reference = in.reference;
-    created.return_url = in.return_url;
-    created.fiat = fiat_quote;
+    domain::charge::Create command;  // the deadline, grace and deposit address are decided there
+    command.invoice_id = event.invoice_id;
+    command.amount = in.amount;
+    command.token = in.token->address;
+    command.token_symbol = in.token->symbol;
+    command.token_decimals = static_cast<std::uint32_t>(in.token->decimals);
+    command.payment_mode = in.payment_mode;
+    command.merchant = *merchant;
+    command.fee_bps = in.chain->fee_bps;
+    command.now_seconds = static_cast<std::uint64_t>(now_ms / 1000);
+    command.expires_in = in.expires_in;
+    command.grace_seconds = in.chain->grace_seconds;
+    command.deposit_factory = in.chain->deposit_factory;
+    command.forwarder_init_code_hash = in.chain->forwarder_init_code_hash;
+    command.reference = in.reference;
+    command.return_url = in.return_url;
+    command.fiat = fiat_quote;
+    auto decided = domain::charge::decide(domain::charge::initial_state(), command);
+    if (!decided) return fail(bad_request(decided.error().code, decided.error().message));
+    auto created = std::get<ev::ChargeCreated>(std::move(decided).value().front());
 
     // The 201 body is rendered now, from the same values the projection will store.
     infra::postgres::ChargeRow row;

@@ -14,6 +14,7 @@
 #include <pqxx/pqxx>
 
 #include "domain/charge/charge_state.hpp"
+#include "domain/charge/decide.hpp"
 #include "domain/events/event_id.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/abi.hpp"
@@ -63,15 +64,11 @@ Bytes32 word_at(const Bytes& data, std::size_t index) {
     return w;
 }
 
-// Everything chainwatch knows about one charge of its chain.
+// Everything chainwatch knows about one charge of its chain: the envelope of its charge.created
+// (the ids of the facts it appends) and its folded state (what decide judges by).
 struct Tracked {
     Event created_envelope;
-    ChargeCreated created;
     charge::ChargeState state;
-    std::uint64_t wallet_limit() const { return created.deadline; }
-    std::uint64_t transfer_limit() const { return created.deadline + created.grace_seconds; }
-    // Chain time after which the charge expires: the transfer window when it has a deposit address.
-    std::uint64_t expiry_limit() const { return created.deposit_address ? transfer_limit() : wallet_limit(); }
 };
 
 enum class MatchKind { wallet, transfer, settled };
@@ -133,10 +130,10 @@ public:
         const auto id = to_hex(e.invoice_id);
         if (const auto* created = std::get_if<ChargeCreated>(&e.data)) {
             if (charges_.contains(id)) return;
-            Tracked t{e, *created, charge::initial_state()};
+            Tracked t{e, charge::initial_state()};
             charge::apply(t.state, e);
             if (created->deposit_address) by_deposit_[key_of(*created->deposit_address)] = id;
-            expiries_.emplace(t.expiry_limit(), id);
+            expiries_.emplace(charge::expiry_limit(t.state), id);
             charges_.emplace(id, std::move(t));
             ++learnt_;
             return;
@@ -202,7 +199,7 @@ public:
         for (auto& h : headers) {
             SeenBlock b{h, std::move((*matches)[h.number])};
             const bool deep = head - h.number + 1 >= chain_.confirmations;
-            if (!deep) detect(b);
+            if (!deep) detect(b, head - h.number + 1);
             window_.push_back(std::move(b));
         }
         confirm_up_to(head);
@@ -308,18 +305,15 @@ private:
         return std::nullopt;
     }
 
-    bool in_window(const Tracked& t, const Match& m, std::uint64_t block_timestamp) const {
-        if (m.kind == MatchKind::wallet) return true;  // the router itself enforces the deadline
-        return !t.state.expired && block_timestamp <= t.transfer_limit();
+    charge::ObservePayment observation(const Match& m, const BlockHeader& h,
+                                       std::uint64_t depth) const {
+        return charge::ObservePayment{m.payment, h.timestamp, depth, chain_.confirmations};
     }
 
-    // Below depth: payment_detected for payments of the charge's token inside its window.
-    void detect(const SeenBlock& b) {
+    // Below depth: what decide makes of each payment of a fetched block (a detection).
+    void detect(const SeenBlock& b, std::uint64_t depth) {
         for (const auto& m : b.matches) {
-            if (m.kind == MatchKind::settled) continue;
-            const auto& t = charges_.at(m.invoice);
-            if (m.payment.token != t.created.token || !in_window(t, m, b.header.timestamp)) continue;
-            emit(m.invoice, PaymentDetected{m.payment}, m.payment.tx_hash, m.payment.log_index, &m.payment.block_hash);
+            if (m.kind != MatchKind::settled) decide(m.invoice, observation(m, b.header, depth));
         }
     }
 
@@ -327,55 +321,25 @@ private:
         while (!window_.empty() && head - window_.front().header.number + 1 >= chain_.confirmations) {
             const auto& b = window_.front();
             expire_before(b.header);
-            for (const auto& m : b.matches) confirm(b.header, m);
+            for (const auto& m : b.matches) {
+                if (m.kind == MatchKind::settled) {
+                    decide(m.invoice, charge::ObserveSettlement{m.settled}, m.payment.log_index);
+                } else {
+                    decide(m.invoice, observation(m, b.header, head - b.header.number + 1));
+                }
+            }
             checkpoint_ = {b.header.number, b.header.hash};
             window_.pop_front();
         }
     }
 
-    // Chain time passed a charge's limit in this block: every earlier block is confirmed already.
+    // Chain time reached a charge's limit in this block (every earlier block is confirmed
+    // already): decide whether it expires. The multimap only finds the candidates.
     void expire_before(const BlockHeader& h) {
         while (!expiries_.empty() && expiries_.begin()->first < h.timestamp) {
             const auto id = expiries_.begin()->second;
             expiries_.erase(expiries_.begin());
-            auto& t = charges_.at(id);
-            if (t.state.expired || t.state.amount_confirmed.value >= t.state.amount_due.value) continue;
-            ChargeExpired e{t.created.deadline, t.created.deposit_address ? t.created.grace_seconds : 0, h.number,
-                            h.timestamp};
-            emit(id, e, t.created_envelope.invoice_id.bytes, 0, nullptr);
-        }
-    }
-
-    void confirm(const BlockHeader& h, const Match& m) {
-        auto& t = charges_.at(m.invoice);
-        if (m.kind == MatchKind::settled) {
-            emit(m.invoice, m.settled, m.settled.tx_hash, m.payment.log_index, nullptr);
-            return;
-        }
-        const charge::PaymentKey key{m.payment.tx_hash, m.payment.log_index};
-        const auto& s = t.state;
-        if (s.confirmed.contains(key) || s.late.contains(key) || s.wrong_token.contains(key)) return;  // decided
-        const auto& p = m.payment;
-        if (p.token != t.created.token) {
-            emit(m.invoice, ChargeFailed{FailureReason::wrong_token, p}, p.tx_hash, p.log_index, nullptr);
-            return;
-        }
-        const TokenAmount total{s.amount_confirmed.value + p.amount.value};
-        if (m.kind == MatchKind::wallet) {
-            emit(m.invoice, ChargePaid{p, total}, p.tx_hash, p.log_index, nullptr);
-        } else if (!in_window(t, m, h.timestamp)) {
-            emit(m.invoice, LateDeposit{p}, p.tx_hash, p.log_index, nullptr);
-        } else {
-            // docs/events.md: the confirmed deposit, then the decision it leads to (none when the
-            // charge was paid already: an extra deposit is recorded and shows as overpaid).
-            const bool was_paid = s.amount_confirmed.value >= s.amount_due.value;
-            emit(m.invoice, DepositSeen{p}, p.tx_hash, p.log_index, nullptr);
-            if (was_paid) return;
-            if (total.value >= t.state.amount_due.value) {
-                emit(m.invoice, ChargePaid{p, total}, p.tx_hash, p.log_index, nullptr);
-            } else {
-                emit(m.invoice, ChargeUnderpaid{p, total}, p.tx_hash, p.log_index, nullptr);
-            }
+            decide(id, charge::ObserveBlock{h.number, h.timestamp});
         }
     }
 
@@ -391,11 +355,8 @@ private:
                       << to_hex(b.header.hash) << " left the chain" << std::endl;
             for (const auto& m : b.matches) {
                 if (m.kind == MatchKind::settled) continue;
-                const auto& t = charges_.at(m.invoice);
-                auto it = t.state.unconfirmed.find(charge::PaymentKey{m.payment.tx_hash, m.payment.log_index});
-                if (it == t.state.unconfirmed.end() || it->second.block_hash != b.header.hash) continue;
-                PaymentReorged r{m.payment.tx_hash, m.payment.log_index, m.payment.block_number, b.header.hash};
-                emit(m.invoice, r, m.payment.tx_hash, m.payment.log_index, &b.header.hash);
+                decide(m.invoice, charge::ObserveReorg{m.payment.tx_hash, m.payment.log_index,
+                                                       m.payment.block_number, b.header.hash});
             }
             window_.pop_back();
         }
@@ -405,26 +366,63 @@ private:
         }
     }
 
-    template <class Data>
-    void emit(const std::string& invoice, const Data& data, const Bytes32& tx, std::uint32_t log_index,
-              const Bytes32* block_hash) {
+    // Appends what decide makes of `command` for one charge, each event applied to the charge's
+    // state as it is appended. `log_index` names a settlement's log (its fact id).
+    void decide(const std::string& invoice, const charge::Command& command,
+                std::uint32_t log_index = 0) {
         auto& t = charges_.at(invoice);
+        auto events = charge::decide(t.state, command);
+        if (!events) {
+            std::cerr << "chainwatch " << s_.chain_id << ": " << invoice << ": "
+                      << events.error().message << std::endl;
+            return;
+        }
+        for (auto& data : *events) emit(t, invoice, std::move(data), log_index);
+    }
+
+    // The deterministic id of a chain fact (chain_fact_id): re-emissions are duplicates.
+    std::string fact_id(const Tracked& t, const EventData& data, std::uint32_t log_index) const {
+        const ChainId chain{s_.chain_id};
+        return std::visit(
+            [&](const auto& d) -> std::string {
+                using T = std::decay_t<decltype(d)>;
+                if constexpr (std::is_same_v<T, PaymentDetected>) {
+                    return chain_fact_id(T::kType, chain, d.payment.tx_hash, d.payment.log_index,
+                                         d.payment.block_hash);
+                } else if constexpr (std::is_same_v<T, PaymentReorged>) {
+                    return chain_fact_id(T::kType, chain, d.tx_hash, d.log_index, d.block_hash);
+                } else if constexpr (requires { d.payment; }) {
+                    return chain_fact_id(T::kType, chain, d.payment.tx_hash, d.payment.log_index);
+                } else if constexpr (std::is_same_v<T, ChargeExpired>) {
+                    return chain_fact_id(T::kType, chain, t.created_envelope.invoice_id.bytes, 0);
+                } else if constexpr (std::is_same_v<T, ChargeSettled>) {
+                    return chain_fact_id(T::kType, chain, d.tx_hash, log_index);
+                } else {
+                    throw std::logic_error("chainwatch does not append " + std::string(T::kType));
+                }
+            },
+            data);
+    }
+
+    void emit(Tracked& t, const std::string& invoice, EventData data, std::uint32_t log_index) {
         Event e;
-        e.id = block_hash ? chain_fact_id(Data::kType, ChainId{s_.chain_id}, tx, log_index, *block_hash)
-                          : chain_fact_id(Data::kType, ChainId{s_.chain_id}, tx, log_index);
+        e.id = fact_id(t, data, log_index);
         if (t.state.seen_event_ids.contains(e.id)) return;  // emitted before (maybe by a previous run)
         e.invoice_id = t.created_envelope.invoice_id;
         e.project_id = t.created_envelope.project_id;
         e.mode = t.created_envelope.mode;
         e.chain_id = ChainId{s_.chain_id};
         e.occurred_at = now_rfc3339();
-        e.data = data;
+        e.data = std::move(data);
         charge::apply(t.state, e);
         acks_.expect();
         log_.append_async(infra::kafka::LogRecord{invoice, encode_event(e)},
                           [this](infra::kafka::AppendResult r) { acks_.done(r); });
         ++emitted_;
-        if (trace_) std::cerr << "chainwatch " << s_.chain_id << ": " << Data::kType << " " << invoice << std::endl;
+        if (trace_) {
+            std::cerr << "chainwatch " << s_.chain_id << ": " << event_type(e) << " " << invoice
+                      << std::endl;
+        }
     }
 
     void flush_and_checkpoint() {

@@ -1,4 +1,5 @@
-// The charge as a decider's state (STYLE rule 1): initial_state(), evolve(state, event), fold.
+// The charge as a decider's state (STYLE rule 1): initial_state(), evolve(state, event), fold;
+// the decisions that produce those events are decide (decide.hpp).
 // Status is derived from the facts seen so far (payments keyed by (txHash, logIndex), the expiry
 // fact, failure and refund), never from the order in which same-block facts arrive, so a replay
 // or a re-emitted chain fact can never change the answer. The full transition table (status x
@@ -6,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,6 +54,12 @@ struct ChargeState {
     Status status = Status::pending;
     Exception exception = Exception::none;
 
+    // The terms of charge.created that decide (decide.hpp) judges chain facts by.
+    Address token;
+    std::uint64_t deadline = 0;
+    std::uint64_t grace_seconds = 0;
+    std::optional<Address> deposit_address;
+
     TokenAmount amount_due;
     TokenAmount amount_confirmed;    // confirmed in-window payments of the charged token
     TokenAmount amount_unconfirmed;  // detected, below confirmation depth
@@ -86,5 +94,12 @@ void apply(ChargeState& state, const events::Event& event);
 ChargeState evolve(const ChargeState& state, const events::Event& event);
 
 ChargeState fold(std::span<const events::Event> events);
+
+// Confirmed, late or wrong-token funds sit with the charge (a refund has something to return).
+bool holds_funds(const ChargeState& state);
+
+// a + b, saturating at 2^256-1 instead of wrapping (only reachable with absurd inputs). Every sum
+// of token amounts in the charge uses it, so decide and evolve add the same way.
+uint256 saturating_add(const uint256& a, const uint256& b);
 
 }  // namespace duepay::domain::charge

@@ -10,10 +10,7 @@ namespace {
 
 using namespace duepay::domain::events;
 
-const uint256 kMax = ~uint256(0);
-
-// Sums saturate at 2^256-1 instead of wrapping (only reachable with absurd inputs).
-uint256 add(const uint256& a, const uint256& b) { return b > kMax - a ? kMax : a + b; }
+uint256 add(const uint256& a, const uint256& b) { return saturating_add(a, b); }
 
 template <class Map>
 TokenAmount sum(const Map& m) {
@@ -58,10 +55,6 @@ Exception derive_exception(const ChargeState& s) {
         if (s.amount_confirmed.value > 0) return Exception::partial;
     }
     return Exception::none;
-}
-
-bool holds_funds(const ChargeState& s) {
-    return s.amount_confirmed.value > 0 || s.amount_late.value > 0 || s.amount_wrong_token.value > 0;
 }
 
 std::string tx_of(const EventData& data) {
@@ -117,6 +110,15 @@ bool record(ChargeState& s, const Event& event) {
 
 }  // namespace
 
+uint256 saturating_add(const uint256& a, const uint256& b) {
+    const uint256 max = ~uint256(0);
+    return b > max - a ? max : a + b;
+}
+
+bool holds_funds(const ChargeState& s) {
+    return s.amount_confirmed.value > 0 || s.amount_late.value > 0 || s.amount_wrong_token.value > 0;
+}
+
 std::string_view to_string(Status status) {
     switch (status) {
         case Status::pending: return "pending";
@@ -150,6 +152,10 @@ void apply(ChargeState& s, const Event& event) {
         s.created = true;
         s.invoice_id = event.invoice_id;
         s.amount_due = created->amount;
+        s.token = created->token;
+        s.deadline = created->deadline;
+        s.grace_seconds = created->grace_seconds;
+        s.deposit_address = created->deposit_address;
         s.status = Status::pending;
         s.seen_event_ids.insert(event.id);
         s.timeline.push_back(TimelineEntry{Status::pending, event.occurred_at, {}});

@@ -1,15 +1,19 @@
-// Property: for random charges and random chain facts, as chainwatch would emit them block by
-// block, every order that respects block order (facts of the same block shuffled, re-emitted
-// duplicates included) folds to the same status, exception and amounts, and those equal what an
-// independent sum over the generated payments says.
+// Property: for random charges and random chain observations, the events the real decide
+// (decide.hpp) emits when driven as chainwatch drives it, block by block, fold in every order
+// that respects block order (facts of the same block shuffled, re-emitted duplicates included)
+// to the same status, exception and amounts, and those equal what an independent sum over the
+// generated payments says.
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
 #include <random>
 
-#include <gtest/gtest.h>
-
 #include "domain/charge/charge_state.hpp"
+#include "domain/charge/decide.hpp"
+#include "domain/hex.hpp"
 #include "tests/unit/domain/charge/facts.hpp"
 
 namespace duepay::domain::charge {
@@ -34,84 +38,142 @@ Status expected_status(const Case& c) {
     return Status::pending;
 }
 
+// One generated payment: mined in `block`, moved to `remined` by a reorg seen at that step.
+struct Generated {
+    Payment payment;
+    std::uint64_t remined = 0;  // 0: never reorged
+};
+
+// A chain-fact id in the spirit of chain_fact_id: type, payment key and, for the facts tied to
+// one block, the block hash.
+std::string fact_id(const EventData& data, const Bytes32& expiry_key) {
+    return std::visit(
+        [&](const auto& d) -> std::string {
+            using T = std::decay_t<decltype(d)>;
+            std::string id(T::kType);
+            if constexpr (std::is_same_v<T, PaymentDetected>) {
+                id += to_hex(d.payment.tx_hash) + to_hex(d.payment.block_hash);
+            } else if constexpr (std::is_same_v<T, PaymentReorged>) {
+                id += to_hex(d.tx_hash) + to_hex(d.block_hash);
+            } else if constexpr (requires { d.payment; }) {
+                id += to_hex(d.payment.tx_hash);
+            } else {
+                id += to_hex(expiry_key);
+            }
+            return id;
+        },
+        data);
+}
+
 Case generate(std::mt19937_64& rng) {
-    auto uniform = [&](std::uint64_t lo, std::uint64_t hi) { return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng); };
-    auto chance = [&](int percent) { return uniform(1, 100) <= static_cast<std::uint64_t>(percent); };
+    auto uniform = [&](std::uint64_t lo, std::uint64_t hi) {
+        return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+    };
+    auto chance = [&](int percent) {
+        return uniform(1, 100) <= static_cast<std::uint64_t>(percent);
+    };
     Case c;
     c.due = uniform(1, 300);
-    const std::uint64_t depth = uniform(1, 3);
-    const std::uint64_t deadline_block = uniform(3, 20);
-    const std::uint64_t end = uniform(1, deadline_block + 15);  // facts after this step have not happened yet
-    auto emit = [&](std::uint64_t group, Event e) {
-        if (group > end) return false;
-        if (chance(15)) {  // re-emitted later (a chainwatch restart): same id
-            const std::uint64_t again = group + uniform(0, 3);
-            if (again <= end) c.groups[again].push_back(e);
-        }
-        c.groups[group].push_back(std::move(e));
-        return true;
-    };
-    c.groups[0].push_back(created(c.due));
+    const std::uint64_t confirmations = uniform(1, 4);
+    const std::uint64_t deadline_block = uniform(3, 20);        // the last block inside the window
+    const std::uint64_t end = uniform(1, deadline_block + 15);  // the last step that happened
+    // Block n's time: the transfer limit of facts::created_data falls on deadline_block.
+    const std::uint64_t t0 = 1'800'000'000 + 3600 - deadline_block;
+    auto time_of = [&](std::uint64_t block) { return t0 + block; };
 
-    std::uint64_t running = 0;  // chainwatch's own confirmed total, in emission order
-    std::vector<std::pair<std::uint64_t, Payment>> confirmations;  // (group, payment) of in-window transfers
-    const int payments = static_cast<int>(uniform(0, 5));
-    for (int i = 0; i < payments; ++i) {
+    std::vector<Generated> payments;
+    const int count = static_cast<int>(uniform(0, 5));
+    for (int i = 0; i < count; ++i) {
         const auto tx = static_cast<std::uint8_t>(i + 1);
         const std::uint64_t block = uniform(1, deadline_block + 8);
-        const std::string t = std::to_string(i);
+        Generated g;
         if (chance(10)) {  // a deposit in a token the charge does not accept
-            Payment p = payment(tx, uniform(1, 150), Rail::transfer, block, 0, kOtherToken);
-            if (emit(block + depth, failed("fail:" + t, p))) c.wrong += p.amount.value.convert_to<std::uint64_t>();
-            continue;
-        }
-        const bool in_window = block <= deadline_block;
-        const Rail rail = in_window && chance(30) ? Rail::wallet : Rail::transfer;
-        const std::uint64_t amount = rail == Rail::wallet ? c.due : uniform(1, 150);
-        Payment p = payment(tx, amount, rail, block, 0);
-        bool detected_now = emit(block, detected("det:" + t + ":0", p));
-        std::uint64_t confirm_at = block + depth;
-        if (depth >= 2 && chance(25)) {  // orphaned before confirmation, re-mined one step later
-            const std::uint64_t at = uniform(block + 1, block + depth - 1);
-            if (emit(at, reorged("reorg:" + t + ":0", p))) {
-                p.block_number = at;
-                p.block_hash = bytes32(static_cast<std::uint8_t>(at), 1);
-                emit(at, detected("det:" + t + ":1", p));
-            }
-            confirm_at = at + depth;
-        }
-        bool confirmed_now = false;
-        if (!in_window) {
-            confirmed_now = emit(confirm_at, late("late:" + t, p));
-            if (confirmed_now) c.late += amount;
-        } else if (rail == Rail::wallet) {
-            confirmed_now = emit(confirm_at, paid("paid:" + t, p, amount));
-            if (confirmed_now) c.confirmed += amount;
+            g.payment = payment(tx, uniform(1, 150), Rail::transfer, block, 0, kOtherToken);
         } else {
-            confirmed_now = emit(confirm_at, deposit("dep:" + t, p));
-            if (confirmed_now) {
-                c.confirmed += amount;
-                confirmations.emplace_back(confirm_at, p);
-            }
+            const Rail rail = block <= deadline_block && chance(30) ? Rail::wallet : Rail::transfer;
+            g.payment = payment(tx, rail == Rail::wallet ? c.due : uniform(1, 150), rail, block, 0);
         }
-        if (detected_now && !confirmed_now) c.unconfirmed += amount;
+        // Orphaned while still below depth, re-mined in the block of the step that saw it.
+        if (confirmations >= 3 && chance(25))
+            g.remined = uniform(block + 1, block + confirmations - 2);
+        payments.push_back(g);
     }
-    // chainwatch's decisions after each confirmed deposit, in block order
-    std::stable_sort(confirmations.begin(), confirmations.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [group, p] : confirmations) {
-        running += p.amount.value.convert_to<std::uint64_t>();
-        const std::string id = "decision:" + std::to_string(p.tx_hash[1]);
-        emit(group, running >= c.due ? paid(id, p, running) : underpaid(id, p, running));
+
+    // chainwatch, step by step (step h: block h is the head): reorgs seen at h, detections of
+    // block h (below depth unless one confirmation is enough), then block h - confirmations + 1
+    // reaches depth: expiry by its time, then its payments in log order. Each event is applied
+    // before the next decision, as chainwatch does.
+    Event created_event = created(c.due);
+    ChargeState state = fold(std::vector{created_event});
+    c.groups[0].push_back(created_event);
+    auto emit = [&](std::uint64_t step, const Result<std::vector<EventData>>& decided) {
+        ASSERT_TRUE(decided.ok()) << decided.error().code;
+        for (const auto& data : *decided) {
+            Event e = event(fact_id(data, kInvoice.bytes), data);
+            apply(state, e);
+            if (chance(15)) {  // re-emitted later (a chainwatch restart): same id
+                const std::uint64_t again = step + uniform(0, 3);
+                if (again <= end) c.groups[again].push_back(e);
+            }
+            c.groups[step].push_back(std::move(e));
+        }
+    };
+    auto current = [&](const Generated& g, std::uint64_t step) {
+        Payment p = g.payment;
+        if (g.remined != 0 && step >= g.remined) {
+            p.block_number = g.remined;
+            p.block_hash = bytes32(static_cast<std::uint8_t>(g.remined), 1);
+        }
+        return p;
+    };
+    for (std::uint64_t h = 1; h <= end; ++h) {
+        for (const auto& g : payments) {
+            if (g.remined != h) continue;
+            const Payment& p = g.payment;
+            emit(h,
+                 decide(state, ObserveReorg{p.tx_hash, p.log_index, p.block_number, p.block_hash}));
+        }
+        for (const auto& g : payments) {
+            const Payment p = current(g, h);
+            if (p.block_number != h || confirmations == 1) continue;
+            emit(h, decide(state, ObservePayment{p, time_of(h), 1, confirmations}));
+        }
+        if (h < confirmations) continue;
+        const std::uint64_t deep = h - confirmations + 1;
+        emit(h, decide(state, ObserveBlock{deep, time_of(deep)}));
+        for (const auto& g : payments) {
+            const Payment p = current(g, h);
+            if (p.block_number != deep) continue;
+            emit(h, decide(state, ObservePayment{p, time_of(deep), confirmations, confirmations}));
+        }
     }
-    // Every block up to the deadline is confirmed at this step: chainwatch emits the expiry.
-    c.expired = emit(deadline_block + depth, expired());
+
+    // The independent expectation, from the payments alone.
+    std::uint64_t confirmed_in_window = 0;  // by the payments mined up to deadline_block
+    for (const auto& g : payments) {
+        const Payment p = current(g, end);
+        const auto amount = p.amount.value.convert_to<std::uint64_t>();
+        const bool confirmed_by_end = p.block_number + confirmations - 1 <= end;
+        const bool in_window = p.rail == Rail::wallet || p.block_number <= deadline_block;
+        if (p.token != kToken) {
+            if (confirmed_by_end) c.wrong += amount;
+        } else if (confirmed_by_end) {
+            (in_window ? c.confirmed : c.late) += amount;
+            if (in_window && p.block_number <= deadline_block) confirmed_in_window += amount;
+        } else if (confirmations > 1 && p.block_number <= end && in_window) {
+            c.unconfirmed += amount;
+        }
+    }
+    // Block deadline_block + 1 (past the limit) reached depth without the amount confirmed.
+    c.expired = deadline_block + confirmations <= end && confirmed_in_window < c.due;
     return c;
 }
 
 std::vector<Event> flatten(const Case& c, std::mt19937_64* shuffle_with) {
     std::vector<Event> out;
     for (auto [group, facts] : c.groups) {
-        if (shuffle_with != nullptr && group != 0) std::shuffle(facts.begin(), facts.end(), *shuffle_with);
+        if (shuffle_with != nullptr && group != 0)
+            std::shuffle(facts.begin(), facts.end(), *shuffle_with);
         out.insert(out.end(), facts.begin(), facts.end());
     }
     return out;
@@ -150,9 +212,11 @@ TEST(ChargeProperty, BlockOrderedPermutationsFoldToTheSameStatusAndAmounts) {
         }
     }
     // The generator must reach every status the chain can cause (refunded is an ops fact).
-    for (Status s : {Status::pending, Status::confirming, Status::paid, Status::underpaid, Status::expired, Status::failed})
+    for (Status s : {Status::pending, Status::confirming, Status::paid, Status::underpaid,
+                     Status::expired, Status::failed})
         EXPECT_GT(seen[s], 0) << "generator never produced " << to_string(s);
-    for (const auto& [status, n] : seen) std::cout << "[ property ] " << to_string(status) << ": " << n << "\n";
+    for (const auto& [status, n] : seen)
+        std::cout << "[ property ] " << to_string(status) << ": " << n << "\n";
 }
 
 }  // namespace

@@ -1,0 +1,136 @@
+#include "domain/charge/decide.hpp"
+
+#include <type_traits>
+
+#include "domain/evm/create2.hpp"
+
+namespace duepay::domain::charge {
+
+namespace {
+
+using namespace duepay::domain::events;
+using Events = std::vector<EventData>;
+
+Error not_created() {
+    return make_error("charge_not_created", "no charge.created has been applied to this state");
+}
+
+// A payment counts toward the charge: the wallet rail always (the router enforces the deadline),
+// a transfer while the charge is not expired and its block is not past the transfer limit.
+bool in_window(const ChargeState& s, const Payment& p, std::uint64_t block_timestamp) {
+    if (p.rail == Rail::wallet) return true;
+    return !s.expired && block_timestamp <= transfer_limit(s);
+}
+
+Result<Events> create(const ChargeState& s, const Create& c) {
+    if (s.created) return make_error("charge_exists", "the charge was created already");
+    if (c.amount.value == 0) return make_error("invalid_amount", "the amount must be above zero");
+    ChargeCreated d;
+    d.amount = c.amount;
+    d.token = c.token;
+    d.token_symbol = c.token_symbol;
+    d.token_decimals = c.token_decimals;
+    d.payment_mode = c.payment_mode;
+    d.merchant = c.merchant;
+    d.fee_bps = c.fee_bps;
+    d.deadline = c.now_seconds + c.expires_in;
+    d.grace_seconds = c.payment_mode == PaymentMode::wallet ? 0 : c.grace_seconds;
+    if (c.payment_mode != PaymentMode::wallet) {
+        const auto salt =
+            evm::deposit_salt(c.invoice_id, c.merchant, static_cast<std::uint16_t>(c.fee_bps));
+        d.deposit_address =
+            evm::create2_address(c.deposit_factory, salt, c.forwarder_init_code_hash);
+    }
+    d.reference = c.reference;
+    d.return_url = c.return_url;
+    d.fiat = c.fiat;
+    return Events{std::move(d)};
+}
+
+// Below confirmation depth: a detection, for payments of the charge's token inside its window.
+Events detect(const ChargeState& s, const ObservePayment& o) {
+    const auto& p = o.payment;
+    if (p.token != s.token || !in_window(s, p, o.block_timestamp)) return {};
+    const auto it = s.unconfirmed.find(PaymentKey{p.tx_hash, p.log_index});
+    if (it != s.unconfirmed.end() && it->second.block_hash == p.block_hash) return {};
+    return {PaymentDetected{p}};
+}
+
+// At confirmation depth: the decision (docs/events.md). A deposit in the window is recorded, then
+// leads to paid or underpaid (nothing more when the charge was paid already: an extra deposit
+// is recorded and shows as overpaid).
+Events confirm(const ChargeState& s, const ObservePayment& o) {
+    const auto& p = o.payment;
+    if (p.token != s.token) return {ChargeFailed{FailureReason::wrong_token, p}};
+    const TokenAmount total{saturating_add(s.amount_confirmed.value, p.amount.value)};
+    if (p.rail == Rail::wallet) return {ChargePaid{p, total}};
+    if (!in_window(s, p, o.block_timestamp)) return {LateDeposit{p}};
+    Events out{DepositSeen{p}};
+    if (s.amount_confirmed.value >= s.amount_due.value) return out;
+    if (total.value >= s.amount_due.value) {
+        out.emplace_back(ChargePaid{p, total});
+    } else {
+        out.emplace_back(ChargeUnderpaid{p, total});
+    }
+    return out;
+}
+
+Result<Events> observe(const ChargeState& s, const ObservePayment& o) {
+    if (decided(s, PaymentKey{o.payment.tx_hash, o.payment.log_index})) return Events{};
+    return o.depth < o.confirmations ? detect(s, o) : confirm(s, o);
+}
+
+Result<Events> observe(const ChargeState& s, const ObserveReorg& r) {
+    const auto it = s.unconfirmed.find(PaymentKey{r.tx_hash, r.log_index});
+    if (it == s.unconfirmed.end() || it->second.block_hash != r.block_hash) return Events{};
+    return Events{PaymentReorged{r.tx_hash, r.log_index, r.block_number, r.block_hash}};
+}
+
+Result<Events> observe(const ChargeState& s, const ObserveBlock& b) {
+    if (s.expired || s.amount_confirmed.value >= s.amount_due.value) return Events{};
+    if (b.timestamp <= expiry_limit(s)) return Events{};
+    const std::uint64_t grace = s.deposit_address ? s.grace_seconds : 0;
+    return Events{ChargeExpired{s.deadline, grace, b.number, b.timestamp}};
+}
+
+Result<Events> observe(const ChargeState&, const ObserveSettlement& o) { return Events{o.settled}; }
+
+Result<Events> observe(const ChargeState& s, const RecordRefund& r) {
+    if (r.refund.amount.value == 0) {
+        return make_error("invalid_amount", "a refund moves more than zero");
+    }
+    if (!holds_funds(s)) {
+        return make_error("nothing_to_refund",
+                          "the charge holds no confirmed, late or "
+                          "wrong-token funds");
+    }
+    return Events{r.refund};
+}
+
+}  // namespace
+
+std::uint64_t transfer_limit(const ChargeState& s) { return s.deadline + s.grace_seconds; }
+
+std::uint64_t expiry_limit(const ChargeState& s) {
+    return s.deposit_address ? transfer_limit(s) : s.deadline;
+}
+
+bool decided(const ChargeState& s, const PaymentKey& key) {
+    return s.confirmed.contains(key) || s.late.contains(key) || s.wrong_token.contains(key);
+}
+
+Result<std::vector<EventData>> decide(const ChargeState& state, const Command& command) {
+    return std::visit(
+        [&](const auto& c) -> Result<Events> {
+            using T = std::decay_t<decltype(c)>;
+            if constexpr (std::is_same_v<T, Create>) {
+                return create(state, c);
+            } else {
+                if (!state.created) return not_created();
+                return observe(state, c);
+            }
+        },
+        command);
+}
+
+}  // namespace duepay::domain::charge

@@ -1,0 +1,99 @@
+// The charge's decisions (STYLE rule 1): decide(state, command) -> the events that record what
+// happened, or a rejection; evolve (charge_state.hpp) folds those events back into the state.
+// Every rule of a charge's life that is not a fold lives here: how a charge is created (its
+// deadline, grace and CREATE2 deposit address), which payment is inside the window, what a
+// confirmed payment leads to (paid, underpaid, late, wrong token), when chain time expires a
+// charge, which detection a reorg withdraws. Callers (the api's create, chainwatch) gather facts
+// and apply the events; they decide nothing. Pure: chain time and "now" come in the command.
+//
+// A command that changes nothing (a payment already decided, a block before the limit) returns
+// no events; a command that cannot apply to the state (a second Create, a fact about a charge not
+// created yet, a refund of nothing) is a rejection with a stable code.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "domain/charge/charge_state.hpp"
+#include "domain/events/event.hpp"
+#include "domain/result.hpp"
+#include "domain/types.hpp"
+
+namespace duepay::domain::charge {
+
+// A merchant's charge, priced and admitted by the api.
+struct Create {
+    InvoiceId invoice_id;
+    TokenAmount amount;
+    Address token;
+    std::string token_symbol;
+    std::uint32_t token_decimals = 0;
+    events::PaymentMode payment_mode = events::PaymentMode::both;
+    Address merchant;
+    std::uint32_t fee_bps = 0;
+    std::uint64_t now_seconds = 0;    // unix seconds
+    std::uint64_t expires_in = 0;     // seconds from now to the deadline
+    std::uint64_t grace_seconds = 0;  // the chain's transfer grace (unused for wallet-only)
+    Address deposit_factory;          // the chain's CREATE2 factory and forwarder init code
+    Bytes32 forwarder_init_code_hash{};
+    std::optional<std::string> reference;
+    std::optional<std::string> return_url;
+    std::optional<events::FiatQuote> fiat;
+};
+
+// A token movement to this charge seen on chain (a router InvoicePaid or an ERC-20 Transfer to its
+// deposit address), `depth` blocks deep (1: in the head block) of `confirmations` required.
+struct ObservePayment {
+    events::Payment payment;
+    std::uint64_t block_timestamp = 0;  // chain time of payment.block_number
+    std::uint64_t depth = 0;
+    std::uint64_t confirmations = 1;
+};
+
+// The block a payment was detected in left the canonical chain.
+struct ObserveReorg {
+    Bytes32 tx_hash{};
+    std::uint32_t log_index = 0;
+    std::uint64_t block_number = 0;
+    Bytes32 block_hash{};  // the orphaned block
+};
+
+// A block reached confirmation depth: every block before it is processed. Chain time decides
+// expiry.
+struct ObserveBlock {
+    std::uint64_t number = 0;
+    std::uint64_t timestamp = 0;
+};
+
+// The factory swept the deposit address (its Settled log reached confirmation depth).
+struct ObserveSettlement {
+    events::ChargeSettled settled;
+};
+
+// Ops recorded an on-chain refund.
+struct RecordRefund {
+    events::ChargeRefunded refund;
+};
+
+using Command = std::variant<Create, ObservePayment, ObserveReorg, ObserveBlock, ObserveSettlement,
+                             RecordRefund>;
+
+// The events `command` leads to given `state` (in order: apply each before the next decision),
+// or a rejection: charge_exists, charge_not_created, invalid_amount, nothing_to_refund.
+Result<std::vector<events::EventData>> decide(const ChargeState& state, const Command& command);
+
+// Chain time after which a charge no longer takes a transfer-rail deposit into its window:
+// deadline + grace (the router enforces the deadline on the wallet rail itself).
+std::uint64_t transfer_limit(const ChargeState& state);
+
+// Chain time after which an unpaid charge expires: the transfer limit when it has a deposit
+// address, else the deadline.
+std::uint64_t expiry_limit(const ChargeState& state);
+
+// The payment (txHash, logIndex) reached a final decision: confirmed, late or wrong token.
+bool decided(const ChargeState& state, const PaymentKey& key);
+
+}  // namespace duepay::domain::charge
