@@ -38,8 +38,10 @@ ApiResponse bad_request(std::string_view code, std::string_view message) {
 
 // What an admitted create holds until it answers (docs/limits.md): its Idempotency-Key claim and
 // the quota unit it took. Settled once: complete() stores the 201 for replays; release() frees the
-// key and, for a failure that created no charge, gives the quota unit back. Never throws (it runs
-// on the event log's callback thread); a database error is logged, and the key's lock times out.
+// key and, for a failure that created no charge, gives the quota unit back; unlock() keeps the key
+// bound to the prepared charge for a retry (unknown append outcome, ADR 0091). Never throws (it
+// runs on the event log's callback thread); a database error is logged, and the key's lock times
+// out.
 struct CreateGuard {
     IdempotencyKeys* keys = nullptr;
     CreationLimiter* limiter = nullptr;
@@ -47,6 +49,8 @@ struct CreateGuard {
     std::optional<std::string> key;        // set once begin() gave us the key
     infra::random::Digest32 fingerprint{};
     std::optional<std::string> quota_month;  // set once the limiter allowed (metered plans)
+    bool prepared = false;  // the key is bound to the charge being appended (never deleted now)
+    bool resumed = false;   // this request resumed a key bound by an earlier attempt
     std::mutex mutex;
     bool settled = false;
 
@@ -55,9 +59,19 @@ struct CreateGuard {
         return !std::exchange(settled, true);
     }
 
+    // Binds the key to the charge about to be appended (no-op without a key). Throws
+    // DatabaseUnavailable; false if the key is no longer ours.
+    bool prepare(const infra::postgres::PreparedCreate& charge) {
+        if (!key) return true;
+        if (!keys->prepare(project_id, *key, fingerprint, charge)) return false;
+        prepared = true;
+        return true;
+    }
+
     void release(bool refund_quota) noexcept {
         if (!settle()) return;
         try {
+            // Only for failures after which no event of this key can be in the log.
             if (key) keys->abandon(project_id, *key, fingerprint);
         } catch (const std::exception& e) {
             std::cerr << "api: abandon of idempotency key failed: " << e.what() << std::endl;
@@ -66,6 +80,26 @@ struct CreateGuard {
             if (refund_quota && quota_month) limiter->refund_quota(project_id, *quota_month);
         } catch (const std::exception& e) {
             std::cerr << "api: quota refund failed: " << e.what() << std::endl;
+        }
+    }
+
+    // After an unknown outcome: the key stays bound to the prepared charge and is free for the
+    // retry at once; the quota unit stays taken (the charge may exist).
+    void unlock() noexcept {
+        if (!settle() || !key) return;
+        try {
+            keys->unlock(project_id, *key, fingerprint);
+        } catch (const std::exception& e) {
+            std::cerr << "api: unlock of idempotency key failed: " << e.what() << std::endl;
+        }
+    }
+
+    // Settles after an exception: a bound key is unlocked, anything else released with a refund.
+    void fail_safe() noexcept {
+        if (prepared) {
+            unlock();
+        } else {
+            release(true);
         }
     }
 
@@ -318,6 +352,51 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
 
 namespace {
 
+// Appends a prepared charge.created and answers: 201 once durable (after a bounded wait for the
+// projection), 503 otherwise. Settles `guard`.
+void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record, std::shared_ptr<std::string> body,
+                       const std::shared_ptr<CreateGuard>& guard, Responder respond) {
+    auto* waiter = deps.waiter;
+    const auto timeout = deps.projection_timeout;
+    const auto retry_after = deps.retry_after_ms;
+    const std::string invoice_id = record.key;
+    deps.log->append_async(std::move(record), [=, respond = std::move(respond)](infra::kafka::AppendResult result) {
+        if (result.status == infra::kafka::AppendStatus::not_persisted) {
+            // Nothing of this attempt is in the log. A first attempt frees the key and the quota
+            // unit; a resumed one keeps the key bound (the earlier attempt's outcome is unknown).
+            if (guard->resumed) {
+                guard->unlock();
+                respond(error_response(503, "event_log_unavailable",
+                                       "the event log is unavailable; retry later with the same Idempotency-Key",
+                                       retry_after));
+                return;
+            }
+            guard->release(true);
+            respond(error_response(503, "event_log_unavailable",
+                                   "the event log is unavailable; the charge was not created, retry later",
+                                   retry_after));
+            return;
+        }
+        if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
+            std::cerr << "api: append of " << invoice_id << " possibly persisted: " << result.error << std::endl;
+            guard->unlock();  // the charge may exist: the key stays bound, the quota unit taken
+            respond(error_response(503, "event_log_outcome_unknown",
+                                   "the event log did not confirm the charge; retry with the same Idempotency-Key",
+                                   retry_after));
+            return;
+        }
+        // Durable in the log: the charge exists. Wait (bounded) for the read model so the buyer's
+        // first read finds it; answer 201 either way (docs/adr/0041-create-waits-for-projection.md).
+        waiter->wait(invoice_id, timeout, [respond, body, invoice_id, guard](bool projected) {
+            if (!projected) std::cerr << "api: projection of " << invoice_id << " not seen in time" << std::endl;
+            auto answer = success_response(201, *body);
+            guard->complete(answer);  // stored before the answer: a replay right after finds it
+            respond(std::move(answer));
+        });
+    });
+}
+
+
 // Prices, signs and appends an admitted create (past idempotency and the limiter); answers once.
 void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner,
                      const std::shared_ptr<CreateGuard>& guard, Responder respond) {
@@ -404,35 +483,28 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
 
     auto body = std::make_shared<std::string>(charge_json(row, in.chain, deps.signer, deps.checkout_url, false));
     infra::kafka::LogRecord record{row.invoice_id, ev::encode_event(event)};
-    auto* waiter = deps.waiter;
-    const auto timeout = deps.projection_timeout;
-    const auto retry_after = deps.retry_after_ms;
-    const std::string invoice_id = row.invoice_id;
-    deps.log->append_async(std::move(record), [=, respond = std::move(respond)](infra::kafka::AppendResult result) {
-        if (result.status == infra::kafka::AppendStatus::not_persisted) {
-            guard->release(true);
-            respond(error_response(503, "event_log_unavailable",
-                                   "the event log is unavailable; the charge was not created, retry later",
-                                   retry_after));
-            return;
-        }
-        if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
-            std::cerr << "api: append of " << invoice_id << " possibly persisted: " << result.error << std::endl;
-            guard->release(false);  // the charge may exist: the quota unit stays taken
-            respond(error_response(503, "event_log_outcome_unknown",
-                                   "the event log did not confirm the charge; retry with the same Idempotency-Key",
-                                   retry_after));
-            return;
-        }
-        // Durable in the log: the charge exists. Wait (bounded) for the read model so the buyer's
-        // first read finds it; answer 201 either way (docs/adr/0041-create-waits-for-projection.md).
-        waiter->wait(invoice_id, timeout, [respond, body, invoice_id, guard](bool projected) {
-            if (!projected) std::cerr << "api: projection of " << invoice_id << " not seen in time" << std::endl;
-            auto answer = success_response(201, *body);
-            guard->complete(answer);  // stored before the answer: a replay right after finds it
-            respond(std::move(answer));
-        });
-    });
+    // Bind the Idempotency-Key to this charge before it can reach the log (ADR 0091): a retry
+    // after an unknown outcome or a crash re-appends these bytes instead of a second charge.
+    if (!guard->prepare({record.key, record.value, *body})) {
+        return fail(error_response(409, "idempotency_key_in_use",
+                                   "a request with this Idempotency-Key is in progress; retry later"));
+    }
+    append_and_answer(deps, std::move(record), std::move(body), guard, std::move(respond));
+}
+
+// A request that resumed a key bound to an earlier attempt's charge: if the charge is in the read
+// model it exists, and the stored 201 is the answer; otherwise the same event (same event id) is
+// appended again, and the projector keeps one of any duplicates.
+void resume_create(const ApiDeps& deps, const KeyOwner& owner, const infra::postgres::PreparedCreate& prepared,
+                   const std::shared_ptr<CreateGuard>& guard, Responder respond) {
+    const auto status = deps.charges->find_status(prepared.invoice_id);
+    if (status && status->project_id == owner.project_id) {
+        auto answer = success_response(201, prepared.body);
+        guard->complete(answer);
+        return respond(std::move(answer));
+    }
+    append_and_answer(deps, infra::kafka::LogRecord{prepared.invoice_id, prepared.event},
+                      std::make_shared<std::string>(prepared.body), guard, std::move(respond));
 }
 
 }  // namespace
@@ -466,6 +538,20 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
                     guard->key = *key;
                     guard->fingerprint = fingerprint;
                     break;
+                case infra::postgres::BeginOutcome::resume:
+                    // An earlier attempt prepared a charge and its outcome is unknown: no new
+                    // charge, no new token or quota unit; find it or append the same event again.
+                    guard->key = *key;
+                    guard->fingerprint = fingerprint;
+                    guard->prepared = true;
+                    guard->resumed = true;
+                    try {
+                        resume_create(deps_, owner, begun.prepared.value(), guard, respond);
+                    } catch (...) {
+                        guard->unlock();
+                        throw;
+                    }
+                    return;
             }
         }
     }
@@ -487,7 +573,7 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
         }
         create_admitted(deps_, in, owner, guard, std::move(respond));
     } catch (...) {
-        guard->release(true);
+        guard->fail_safe();
         throw;
     }
 }

@@ -38,7 +38,9 @@ private:
 
 class PgIdempotencyKeys final : public IdempotencyKeys {
 public:
-    explicit PgIdempotencyKeys(infra::postgres::ConnectionPool& pool) : store_(pool) {}
+    explicit PgIdempotencyKeys(infra::postgres::ConnectionPool& pool,
+                               infra::postgres::IdempotencySettings settings = {})
+        : store_(pool, settings) {}
     infra::postgres::BeginResult begin(const std::string& project_id, const std::string& key,
                                        const infra::random::Digest32& fingerprint) override {
         return store_.begin(project_id, key, fingerprint);
@@ -51,6 +53,17 @@ public:
                  const infra::random::Digest32& fingerprint) override {
         store_.abandon(project_id, key, fingerprint);
     }
+    bool prepare(const std::string& project_id, const std::string& key,
+                 const infra::random::Digest32& fingerprint,
+                 const infra::postgres::PreparedCreate& prepared) override {
+        return store_.prepare(project_id, key, fingerprint, prepared);
+    }
+    void unlock(const std::string& project_id, const std::string& key,
+                const infra::random::Digest32& fingerprint) override {
+        store_.unlock(project_id, key, fingerprint);
+    }
+    // Deletes expired keys, at most `limit` (the api role calls it periodically).
+    std::int64_t purge_expired(int limit) { return store_.purge_expired(limit); }
 
 private:
     infra::postgres::IdempotencyStore store_;

@@ -54,6 +54,13 @@ public:
                           const infra::postgres::StoredResponse& response) = 0;
     virtual void abandon(const std::string& project_id, const std::string& key,
                          const infra::random::Digest32& fingerprint) = 0;
+    // Bound keys (IdempotencyStore, ADR 0091): prepare() before the append, unlock() after an
+    // unknown outcome; begin() then answers `resume` with the prepared charge.
+    virtual bool prepare(const std::string& project_id, const std::string& key,
+                         const infra::random::Digest32& fingerprint,
+                         const infra::postgres::PreparedCreate& prepared) = 0;
+    virtual void unlock(const std::string& project_id, const std::string& key,
+                        const infra::random::Digest32& fingerprint) = 0;
 };
 
 // The creation rate limit and monthly quota of a project's plan (docs/limits.md); Postgres:

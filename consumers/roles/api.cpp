@@ -80,7 +80,10 @@ struct ApiRole {
         reader = std::make_unique<api::PgChargeReader>(*pool);
         cache = std::make_unique<api::StatusCache>(*reader);
         waiter = std::make_unique<api::PgProjectionWaiter>(*pool, database_url, cache.get());
-        idempotency = std::make_unique<api::PgIdempotencyKeys>(*pool);
+        infra::postgres::IdempotencySettings idempotency_settings;
+        idempotency_settings.lock_timeout =
+            std::chrono::seconds(env_int_or("DUEPAY_IDEMPOTENCY_LOCK_SECONDS", 60, 1, 3600));
+        idempotency = std::make_unique<api::PgIdempotencyKeys>(*pool, idempotency_settings);
         limiter = std::make_unique<api::PgCreationLimiter>(*pool);
         api::ApiDeps deps;
         deps.keys = keys.get();
@@ -116,6 +119,25 @@ struct ApiRole {
                   << std::endl;
     }
 
+    // Deletes expired Idempotency-Keys, a bounded batch at a time (docs/limits.md); called by the
+    // role's own loop thread, never a reactor thread. A database outage is logged and retried
+    // at the next period.
+    void purge_idempotency_keys() {
+        constexpr int kBatch = 5000;
+        constexpr int kMaxBatches = 20;
+        try {
+            std::int64_t total = 0;
+            for (int i = 0; i < kMaxBatches; ++i) {
+                const auto n = idempotency->purge_expired(kBatch);
+                total += n;
+                if (n < kBatch) break;
+            }
+            if (total > 0) std::cerr << "api: purged " << total << " expired idempotency keys" << std::endl;
+        } catch (const std::exception& e) {
+            std::cerr << "api: idempotency purge failed (retried next period): " << e.what() << std::endl;
+        }
+    }
+
     ~ApiRole() {
         server->shutdown();                           // no new requests
         log->flush(std::chrono::milliseconds(6000));  // pending creates get their outcome
@@ -129,7 +151,16 @@ struct ApiRole {
 
 int run_api(const ApiOptions& options, const std::atomic<bool>& stop) {
     ApiRole role(options);
-    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto period =
+        std::chrono::seconds(env_int_or("DUEPAY_IDEMPOTENCY_PURGE_SECONDS", 300, 1, 86400));
+    auto next_purge = std::chrono::steady_clock::now();  // once at start, then every period
+    while (!stop) {
+        if (std::chrono::steady_clock::now() >= next_purge) {
+            role.purge_idempotency_keys();
+            next_purge = std::chrono::steady_clock::now() + period;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     return 0;
 }
 

@@ -76,10 +76,27 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
                 "locked_until = excluded.locked_until, response_status = null, response_headers = null, "
                 "response_body = null, created_at = excluded.created_at, completed_at = null, "
                 "expires_at = excluded.expires_at "
-                "where k.expires_at < clock_timestamp() or (k.state = 'in_flight' and k.locked_until < clock_timestamp()) "
+                ", invoice_id = null, prepared_event = null, prepared_body = null "
+                "where k.expires_at < clock_timestamp() or (k.state = 'in_flight' and k.locked_until < clock_timestamp() "
+                "and k.prepared_event is null) "
                 "returning 1",
                 project_id, key, fp, seconds(settings_.lock_timeout), seconds(settings_.retention));
-            if (!claimed.empty()) return BeginResult{BeginOutcome::created, std::nullopt};
+            if (!claimed.empty()) return BeginResult{BeginOutcome::created, std::nullopt, std::nullopt};
+            // A bound row whose owner is gone (unlocked, or its lock timed out): resume it, if the
+            // request is the same. One caller wins the update; the others see it in flight.
+            auto resumed = tx.exec_params(
+                "update idempotency_keys set locked_until = clock_timestamp() + $4::interval "
+                "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight' "
+                "and prepared_event is not null and locked_until < clock_timestamp() "
+                "returning invoice_id, prepared_event, prepared_body",
+                project_id, key, fp, seconds(settings_.lock_timeout));
+            if (!resumed.empty()) {
+                PreparedCreate prepared;
+                prepared.invoice_id = resumed[0][0].as<std::string>();
+                prepared.event = pqxx::binarystring(resumed[0][1]).str();
+                prepared.body = pqxx::binarystring(resumed[0][2]).str();
+                return BeginResult{BeginOutcome::resume, std::nullopt, std::move(prepared)};
+            }
             auto rows = tx.exec_params(
                 "select fingerprint, state, response_status, response_headers, response_body "
                 "from idempotency_keys where project_id = $1 and key = $2",
@@ -89,15 +106,17 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
             const pqxx::binarystring stored(r[0]);
             if (stored.size() != fingerprint.size() ||
                 !random::constant_time_equal(std::span(stored.data(), stored.size()), fingerprint)) {
-                return BeginResult{BeginOutcome::mismatch, std::nullopt};
+                return BeginResult{BeginOutcome::mismatch, std::nullopt, std::nullopt};
             }
-            if (r[1].as<std::string>() == "in_flight") return BeginResult{BeginOutcome::in_flight, std::nullopt};
+            if (r[1].as<std::string>() == "in_flight") {
+                return BeginResult{BeginOutcome::in_flight, std::nullopt, std::nullopt};
+            }
             StoredResponse response;
             response.status = r[2].as<int>();
             response.headers = detail::decode_headers(r[3].is_null() ? std::string() : r[3].as<std::string>());
             const pqxx::binarystring body(r[4]);
             response.body = body.str();
-            return BeginResult{BeginOutcome::replay, std::move(response)};
+            return BeginResult{BeginOutcome::replay, std::move(response), std::nullopt};
         });
         if (out) return *out;
     }
@@ -123,6 +142,32 @@ bool IdempotencyStore::complete(const std::string& project_id, const std::string
     });
 }
 
+bool IdempotencyStore::prepare(const std::string& project_id, const std::string& key,
+                               const random::Digest32& fingerprint, const PreparedCreate& prepared) {
+    const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
+    const pqxx::binarystring event(prepared.event.data(), prepared.event.size());
+    const pqxx::binarystring body(prepared.body.data(), prepared.body.size());
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        auto r = tx.exec_params(
+            "update idempotency_keys set invoice_id = $4, prepared_event = $5, prepared_body = $6 "
+            "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight' "
+            "and prepared_event is null",
+            project_id, key, fp, prepared.invoice_id, event, body);
+        return r.affected_rows() == 1;
+    });
+}
+
+void IdempotencyStore::unlock(const std::string& project_id, const std::string& key,
+                              const random::Digest32& fingerprint) {
+    const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
+    pool_.with_transaction([&](pqxx::work& tx) {
+        tx.exec_params(
+            "update idempotency_keys set locked_until = clock_timestamp() - interval '1 millisecond' "
+            "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight'",
+            project_id, key, fp);
+    });
+}
+
 void IdempotencyStore::abandon(const std::string& project_id, const std::string& key,
                                const random::Digest32& fingerprint) {
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
@@ -134,9 +179,10 @@ void IdempotencyStore::abandon(const std::string& project_id, const std::string&
     });
 }
 
-std::int64_t IdempotencyStore::purge_expired() {
-    return pool_.with_transaction(
-        [](pqxx::work& tx) { return tx.exec("select purge_idempotency_keys()")[0][0].as<std::int64_t>(); });
+std::int64_t IdempotencyStore::purge_expired(int limit) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        return tx.exec_params("select purge_idempotency_keys($1)", limit)[0][0].as<std::int64_t>();
+    });
 }
 
 }  // namespace duepay::infra::postgres

@@ -2,6 +2,13 @@
 // DESIGN 4): begin() claims a key (or reports a replay, an in-flight duplicate or a reused key
 // with another request), complete() stores the 201 response, abandon() frees the key after a
 // failure so a retry can proceed. Rows live in idempotency_keys (migration 0030), at least 24 h.
+//
+// Bound keys (migration 0060, ADR 0091): before appending, prepare() binds the key to the charge
+// (invoice id, exact event bytes, 201 body). From then on the row is never deleted by a failure:
+// unlock() releases it after an unknown append outcome, and a later begin() with the same request
+// gets `resume` with the prepared charge, so the retry re-appends the SAME event (or finds the
+// charge) instead of creating a second one. A process that died past the broker's ack leaves a
+// prepared row that is resumed once its lock times out.
 #pragma once
 
 #include <chrono>
@@ -31,8 +38,17 @@ struct StoredResponse {
     bool operator==(const StoredResponse&) const = default;
 };
 
+// What a create prepared before appending: the key is bound to it.
+struct PreparedCreate {
+    std::string invoice_id;  // 0x + 64 hex (the Kafka key)
+    std::string event;       // the encoded charge.created (the Kafka value), byte for byte
+    std::string body;        // the 201 body
+    bool operator==(const PreparedCreate&) const = default;
+};
+
 enum class BeginOutcome {
     created,    // the row is ours (in flight): create the charge, then complete() or abandon()
+    resume,     // ours again: a prepared charge of an earlier attempt whose outcome is unknown
     replay,     // a completed request with this key and body: answer `response`
     in_flight,  // another request holds the key right now: 409 idempotency_key_in_use
     mismatch,   // the key was used with another request: 422 idempotency_key_reused
@@ -41,6 +57,7 @@ enum class BeginOutcome {
 struct BeginResult {
     BeginOutcome outcome = BeginOutcome::created;
     std::optional<StoredResponse> response;  // set for replay
+    std::optional<PreparedCreate> prepared;  // set for resume
 };
 
 struct IdempotencySettings {
@@ -61,11 +78,21 @@ public:
     bool complete(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint,
                   const StoredResponse& response);
 
-    // Deletes our in-flight row so a retry with the same key can proceed.
+    // Binds our in-flight row to the charge about to be appended. False if the row was no longer
+    // ours (taken over, purged) or already bound.
+    bool prepare(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint,
+                 const PreparedCreate& prepared);
+
+    // Releases our in-flight row without forgetting what it prepared: the next begin() with the
+    // same request resumes it at once (no lock_timeout wait).
+    void unlock(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint);
+
+    // Deletes our in-flight row so a retry with the same key can proceed. Only for failures where
+    // no event of this key can be in the log (before the append, or not_persisted of a first attempt).
     void abandon(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint);
 
-    // Deletes expired rows; returns how many.
-    std::int64_t purge_expired();
+    // Deletes expired rows, at most `limit`; returns how many.
+    std::int64_t purge_expired(int limit = 10000);
 
 private:
     ConnectionPool& pool_;

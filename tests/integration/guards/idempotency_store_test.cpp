@@ -176,3 +176,62 @@ TEST_F(IdempotencyIt, CompletedRowsLiveTwentyFourHoursThenExpireAndArePurged) {
 
 }  // namespace
 }  // namespace duepay::tests::guards
+
+namespace duepay::tests::guards {
+namespace {
+
+using infra::postgres::PreparedCreate;
+
+// Issue 9 item 2 on the real store: a key bound to a prepared charge is never freed by a failure
+// and is resumed, with the exact bytes, by the next request with the same body.
+class BoundIdempotencyIt : public IdempotencyIt {};
+
+TEST_F(BoundIdempotencyIt, AnUnlockedBoundKeyIsResumedOnceWithTheSameEventBytes) {
+    IdempotencyStore store(*pool_);
+    ASSERT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::created);
+    const PreparedCreate prepared{"0x" + std::string(64, 'a'), std::string("{\"id\":\"e1\"}\0x", 13), "{\"body\":1}"};
+    ASSERT_TRUE(store.prepare(project_, "bound", fp_, prepared));
+    EXPECT_FALSE(store.prepare(project_, "bound", fp_, prepared)) << "bound twice";
+    // Still locked by its owner: a concurrent retry is in flight, not a new charge.
+    EXPECT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::in_flight);
+    store.unlock(project_, "bound", fp_);
+    // Another body with the key: refused, bound or not.
+    const auto other = request_fingerprint("POST", "/v1/invoices", R"({"chainId":137})");
+    EXPECT_EQ(store.begin(project_, "bound", other).outcome, BeginOutcome::mismatch);
+    auto resumed = store.begin(project_, "bound", fp_);
+    ASSERT_EQ(resumed.outcome, BeginOutcome::resume);
+    ASSERT_TRUE(resumed.prepared);
+    EXPECT_EQ(*resumed.prepared, prepared);
+    // Exactly one resumer: the next one sees it in flight again.
+    EXPECT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::in_flight);
+    ASSERT_TRUE(store.complete(project_, "bound", fp_, StoredResponse{201, {}, "done"}));
+    EXPECT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::replay);
+}
+
+TEST_F(BoundIdempotencyIt, ABoundKeyOfACrashedOwnerIsResumedAfterTheLockTimeoutNeverReclaimed) {
+    IdempotencyStore store(*pool_, IdempotencySettings{std::chrono::hours(24), std::chrono::seconds(1)});
+    ASSERT_EQ(store.begin(project_, "crash", fp_).outcome, BeginOutcome::created);
+    ASSERT_TRUE(store.prepare(project_, "crash", fp_, PreparedCreate{"0x01", "event", "body"}));
+    // The owner dies without unlock or complete (a crash past the broker's ack).
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    auto resumed = store.begin(project_, "crash", fp_);
+    ASSERT_EQ(resumed.outcome, BeginOutcome::resume) << "a new claim would create a second charge";
+    EXPECT_EQ(resumed.prepared->event, "event");
+}
+
+TEST_F(BoundIdempotencyIt, PurgeIsBoundedPerCall) {
+    IdempotencyStore store(*pool_);
+    for (int i = 0; i < 5; ++i) ASSERT_EQ(store.begin(project_, "p" + std::to_string(i), fp_).outcome, BeginOutcome::created);
+    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where project_id = $1");
+    // Other expired rows of the shared database may exist: the bound holds for them too.
+    EXPECT_EQ(store.purge_expired(2), 2);
+    EXPECT_LE(store.purge_expired(2), 2);
+    while (store.purge_expired(1000) == 1000) {
+    }
+    pqxx::connection c(url_);
+    pqxx::work tx(c);
+    EXPECT_EQ(tx.exec_params("select count(*) from idempotency_keys where project_id = $1", project_)[0][0].as<int>(), 0);
+}
+
+}  // namespace
+}  // namespace duepay::tests::guards

@@ -98,15 +98,36 @@ public:
     struct Row {
         infra::random::Digest32 fingerprint{};
         std::optional<infra::postgres::StoredResponse> response;  // set once completed
+        std::optional<infra::postgres::PreparedCreate> prepared;  // set by prepare (bound)
+        bool locked = true;                                       // false after unlock
     };
     infra::postgres::BeginResult begin(const std::string& project, const std::string& key,
                                        const infra::random::Digest32& fp) override {
         ++begins;
-        auto [it, inserted] = rows.try_emplace(project + "/" + key, Row{fp, std::nullopt});
-        if (inserted) return {infra::postgres::BeginOutcome::created, std::nullopt};
-        if (it->second.fingerprint != fp) return {infra::postgres::BeginOutcome::mismatch, std::nullopt};
-        if (!it->second.response) return {infra::postgres::BeginOutcome::in_flight, std::nullopt};
-        return {infra::postgres::BeginOutcome::replay, it->second.response};
+        auto [it, inserted] = rows.try_emplace(project + "/" + key, Row{fp, std::nullopt, std::nullopt, true});
+        if (inserted) return {infra::postgres::BeginOutcome::created, std::nullopt, std::nullopt};
+        if (it->second.fingerprint != fp) return {infra::postgres::BeginOutcome::mismatch, std::nullopt, std::nullopt};
+        if (it->second.response) return {infra::postgres::BeginOutcome::replay, it->second.response, std::nullopt};
+        if (it->second.prepared && !it->second.locked) {
+            it->second.locked = true;
+            return {infra::postgres::BeginOutcome::resume, std::nullopt, it->second.prepared};
+        }
+        return {infra::postgres::BeginOutcome::in_flight, std::nullopt, std::nullopt};
+    }
+    bool prepare(const std::string& project, const std::string& key, const infra::random::Digest32& fp,
+                 const infra::postgres::PreparedCreate& prepared) override {
+        ++prepares;
+        auto it = rows.find(project + "/" + key);
+        if (it == rows.end() || it->second.fingerprint != fp || it->second.response || it->second.prepared) {
+            return false;
+        }
+        it->second.prepared = prepared;
+        return true;
+    }
+    void unlock(const std::string& project, const std::string& key, const infra::random::Digest32& fp) override {
+        ++unlocks;
+        auto it = rows.find(project + "/" + key);
+        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response) it->second.locked = false;
     }
     bool complete(const std::string& project, const std::string& key, const infra::random::Digest32& fp,
                   const infra::postgres::StoredResponse& response) override {
@@ -125,6 +146,8 @@ public:
     int begins = 0;
     int completes = 0;
     int abandons = 0;
+    int prepares = 0;
+    int unlocks = 0;
 };
 
 class FakeLimiter final : public CreationLimiter {
@@ -171,6 +194,23 @@ protected:
         deps.new_event_id = [] { return std::string("0b8a4c1e-1c1f-4d2e-8a9b-0c1d2e3f4a5b"); };
         deps.idempotency = &idempotency_;
         deps.limiter = &limiter_;
+        deps_ = deps;
+        api_ = std::make_unique<ChargesApi>(std::move(deps));
+    }
+
+    // Every create gets a new invoice id and event id (so a test can tell a re-append of the same
+    // event from a new charge).
+    void use_counting_ids() {
+        auto deps = deps_;
+        deps.new_invoice_id = [n = std::make_shared<int>(0)] {
+            domain::InvoiceId id;
+            id.bytes.fill(0x10);
+            id.bytes[31] = static_cast<std::uint8_t>(++*n);
+            return id;
+        };
+        deps.new_event_id = [n = std::make_shared<int>(0)] {
+            return "0b8a4c1e-1c1f-4d2e-8a9b-0c1d2e3f4a" + std::to_string(10 + ++*n);
+        };
         api_ = std::make_unique<ChargesApi>(std::move(deps));
     }
 
@@ -215,6 +255,7 @@ protected:
     FakeLimiter limiter_;
     infra::config::ChainRegistry chains_;
     infra::crypto::Secp256k1Signer signer_;
+    ApiDeps deps_;
     std::unique_ptr<ChargesApi> api_;
 };
 
@@ -515,7 +556,7 @@ TEST_F(ChargesApiTest, AReplayIsTheStored201ByteForByteAndCostsNoToken) {
 
 TEST_F(ChargesApiTest, AKeyInFlightIs409AndAKeyReusedWithAnotherBodyIs422) {
     const auto fp = infra::postgres::request_fingerprint("POST", "/v1/invoices", kBody);
-    idempotency_.rows["prj_a/busy"] = {fp, std::nullopt};
+    idempotency_.rows["prj_a/busy"] = {fp, std::nullopt, std::nullopt, true};
     auto busy = call("POST", "/v1/invoices", kBody, kTestKey, "busy");
     EXPECT_EQ(busy.status, 409);
     EXPECT_EQ(code_of(busy), "idempotency_key_in_use");
@@ -580,13 +621,77 @@ TEST_F(ChargesApiTest, NotPersistedFreesTheKeyAndRefundsTheQuotaSoTheRetrySuccee
     EXPECT_EQ(limiter_.refunds.size(), 1u);
 }
 
-TEST_F(ChargesApiTest, PossiblyPersistedFreesTheKeyButKeepsTheQuotaUnit) {
+// Issue 9 item 2: an unknown outcome must not let the retry create a second charge.
+TEST_F(ChargesApiTest, PossiblyPersistedKeepsTheKeyBoundAndTheRetryAppendsTheSameEvent) {
+    use_counting_ids();
     log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
     auto r = call("POST", "/v1/invoices", kBody, kTestKey, "pp");
     EXPECT_EQ(code_of(r), "event_log_outcome_unknown");
-    EXPECT_EQ(idempotency_.abandons, 1);
-    EXPECT_TRUE(idempotency_.rows.empty());
+    EXPECT_EQ(idempotency_.abandons, 0);
+    EXPECT_EQ(idempotency_.unlocks, 1);
+    ASSERT_EQ(idempotency_.rows.size(), 1u);
+    ASSERT_TRUE(idempotency_.rows.begin()->second.prepared);
     EXPECT_TRUE(limiter_.refunds.empty());
+    ASSERT_EQ(log_.records.size(), 1u);
+    const auto first = log_.records[0];
+    EXPECT_EQ(idempotency_.rows.begin()->second.prepared->invoice_id, first.key);
+    EXPECT_EQ(idempotency_.rows.begin()->second.prepared->event, first.value);
+
+    // The charge is not in the read model: the retry appends the same bytes (same invoice id,
+    // same event id), takes no new token and answers the 201 of that charge.
+    log_.outcome = infra::kafka::AppendStatus::persisted;
+    auto retry = call("POST", "/v1/invoices", kBody, kTestKey, "pp");
+    ASSERT_EQ(retry.status, 201) << retry.body;
+    ASSERT_EQ(log_.records.size(), 2u);
+    EXPECT_EQ(log_.records[1].key, first.key);
+    EXPECT_EQ(log_.records[1].value, first.value);
+    EXPECT_EQ(limiter_.takes, 1);
+    EXPECT_EQ(std::string(json(retry)["data"]["invoiceId"].GetString()), first.key);
+    // Completed: a third call is a byte-for-byte replay and appends nothing.
+    auto replay = call("POST", "/v1/invoices", kBody, kTestKey, "pp");
+    EXPECT_EQ(replay.body, retry.body);
+    EXPECT_EQ(log_.records.size(), 2u);
+}
+
+TEST_F(ChargesApiTest, AResumedRetryThatFindsTheChargeAnswersItsStored201AndAppendsNothing) {
+    use_counting_ids();
+    log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
+    EXPECT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "found").status, 503);
+    const auto prepared = idempotency_.rows.begin()->second.prepared.value();
+    // The broker did persist it and the projector has it.
+    ChargeRow row;
+    row.invoice_id = prepared.invoice_id;
+    row.project_id = "prj_a";
+    row.mode = "test";
+    row.status = "pending";
+    reader_.rows[row.invoice_id] = row;
+    auto retry = call("POST", "/v1/invoices", kBody, kTestKey, "found");
+    ASSERT_EQ(retry.status, 201) << retry.body;
+    EXPECT_NE(retry.body.find(prepared.body), std::string::npos);  // the envelope around it
+    EXPECT_EQ(std::string(json(retry)["data"]["invoiceId"].GetString()), prepared.invoice_id);
+    EXPECT_EQ(log_.records.size(), 1u);
+    EXPECT_EQ(idempotency_.completes, 1);
+}
+
+TEST_F(ChargesApiTest, ABoundKeyStaysBoundThroughAFailedResumeAndRefusesAnotherBody) {
+    use_counting_ids();
+    log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
+    EXPECT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "bound").status, 503);
+    const auto first = log_.records[0];
+    // A resumed attempt that the log refuses outright: still bound (the first may be durable).
+    log_.outcome = infra::kafka::AppendStatus::not_persisted;
+    auto again = call("POST", "/v1/invoices", kBody, kTestKey, "bound");
+    EXPECT_EQ(code_of(again), "event_log_unavailable");
+    EXPECT_EQ(idempotency_.abandons, 0);
+    EXPECT_TRUE(limiter_.refunds.empty());
+    EXPECT_EQ(idempotency_.rows.size(), 1u);
+    // Another body with the key: 422, never a second charge.
+    auto other = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"6"})", kTestKey, "bound");
+    EXPECT_EQ(code_of(other), "idempotency_key_reused");
+    log_.outcome = infra::kafka::AppendStatus::persisted;
+    auto ok = call("POST", "/v1/invoices", kBody, kTestKey, "bound");
+    ASSERT_EQ(ok.status, 201) << ok.body;
+    for (const auto& record : log_.records) EXPECT_EQ(record.value, first.value);
 }
 
 TEST_F(ChargesApiTest, AFailureBeforeTheAppendRefundsTheQuota) {
