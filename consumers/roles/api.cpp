@@ -58,6 +58,13 @@ struct ApiRole {
         chains = infra::config::ChainRegistry::load_file(chains_file);
         rates = std::make_unique<infra::rates::RateSources>(read_file(chains_file),
                                                             infra::rates::rate_settings_from_env());
+        // Rates are refreshed in the background and read from memory (ADR 0092); give the first
+        // round a bounded head start so the first fiat create after start finds them.
+        if (!rates->wait_first_round(std::chrono::seconds(5))) {
+            std::cerr << "api: rates not all read within 5 s of start; fiat creates answer "
+                         "rate_unavailable until they are"
+                      << std::endl;
+        }
         auto parsed = infra::crypto::Secp256k1Signer::from_hex(require_env("DUEPAY_SIGNER_KEY"));
         if (!parsed) {
             throw infra::config::ConfigError("DUEPAY_SIGNER_KEY: " + parsed.error().message);

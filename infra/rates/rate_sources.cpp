@@ -1,5 +1,6 @@
 #include "infra/rates/rate_sources.hpp"
 
+#include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 
 namespace duepay::infra::rates {
@@ -25,7 +26,8 @@ RateSettings rate_settings_from_env() {
     const auto max_age = std::chrono::seconds(config::env_int_or("DUEPAY_RATE_MAX_AGE_SECONDS", 90000, 1, 7 * 86400));
     s.chainlink.max_age = max_age;
     s.cache.max_age = max_age;
-    s.cache.ttl = std::chrono::milliseconds(config::env_int_or("DUEPAY_RATE_CACHE_TTL_MS", 10000, 0, 600000));
+    s.cache.ttl = std::chrono::milliseconds(config::env_int_or("DUEPAY_RATE_CACHE_TTL_MS", 10000, 100, 600000));
+    s.max_read_age = std::chrono::milliseconds(config::env_int_or("DUEPAY_RATE_MAX_READ_AGE_MS", 30000, 1000, 3600000));
     const std::string url = config::env_or("DUEPAY_RATE_HTTP_URL", "");
     if (!url.empty()) {
         HttpJsonSettings h;
@@ -48,7 +50,33 @@ RateSources::RateSources(std::string_view chains_json, RateSettings settings) {
         order.push_back(http_.get());
     }
     first_ = std::make_unique<FirstAvailableRateSource>(std::move(order));
-    cached_ = std::make_unique<CachedRateSource>(*first_, settings.cache);
+    // What to refresh: every token of every chain in the registry, in THB and USD. A registry
+    // without tokens (unit tests) falls back to the feeds' own "<TOKEN>/USD" pairs.
+    std::vector<RatePair> wanted;
+    auto add = [&](domain::ChainId chain, const std::string& token) {
+        for (auto fiat : {domain::money::FiatCurrency::THB, domain::money::FiatCurrency::USD}) {
+            wanted.push_back(RatePair{fiat, token, chain});
+        }
+    };
+    if (auto registry = config::ChainRegistry::parse(chains_json)) {
+        for (const auto& c : registry->chains()) {
+            for (const auto& t : c.tokens) add(c.chain_id, t.symbol);
+        }
+    } else {
+        const auto feed_list = parse_chain_feeds(chains_json);  // valid: checked above
+        for (const auto& c : feed_list.value()) {
+            for (const auto& f : c.feeds) {
+                if (f.pair != "THB/USD" && f.pair.ends_with("/USD")) {
+                    add(c.chain_id, f.pair.substr(0, f.pair.size() - 4));
+                }
+            }
+        }
+    }
+    RefreshSettings refresh;
+    refresh.interval = settings.cache.ttl;
+    refresh.max_age = settings.cache.max_age;
+    refresh.max_read_age = settings.max_read_age;
+    refreshing_ = std::make_unique<RefreshingRateSource>(*first_, wanted, refresh);
 }
 
 }  // namespace duepay::infra::rates

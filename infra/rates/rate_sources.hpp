@@ -1,7 +1,7 @@
 // The assembled rate source the API uses: chain feeds first, an optional HTTP JSON source as the
-// fallback, both behind one short-TTL cache (docs/pricing.md, ADR 0071). Built from the chain
-// registry text and settings read from the environment, so wiring is one call in the
-// composition root.
+// fallback, both refreshed in the background and read from memory (RefreshingRateSource;
+// docs/pricing.md, ADR 0071, ADR 0092). Built from the chain registry text and settings read from
+// the environment, so wiring is one call in the composition root.
 #pragma once
 
 #include <memory>
@@ -14,6 +14,7 @@
 #include "infra/rates/chainlink_rate_source.hpp"
 #include "infra/rates/http_json_rate_source.hpp"
 #include "infra/rates/rate_source.hpp"
+#include "infra/rates/refreshing_rate_source.hpp"
 
 namespace duepay::infra::rates {
 
@@ -30,26 +31,31 @@ private:
 
 struct RateSettings {
     ChainlinkSettings chainlink;
-    CacheSettings cache;
+    CacheSettings cache;  // cache.ttl is the refresh interval, cache.max_age the feed's maximum age
+    std::chrono::milliseconds max_read_age{30000};  // a quote read longer ago is not served
     std::optional<HttpJsonSettings> http;  // fallback, when configured
 };
 
-// Environment: DUEPAY_RATE_MAX_AGE_SECONDS (default 90000), DUEPAY_RATE_CACHE_TTL_MS (10000),
-// DUEPAY_RATE_HTTP_URL + DUEPAY_RATE_HTTP_PATH (+ DUEPAY_RATE_HTTP_INVERTED=1) for the fallback.
+// Environment: DUEPAY_RATE_MAX_AGE_SECONDS (default 90000), DUEPAY_RATE_CACHE_TTL_MS (the refresh
+// interval, 10000), DUEPAY_RATE_MAX_READ_AGE_MS (30000), DUEPAY_RATE_HTTP_URL +
+// DUEPAY_RATE_HTTP_PATH (+ DUEPAY_RATE_HTTP_INVERTED=1) for the fallback.
 // Throws config::ConfigError on a malformed value.
 RateSettings rate_settings_from_env();
 
 class RateSources {
 public:
-    // Throws config::ConfigError when the registry text has malformed priceFeeds.
+    // Throws config::ConfigError when the registry text has malformed priceFeeds. Starts the
+    // refresher threads: every token of every chain of the registry in THB and USD.
     RateSources(std::string_view chains_json, RateSettings settings);
-    RateSource& source() { return *cached_; }
+    RateSource& source() { return *refreshing_; }
+    // Start-up only: waits (bounded) for the first refresh of every pair.
+    bool wait_first_round(std::chrono::milliseconds timeout) { return refreshing_->wait_first_round(timeout); }
 
 private:
     std::unique_ptr<ChainlinkRateSource> chain_;
     std::unique_ptr<HttpJsonRateSource> http_;
     std::unique_ptr<FirstAvailableRateSource> first_;
-    std::unique_ptr<CachedRateSource> cached_;
+    std::unique_ptr<RefreshingRateSource> refreshing_;
 };
 
 }  // namespace duepay::infra::rates
