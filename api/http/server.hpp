@@ -1,7 +1,7 @@
-// The Pistache endpoint: turns Pistache requests into ApiRequests for ChargesApi, answers with the
-// envelope, sets x-request-id on every response (404/405/malformed JSON included) and writes one
-// access-log line per request. Reactor threads never block on Kafka: a create hands its
-// ResponseWriter to the append's completion path.
+// The merchant API listener: an HttpEdge (api/http/http_edge.hpp: request bounds, timeouts, the
+// envelope and x-request-id on every answer, one access-log line per request) in front of
+// ChargesApi, plus the API's own transport rule (415 for a create that is not JSON). Reactor
+// threads never block on Kafka: a create hands its responder to the append's completion path.
 #pragma once
 
 #include <memory>
@@ -9,11 +9,9 @@
 
 #include "api/http/charges_api.hpp"
 
-namespace Pistache::Http {
-class Endpoint;
-}
-
 namespace duepay::api {
+
+class HttpEdge;
 
 struct ServerSettings {
     std::string listen = "127.0.0.1:8080";  // host:port
@@ -22,16 +20,16 @@ struct ServerSettings {
 };
 
 class ApiServer {
-public:
+  public:
     ApiServer(ChargesApi& api, ServerSettings settings);
     ~ApiServer();
     void start();     // binds and serves on background threads; throws on bind failure
     void shutdown();  // stops accepting and joins the reactor threads
 
-private:
+  private:
     ChargesApi& api_;
     ServerSettings settings_;
-    std::unique_ptr<Pistache::Http::Endpoint> endpoint_;
+    std::unique_ptr<HttpEdge> edge_;
 };
 
 }  // namespace duepay::api

@@ -1,0 +1,394 @@
+#include "api/http/http_edge.hpp"
+
+#include <pistache/endpoint.h>
+#include <pistache/http.h>
+#include <pistache/peer.h>
+#include <pistache/transport.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "api/http/access_log.hpp"
+#include "api/http/envelope.hpp"
+#include "api/http/request_id.hpp"
+
+namespace duepay::api {
+
+using namespace Pistache;
+using Clock = std::chrono::steady_clock;
+
+struct HttpEdge::Shared {
+    EdgeSettings settings;
+    EdgeRequestHandler handler;
+    std::mutex mutex;  // guards stopped and transports; held while posting to a reactor
+    bool stopped = false;
+    std::vector<std::pair<Tcp::Transport*, std::function<void()>>> transports;  // tick of each
+    std::condition_variable wake;
+    std::thread ticker;
+};
+
+namespace {
+
+constexpr const char* kConnectionKey = "duepay.edge";
+constexpr auto kTick = std::chrono::milliseconds(250);
+
+void write_stderr(const char* line, int n, int cap) {
+    if (n > 0) {
+        [[maybe_unused]] auto written =
+            ::write(STDERR_FILENO, line, static_cast<std::size_t>(std::min(n, cap - 1)));
+    }
+}
+
+// One line per answer, values escaped (api/http/access_log.hpp); its first word is the listener's.
+void access_log(const EdgeSettings& settings, const std::string& id, const std::string& method,
+                const std::string& path, int status, Clock::duration latency) {
+    if (!settings.access_log) return;
+    std::string line = access_log_line(id, method, path, status, latency);
+    if (settings.log_name != "api" && line.rfind("api ", 0) == 0)
+        line.replace(0, 3, settings.log_name);
+    [[maybe_unused]] auto written = ::write(STDERR_FILENO, line.data(), line.size());
+}
+
+void log_error(const EdgeSettings& settings, const std::string& id, const char* what) {
+    char line[640];
+    const int n = std::snprintf(line, sizeof line, "%s request_id=%s internal error: %.500s\n",
+                                settings.log_name.c_str(), id.c_str(), what);
+    write_stderr(line, n, sizeof line);
+}
+
+// Runs `fn` on the reactor thread of `transport` after `delay` (>= 1 ms), through a one-shot
+// timerfd armed via Pistache's timer queue. Never called on that reactor thread: Pistache would
+// arm inline, and arming from inside a timer callback invalidates the iterator its timer loop
+// holds. The caller holds Shared::mutex and has checked that the edge is not stopped.
+void post(Tcp::Transport* transport, std::chrono::milliseconds delay, std::function<void()> fn) {
+    const int fd = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0) return;
+    // The continuation is attached before the timer is armed, so it always runs on the reactor.
+    std::optional<Async::Deferred<uint64_t>> deferred;
+    Async::Promise<uint64_t> promise(
+        [&](Async::Deferred<uint64_t> d) { deferred.emplace(std::move(d)); });
+    promise.then(
+        [fd, fn = std::move(fn)](uint64_t) {
+            ::close(fd);
+            try {
+                fn();
+            } catch (...) {
+                // fn answers requests; a failure there must not unwind into Pistache's loop
+            }
+        },
+        [fd](std::exception_ptr) { ::close(fd); });
+    transport->armTimer(fd, delay, std::move(*deferred));
+}
+
+// What the edge knows of one connection; touched only on its reactor thread.
+struct Connection {
+    std::string buffer;              // received, not yet consumed
+    std::optional<ParsedHead> head;  // the head of the request in `buffer`, once complete
+    Clock::time_point started;       // first byte of the request in `buffer`
+    bool busy = false;               // a request was handed over and is not answered yet
+    bool closing = false;            // answered with connection: close; input is discarded
+    int queued = 0;                  // writes in Pistache's write queue, not yet written
+    bool processing = false;         // process() is on the stack (an answer came synchronously)
+    bool again = false;              // ... and a request was answered meanwhile: read the next
+};
+
+class EdgeHandler final : public Http::Handler {
+  public:
+    HTTP_PROTOTYPE(EdgeHandler)
+
+    explicit EdgeHandler(std::shared_ptr<HttpEdge::Shared> shared) : shared_(std::move(shared)) {}
+    EdgeHandler(const EdgeHandler& other) : Http::Handler(other), shared_(other.shared_) {}
+
+    // Never called: onInput below does not hand the bytes to Pistache's parser.
+    void onRequest(const Http::Request& /*request*/, Http::ResponseWriter /*response*/) override {}
+
+    // On the reactor thread, every kTick: answers 408 to requests that are too slow.
+    void tick() {
+        const auto now = Clock::now();
+        for (const auto& peer : transport()->getAllPeer()) {
+            auto conn = connection(peer);
+            if (!conn || conn->closing || conn->busy || conn->buffer.empty()) continue;
+            if (now - conn->started > shared_->settings.request_timeout) {
+                reject(
+                    peer, *conn,
+                    error_response(408, "request_timeout", "the request did not arrive in time"));
+            }
+        }
+    }
+
+  private:
+    void onConnection(const std::shared_ptr<Tcp::Peer>& peer) override {
+        reactor_ = std::this_thread::get_id();
+        if (!registered_) {
+            std::lock_guard lock(shared_->mutex);
+            if (!shared_->stopped)
+                shared_->transports.emplace_back(transport(), [this] { tick(); });
+            registered_ = true;
+        }
+        // Pistache's idle sweep reads its parser's clock; the parser itself is never fed.
+        peer->putData(ParserData, std::make_shared<Http::RequestParser>(64));
+        peer->putData(kConnectionKey, std::make_shared<Connection>());
+        peer->setIdle(true);
+    }
+
+    void onInput(const char* data, size_t len, const std::shared_ptr<Tcp::Peer>& peer) override {
+        auto conn = connection(peer);
+        if (!conn || conn->closing) return;
+        getParser(peer)->reset();  // the idle clock restarts: bytes arrived
+        const auto& limits = shared_->settings.limits;
+        if (conn->buffer.empty() && !conn->busy) conn->started = Clock::now();
+        // Never hold more than one bounded request: beyond, the parser has rejected it already
+        // (or, behind a request in flight, the excess is dropped and the next parse fails).
+        const std::size_t cap = limits.max_head_bytes + limits.max_body_bytes + 1;
+        const std::size_t take = std::min(len, cap - std::min(cap, conn->buffer.size()));
+        conn->buffer.append(data, take);
+        if (!conn->busy) process(peer, *conn, std::string_view(data, take));
+    }
+
+    static std::shared_ptr<Connection> connection(const std::shared_ptr<Tcp::Peer>& peer) {
+        return std::static_pointer_cast<Connection>(peer->tryGetData(kConnectionKey));
+    }
+
+    // Whether the new bytes can change the parser's verdict on an unfinished head: a line end, a
+    // byte it refuses, the first bytes (a method), or a size limit crossed. Keeps a request sent
+    // one byte at a time from costing a full parse per byte.
+    bool worth_parsing(std::size_t size, std::string_view fresh) const {
+        const auto& limits = shared_->settings.limits;
+        if (fresh.empty() || size <= 64) return true;
+        const std::size_t before = size - fresh.size();
+        if ((before <= limits.max_request_line && size > limits.max_request_line) ||
+            (before <= limits.max_head_bytes && size > limits.max_head_bytes)) {
+            return true;
+        }
+        return std::any_of(fresh.begin(), fresh.end(),
+                           [](unsigned char c) { return c < 0x20 || c >= 0x7f; });
+    }
+
+    // Reads requests from conn.buffer while each is answered at once (a loop, not a recursion:
+    // an answer given synchronously comes back here through answered()).
+    void process(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, std::string_view fresh) {
+        if (conn.processing) {
+            conn.again = true;
+            return;
+        }
+        conn.processing = true;
+        do {
+            conn.again = false;
+            step(peer, conn, fresh);
+            fresh = {};
+        } while (conn.again && !conn.busy && !conn.closing);
+        conn.processing = false;
+    }
+
+    // Reads the request at the start of conn.buffer: rejects it, waits for more, or hands it over.
+    void step(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, std::string_view fresh) {
+        if (conn.buffer.empty()) return;
+        if (!conn.head) {
+            if (!worth_parsing(conn.buffer.size(), fresh)) return;
+            auto result = parse_request_head(conn.buffer, shared_->settings.limits);
+            if (result.kind == HeadResult::Kind::incomplete) return;
+            if (result.kind == HeadResult::Kind::rejected) {
+                return reject(peer, conn, std::move(result.rejection),
+                              result.head.request.header("x-request-id"));
+            }
+            conn.head = std::move(result.head);
+            const std::size_t whole = conn.head->head_bytes + conn.head->content_length;
+            if (conn.head->expect_continue && conn.head->content_length > 0 &&
+                conn.buffer.size() < whole) {
+                write(peer, conn, "HTTP/1.1 100 Continue\r\n\r\n", nullptr);
+            }
+        }
+        const std::size_t whole = conn.head->head_bytes + conn.head->content_length;
+        if (conn.buffer.size() < whole) return;
+        ParsedHead head = std::move(*conn.head);
+        conn.head.reset();
+        head.request.body = conn.buffer.substr(head.head_bytes, head.content_length);
+        conn.buffer.erase(0, whole);
+        dispatch(peer, conn, std::move(head));
+    }
+
+    void dispatch(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, ParsedHead head) {
+        conn.busy = true;
+        peer->setIdle(false);  // Pistache's header/body timeouts are far out: it leaves it alone
+        ApiRequest request = std::move(head.request);
+        request.request_id = choose_request_id(request.header("x-request-id"));
+        const bool close = !head.keep_alive;
+        const bool http10_keep_alive = head.http10 && head.keep_alive;
+        const bool head_only = request.method == "HEAD";
+        auto once = std::make_shared<std::atomic<bool>>(false);
+        std::weak_ptr<Tcp::Peer> weak = peer;
+        auto shared = shared_;
+        Tcp::Transport* transport = this->transport();
+        const auto reactor = reactor_;
+        EdgeHandler* self = this;
+        Responder respond = [once, weak, shared, transport, reactor, self, close, http10_keep_alive,
+                             head_only, id = request.request_id, method = request.method,
+                             path = request.path, started = Clock::now()](ApiResponse response) {
+            if (once->exchange(true)) return;
+            std::string bytes =
+                serialize_response(response, id, close, http10_keep_alive, head_only);
+            access_log(shared->settings, id, method, path, response.status, Clock::now() - started);
+            if (std::this_thread::get_id() == reactor)
+                return self->deliver(weak, std::move(bytes), close);
+            std::lock_guard lock(shared->mutex);
+            if (shared->stopped) return;
+            post(transport, std::chrono::milliseconds(1),
+                 [self, weak, close, bytes = std::move(bytes)]() mutable {
+                     self->deliver(weak, std::move(bytes), close);
+                 });
+        };
+        const std::string id = request.request_id;
+        try {
+            shared_->handler(std::move(request), respond);
+        } catch (const std::exception& e) {
+            // The detail stays in the log; the client gets the envelope only.
+            log_error(shared_->settings, id, e.what());
+            respond(error_response(500, "internal_error", "internal server error"));
+        } catch (...) {
+            log_error(shared_->settings, id, "unknown exception");
+            respond(error_response(500, "internal_error", "internal server error"));
+        }
+    }
+
+    // On the reactor thread: writes an answer, then reads the next request or closes.
+    void deliver(const std::weak_ptr<Tcp::Peer>& weak, std::string bytes, bool close) {
+        auto peer = weak.lock();
+        auto conn = peer ? connection(peer) : nullptr;
+        if (!conn) return;
+        write(peer, *conn, std::move(bytes), [this, weak, close] { answered(weak, close); });
+    }
+
+    void answered(const std::weak_ptr<Tcp::Peer>& weak, bool close) {
+        auto peer = weak.lock();
+        auto conn = peer ? connection(peer) : nullptr;
+        if (!conn) return;
+        conn->busy = false;
+        peer->setIdle(true);
+        if (close) return close_after_answer(peer, *conn);
+        getParser(peer)->reset();
+        conn->started = Clock::now();
+        process(peer, *conn, {});  // a pipelined request may be waiting
+    }
+
+    // An answer to a request the edge refuses (or that is too slow): always closes.
+    void reject(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, ApiResponse response,
+                const std::optional<std::string>& incoming_id = std::nullopt) {
+        const std::string id = choose_request_id(incoming_id);
+        access_log(shared_->settings, id, "-", "-", response.status, Clock::now() - conn.started);
+        conn.closing = true;
+        conn.buffer.clear();
+        conn.head.reset();
+        peer->setIdle(true);
+        std::weak_ptr<Tcp::Peer> weak = peer;
+        write(peer, conn, serialize_response(response, id, true, false, false), [weak] {
+            if (auto p = weak.lock()) ::shutdown(p->fd(), SHUT_WR);
+        });
+    }
+
+    // After the last answer: FIN to the client, input discarded; Pistache's idle sweep closes
+    // the socket if the client does not (its clock is no longer restarted).
+    static void close_after_answer(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn) {
+        conn.closing = true;
+        conn.buffer.clear();
+        ::shutdown(peer->fd(), SHUT_WR);
+    }
+
+    // Writes bytes on the connection, then runs `after` on this reactor thread. Sent directly
+    // when nothing is queued (an answer is small, the socket buffer empty): Pistache's reactor
+    // only writes on an event that is writable and not readable, so a client that keeps sending
+    // (the rest of a refused 1 MiB head) would starve a queued answer. The rest, if any, goes
+    // through Pistache's queue.
+    void write(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, std::string bytes,
+               std::function<void()> after) {
+        if (conn.queued == 0) {
+            const auto n =
+                ::send(peer->fd(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n == static_cast<ssize_t>(bytes.size())) {
+                if (after) after();
+                return;
+            }
+            if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return;  // the peer is gone
+            bytes.erase(0, n > 0 ? static_cast<std::size_t>(n) : 0);
+        }
+        ++conn.queued;
+        const std::size_t size = bytes.size();
+        std::weak_ptr<Tcp::Peer> weak = peer;
+        auto written = transport()->asyncWrite(peer->fd(), RawBuffer(std::move(bytes), size));
+        written.then(
+            [weak, after = std::move(after)](ssize_t) {
+                auto p = weak.lock();
+                if (auto c = p ? connection(p) : nullptr) --c->queued;
+                if (after) after();
+            },
+            [](std::exception_ptr) {});
+    }
+
+    std::shared_ptr<HttpEdge::Shared> shared_;
+    std::thread::id reactor_;
+    bool registered_ = false;
+};
+
+}  // namespace
+
+HttpEdge::HttpEdge(EdgeSettings settings, EdgeRequestHandler handler)
+    : shared_(std::make_shared<Shared>()) {
+    shared_->settings = std::move(settings);
+    shared_->handler = std::move(handler);
+}
+
+HttpEdge::~HttpEdge() { shutdown(); }
+
+void HttpEdge::start() {
+    const auto& s = shared_->settings;
+    Address address(s.listen);
+    endpoint_ = std::make_unique<Http::Endpoint>(address);
+    // Pistache's own request timeouts would answer a plain-text 408: pushed out of the way (the
+    // edge answers 408 itself); its idle sweep closes connections with no request in progress.
+    auto options = Http::Endpoint::options()
+                       .threads(s.threads)
+                       .flags(Tcp::Options::ReuseAddr)
+                       .backlog(1024)
+                       .headerTimeout(std::chrono::hours(24))
+                       .bodyTimeout(std::chrono::hours(24))
+                       .keepaliveTimeout(s.idle_timeout);
+    endpoint_->init(options);
+    endpoint_->setHandler(std::make_shared<EdgeHandler>(shared_));
+    endpoint_->serveThreaded();
+    shared_->ticker = std::thread([shared = shared_.get()] {
+        std::unique_lock lock(shared->mutex);
+        while (!shared->stopped) {
+            shared->wake.wait_for(lock, kTick);
+            if (shared->stopped) break;
+            for (const auto& [transport, tick] : shared->transports) {
+                post(transport, std::chrono::milliseconds(1), tick);
+            }
+        }
+    });
+}
+
+void HttpEdge::shutdown() {
+    {
+        std::lock_guard lock(shared_->mutex);
+        shared_->stopped = true;
+        shared_->transports.clear();
+    }
+    shared_->wake.notify_all();
+    if (shared_->ticker.joinable()) shared_->ticker.join();
+    if (endpoint_) {
+        endpoint_->shutdown();
+        endpoint_.reset();
+    }
+}
+
+}  // namespace duepay::api
