@@ -32,7 +32,7 @@ namespace {
 using namespace duepay;
 
 enum class Kind { role, tool };
-enum class Dev { no, yes, opt_in };  // opt_in: `duepay dev --with-<name>`
+enum class Dev { no, yes, opt_in };  // opt_in: `duepay dev --with-<name>`, an extra
 
 struct Command {
     const char* name;
@@ -92,34 +92,54 @@ void role_flag(CLI::App& cmd, const std::string& name, T& target, const std::str
     if (cmd.get_option_no_throw(name) == nullptr) cmd.add_option(name, target, help);
 }
 
-// Runs each of `parts` on its own thread until `stop` is set or one of them ends (returns or
-// throws): then the others are stopped too. Rethrows the first exception, else returns the first
-// non-zero exit code.
-int run_together(std::vector<std::pair<std::string, cli::Run>> parts,
-                 const std::atomic<bool>& stop) {
+// One role among several in a process. An essential part ending (returning or throwing) stops
+// the others; an extra (a chainwatch in `duepay dev`, one chain of several) ends alone, logged,
+// and the others keep running.
+struct Part {
+    std::string name;
+    cli::Run run;
+    bool essential = true;
+};
+
+// Runs each part on its own thread until `stop` is set, an essential part ends, or every part
+// has ended. Rethrows the first exception of an essential part, else returns the first non-zero
+// exit code of an essential part (extras: 0 when some other part kept running, else theirs).
+int run_together(std::vector<Part> parts, const std::atomic<bool>& stop) {
     std::atomic<bool> local{false};
+    std::atomic<std::size_t> running{parts.size()};
     std::vector<int> codes(parts.size(), 0);
     std::vector<std::exception_ptr> errors(parts.size());
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         threads.emplace_back([&, i] {
             try {
-                codes[i] = parts[i].second(local);
+                codes[i] = parts[i].run(local);
             } catch (const std::exception& e) {
-                std::cerr << "duepay: " << parts[i].first << ": " << e.what() << std::endl;
+                std::cerr << "duepay: " << parts[i].name << ": " << e.what() << std::endl;
                 errors[i] = std::current_exception();
+                codes[i] = 1;
             }
-            local = true;
+            if (parts[i].essential) {
+                local = true;
+            } else if (!local && codes[i] != 0) {
+                std::cerr << "duepay: " << parts[i].name << " ended (exit code " << codes[i]
+                          << "); the other roles keep running" << std::endl;
+            }
+            --running;
         });
     }
-    while (!stop && !local) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!stop && !local && running > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     local = true;
     for (auto& t : threads) t.join();
-    for (const auto& e : errors) {
-        if (e) std::rethrow_exception(e);
+    bool all_extras_failed = true;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (parts[i].essential && errors[i]) std::rethrow_exception(errors[i]);
+        if (parts[i].essential || codes[i] == 0) all_extras_failed = false;
     }
-    for (int rc : codes) {
-        if (rc != 0) return rc;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if ((parts[i].essential || all_extras_failed) && codes[i] != 0) return codes[i];
     }
     return 0;
 }
@@ -158,33 +178,34 @@ cli::Run define_chainwatch(CLI::App& cmd) {
     return [](const std::atomic<bool>& stop) {
         const auto ids = g_flags.chain != 0 ? std::vector<std::uint64_t>{g_flags.chain}
                                             : consumers::chain_ids_from_env();
-        std::vector<std::pair<std::string, cli::Run>> watchers;
+        std::vector<Part> watchers;
         for (const auto id : ids) {
             auto s = consumers::chainwatch_settings_from_env(id);
             if (!g_flags.topic.empty()) s.topic = g_flags.topic;
-            watchers.emplace_back(
-                "chainwatch " + std::to_string(id),
-                [s](const std::atomic<bool>& st) { return consumers::run_chainwatch(s, st); });
+            watchers.push_back(
+                Part{"chainwatch " + std::to_string(id),
+                     [s](const std::atomic<bool>& st) { return consumers::run_chainwatch(s, st); },
+                     false});  // one chain stopping leaves the others running
         }
-        if (watchers.size() == 1) return watchers.front().second(stop);
+        if (watchers.size() == 1) return watchers.front().run(stop);
         return run_together(std::move(watchers), stop);
     };
 }
 
 cli::Run define_dev(CLI::App& cmd) {
     auto with = std::make_shared<std::deque<bool>>();  // stable references for add_flag
-    std::vector<std::pair<std::string, cli::Run>> always;
-    std::vector<std::pair<std::string, cli::Run>> optional;
+    std::vector<Part> always;
+    std::vector<Part> optional;  // extras: `--with-<name>`, they end alone
     for (const auto& c : kCommands) {
         if (c.dev == Dev::no) continue;
         auto run = c.define(cmd);
         if (c.dev == Dev::yes) {
-            always.emplace_back(c.name, std::move(run));
+            always.push_back(Part{c.name, std::move(run), true});
         } else {
             with->push_back(false);
             cmd.add_flag(std::string("--with-") + c.name, with->back(),
                          std::string("also run ") + c.name);
-            optional.emplace_back(c.name, std::move(run));
+            optional.push_back(Part{c.name, std::move(run), false});
         }
     }
     cmd.footer("Takes the flags of each role it runs (duepay <role> --help).");

@@ -11,8 +11,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include <pqxx/pqxx>
-
 #include "domain/charge/charge_state.hpp"
 #include "domain/charge/decide.hpp"
 #include "domain/events/event_id.hpp"
@@ -24,6 +22,8 @@
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/kafka/kafka_event_log.hpp"
+#include "infra/postgres/chainwatch_store.hpp"
+#include "infra/rpc/chain_scan.hpp"
 #include "infra/rpc/rpc_client.hpp"
 #include "infra/rpc/transaction.hpp"
 
@@ -36,7 +36,6 @@ namespace charge = duepay::domain::charge;
 using infra::rpc::BlockHeader;
 using infra::rpc::Log;
 
-constexpr int kLockClass = 0x6477;  // pg_advisory_lock(int, int): (this role, chain id)
 
 std::string now_rfc3339() {
     const auto now = std::chrono::system_clock::now();
@@ -50,20 +49,6 @@ std::string now_rfc3339() {
     return buf;
 }
 
-std::string key_of(const Address& a) { return std::string(a.bytes.begin(), a.bytes.end()); }
-
-Address address_in_word(const Bytes32& w) {
-    Address a;
-    std::copy(w.begin() + 12, w.end(), a.bytes.begin());
-    return a;
-}
-
-Bytes32 word_at(const Bytes& data, std::size_t index) {
-    Bytes32 w{};
-    if (data.size() >= 32 * (index + 1)) std::copy(data.begin() + 32 * index, data.begin() + 32 * (index + 1), w.begin());
-    return w;
-}
-
 // Everything chainwatch knows about one charge of its chain: the envelope of its charge.created
 // (the ids of the facts it appends) and its folded state (what decide judges by).
 struct Tracked {
@@ -71,14 +56,8 @@ struct Tracked {
     charge::ChargeState state;
 };
 
-enum class MatchKind { wallet, transfer, settled };
-
-struct Match {
-    MatchKind kind = MatchKind::transfer;
-    std::string invoice;  // 0x hex
-    Payment payment;      // wallet / transfer
-    ChargeSettled settled;
-};
+using Match = infra::rpc::ChainObservation;
+using MatchKind = infra::rpc::ChainObservation::Kind;
 
 struct SeenBlock {
     BlockHeader header;
@@ -118,11 +97,15 @@ private:
 
 class Chainwatch {
 public:
-    Chainwatch(const ChainwatchSettings& s, const infra::config::ChainInfo& chain, pqxx::connection& db,
-               infra::kafka::EventLog& log)
-        : s_(s), chain_(chain), db_(db), log_(log), rpc_(infra::rpc::RpcSettings{chain.rpc_url}) {
-        for (const auto& t : chain.tokens) token_addresses_.push_back(t.address);
-    }
+    Chainwatch(const ChainwatchSettings& s, const infra::config::ChainInfo& chain,
+               infra::postgres::ChainCheckpointStore& checkpoints, infra::kafka::EventLog& log)
+        : s_(s),
+          chain_(chain),
+          checkpoints_(checkpoints),
+          log_(log),
+          rpc_(infra::rpc::RpcSettings{chain.rpc_url}),
+          scanner_(targets(s, chain),
+                   [this](const infra::rpc::LogFilter& f) { return rpc_.get_logs(f); }) {}
 
     // Folds one event of the topic into the known charges.
     void learn(const Event& e) {
@@ -132,7 +115,7 @@ public:
             if (charges_.contains(id)) return;
             Tracked t{e, charge::initial_state()};
             charge::apply(t.state, e);
-            if (created->deposit_address) by_deposit_[key_of(*created->deposit_address)] = id;
+            watch_.watch(id, created->deposit_address);
             expiries_.emplace(charge::expiry_limit(t.state), id);
             charges_.emplace(id, std::move(t));
             ++learnt_;
@@ -144,18 +127,16 @@ public:
 
     std::size_t charges() const { return charges_.size(); }
     std::size_t learnt() const { return learnt_; }
+    std::size_t pruned() const { return pruned_; }
     std::uint64_t emitted() const { return emitted_; }
 
     void load_checkpoint() {
-        pqxx::read_transaction tx(db_);
-        auto r = tx.exec_params("select block_number, block_hash from chainwatch_checkpoints where chain_id = $1",
-                                static_cast<std::int64_t>(s_.chain_id));
-        if (r.empty()) {
+        const auto stored = checkpoints_.load(s_.chain_id);
+        if (!stored) {
             reset_to_start("no checkpoint yet");
             return;
         }
-        checkpoint_.number = static_cast<std::uint64_t>(r[0][0].as<std::int64_t>());
-        checkpoint_.hash = *from_hex_fixed<32>(r[0][1].as<std::string>());
+        checkpoint_ = *stored;
         auto canonical = rpc_.block_by_number(checkpoint_.number);
         if (!canonical || canonical->hash != checkpoint_.hash) {
             reset_to_start("checkpoint block " + std::to_string(checkpoint_.number) +
@@ -192,7 +173,7 @@ public:
         if (headers.empty()) return false;
         const std::uint64_t last = headers.back().number;
         const auto emitted_before = emitted_;
-        auto matches = scan(next, last, headers);
+        auto matches = scanner_.scan(next, last, headers, watch_);
         if (!matches) return true;  // logs of a block we did not fetch: a reorg is in progress
         std::size_t matched = 0;
         for (const auto& [n, v] : *matches) matched += v.size();
@@ -205,7 +186,7 @@ public:
         confirm_up_to(head);
         flush_and_checkpoint();
         if (trace_ || last - next >= 10 || matched >= 100) {  // backfills and big ranges report their pace
-            std::cerr << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last << ", " << scanned_logs_
+            std::cerr << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last << ", " << scanner_.last_log_count()
                       << " logs, " << matched << " matched, " << emitted_ - emitted_before << " events in "
                       << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()
                       << " ms (" << charges_.size() << " charges)" << std::endl;
@@ -214,10 +195,15 @@ public:
     }
 
 private:
-    struct Checkpoint {
-        std::uint64_t number = 0;
-        Bytes32 hash{};
-    };
+    static infra::rpc::ScanTargets targets(const ChainwatchSettings& s,
+                                           const infra::config::ChainInfo& chain) {
+        infra::rpc::ScanTargets t;
+        t.router = chain.router;
+        t.deposit_factory = chain.deposit_factory;
+        for (const auto& token : chain.tokens) t.tokens.push_back(token.address);
+        t.transfer_topic_chunk = s.topic_chunk;
+        return t;
+    }
 
     void reset_to_start(const std::string& why) {
         const std::uint64_t start = s_.start_block > 0 ? s_.start_block - 1 : 0;
@@ -226,83 +212,6 @@ private:
         checkpoint_ = {h->number, h->hash};
         window_.clear();
         std::cerr << "chainwatch " << s_.chain_id << ": " << why << "; scanning from block " << start + 1 << std::endl;
-    }
-
-    // Logs of [from, to] grouped by block; nullopt when a log names a block hash we did not fetch.
-    std::optional<std::map<std::uint64_t, std::vector<Match>>> scan(std::uint64_t from, std::uint64_t to,
-                                                                    const std::vector<BlockHeader>& headers) {
-        std::map<std::uint64_t, std::vector<Match>> out;
-        auto hash_of = [&](std::uint64_t n) { return headers[n - from].hash; };
-        std::vector<Log> logs;
-        auto add = [&](std::vector<Address> addresses, const Bytes32& topic) {
-            infra::rpc::LogFilter f;
-            f.from_block = from;
-            f.to_block = to;
-            f.addresses = std::move(addresses);
-            f.topics = {{topic}};
-            auto got = rpc_.get_logs(f);
-            logs.insert(logs.end(), std::make_move_iterator(got.begin()), std::make_move_iterator(got.end()));
-        };
-        add({chain_.router}, infra::rpc::invoice_paid_topic());
-        add(token_addresses_, infra::rpc::transfer_topic());
-        add({chain_.deposit_factory}, infra::rpc::settled_topic());
-        scanned_logs_ = logs.size();
-        for (const auto& l : logs) {
-            if (l.removed) continue;
-            if (l.block_number < from || l.block_number > to || l.block_hash != hash_of(l.block_number)) {
-                return std::nullopt;
-            }
-            if (auto m = match(l)) out[l.block_number].push_back(std::move(*m));
-        }
-        for (auto& [n, v] : out) {
-            std::sort(v.begin(), v.end(), [](const Match& a, const Match& b) {
-                return a.payment.log_index < b.payment.log_index;
-            });
-        }
-        return out;
-    }
-
-    std::optional<Match> match(const Log& l) {
-        if (l.topics.empty()) return std::nullopt;
-        Match m;
-        m.payment.tx_hash = l.tx_hash;
-        m.payment.log_index = l.log_index;
-        m.payment.block_number = l.block_number;
-        m.payment.block_hash = l.block_hash;
-        const auto& sig = l.topics[0];
-        if (sig == infra::rpc::invoice_paid_topic() && l.topics.size() == 4 && l.address == chain_.router) {
-            m.invoice = to_hex(l.topics[1]);
-            if (!charges_.contains(m.invoice)) return std::nullopt;
-            m.kind = MatchKind::wallet;
-            m.payment.rail = Rail::wallet;
-            m.payment.from = address_in_word(l.topics[2]);
-            m.payment.token = address_in_word(word_at(l.data, 0));
-            m.payment.amount = TokenAmount{evm::abi_uint256(word_at(l.data, 1))};
-            return m;
-        }
-        if (sig == infra::rpc::transfer_topic() && l.topics.size() == 3) {
-            auto it = by_deposit_.find(key_of(address_in_word(l.topics[2])));
-            if (it == by_deposit_.end()) return std::nullopt;
-            m.invoice = it->second;
-            m.kind = MatchKind::transfer;
-            m.payment.rail = Rail::transfer;
-            m.payment.from = address_in_word(l.topics[1]);
-            m.payment.token = l.address;
-            m.payment.amount = TokenAmount{evm::abi_uint256(word_at(l.data, 0))};
-            return m;
-        }
-        if (sig == infra::rpc::settled_topic() && l.topics.size() == 3 && l.address == chain_.deposit_factory) {
-            m.invoice = to_hex(l.topics[1]);
-            if (!charges_.contains(m.invoice)) return std::nullopt;
-            m.kind = MatchKind::settled;
-            m.settled.tx_hash = l.tx_hash;
-            m.settled.block_number = l.block_number;
-            m.settled.deposit_address = address_in_word(l.topics[2]);
-            m.settled.token = address_in_word(word_at(l.data, 0));
-            m.settled.amount = TokenAmount{evm::abi_uint256(word_at(l.data, 1))};
-            return m;
-        }
-        return std::nullopt;
     }
 
     charge::ObservePayment observation(const Match& m, const BlockHeader& h,
@@ -329,8 +238,33 @@ private:
                 }
             }
             checkpoint_ = {b.header.number, b.header.hash};
+            prune(b.header.timestamp);
             window_.pop_front();
         }
+    }
+
+    // Charges that are done (charge::done: terminal, nothing unconfirmed, nothing unswept,
+    // DUEPAY_CHAINWATCH_RETAIN_SECONDS of chain time past the expiry limit) leave memory and the
+    // log filters. Checked once per kPruneEvery of chain time (every block when nothing is
+    // retained).
+    static constexpr std::uint64_t kPruneEvery = 60;
+    void prune(std::uint64_t chain_time) {
+        if (chain_time < next_prune_) return;
+        next_prune_ = chain_time + std::min<std::uint64_t>(kPruneEvery, s_.retain_seconds);
+        std::size_t n = 0;
+        for (auto it = charges_.begin(); it != charges_.end();) {
+            if (!charge::done(it->second.state, chain_time, s_.retain_seconds)) {
+                ++it;
+                continue;
+            }
+            watch_.forget(it->first, it->second.state.deposit_address);
+            it = charges_.erase(it);
+            ++n;
+        }
+        if (n == 0) return;
+        pruned_ += n;
+        std::cerr << "chainwatch " << s_.chain_id << ": pruned " << n << " done charges ("
+                  << charges_.size() << " watched)" << std::endl;
     }
 
     // Chain time reached a charge's limit in this block (every earlier block is confirmed
@@ -339,7 +273,7 @@ private:
         while (!expiries_.empty() && expiries_.begin()->first < h.timestamp) {
             const auto id = expiries_.begin()->second;
             expiries_.erase(expiries_.begin());
-            decide(id, charge::ObserveBlock{h.number, h.timestamp});
+            if (charges_.contains(id)) decide(id, charge::ObserveBlock{h.number, h.timestamp});
         }
     }
 
@@ -370,7 +304,9 @@ private:
     // state as it is appended. `log_index` names a settlement's log (its fact id).
     void decide(const std::string& invoice, const charge::Command& command,
                 std::uint32_t log_index = 0) {
-        auto& t = charges_.at(invoice);
+        const auto it = charges_.find(invoice);
+        if (it == charges_.end()) return;  // pruned (done) while its block waited for depth
+        auto& t = it->second;
         auto events = charge::decide(t.state, command);
         if (!events) {
             std::cerr << "chainwatch " << s_.chain_id << ": " << invoice << ": "
@@ -427,31 +363,25 @@ private:
 
     void flush_and_checkpoint() {
         acks_.wait();
-        pqxx::work tx(db_);
-        tx.exec_params(
-            "insert into chainwatch_checkpoints (chain_id, block_number, block_hash) values ($1, $2, $3) "
-            "on conflict (chain_id) do update set block_number = excluded.block_number, "
-            "block_hash = excluded.block_hash, updated_at = now()",
-            static_cast<std::int64_t>(s_.chain_id), static_cast<std::int64_t>(checkpoint_.number),
-            to_hex(checkpoint_.hash));
-        tx.commit();
+        checkpoints_.store(s_.chain_id, checkpoint_);
     }
 
     const ChainwatchSettings& s_;
     const infra::config::ChainInfo& chain_;
-    pqxx::connection& db_;
+    infra::postgres::ChainCheckpointStore& checkpoints_;
     infra::kafka::EventLog& log_;
     infra::rpc::RpcClient rpc_;
-    std::vector<Address> token_addresses_;
+    infra::rpc::ChainScanner scanner_;
     std::unordered_map<std::string, Tracked> charges_;
-    std::unordered_map<std::string, std::string> by_deposit_;  // 20 raw bytes -> invoice hex
+    infra::rpc::WatchList watch_;  // what the scanner asks the node for
     std::multimap<std::uint64_t, std::string> expiries_;        // limit -> invoice hex
     std::deque<SeenBlock> window_;                              // fetched, below confirmation depth
-    Checkpoint checkpoint_;
+    infra::postgres::ChainCheckpoint checkpoint_;
     Acks acks_;
     std::size_t learnt_ = 0;
     std::uint64_t emitted_ = 0;
-    std::size_t scanned_logs_ = 0;
+    std::size_t pruned_ = 0;
+    std::uint64_t next_prune_ = 0;
     bool trace_ = std::getenv("DUEPAY_CHAINWATCH_TRACE") != nullptr;
 };
 
@@ -484,14 +414,10 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
         std::cerr << "chainwatch: chain " << settings.chain_id << " is not in " << settings.chains_file << std::endl;
         return 2;
     }
-    // Leadership: one chainwatch per chain. The lock lives as long as this connection.
-    pqxx::connection lock_conn(settings.database_url);
+    // Leadership: one chainwatch per chain. The lock lives as long as its connection.
+    infra::postgres::ChainLeaderLock leader(settings.database_url, settings.chain_id);
     for (bool announced = false;;) {
-        pqxx::nontransaction q(lock_conn);
-        if (q.exec_params1("select pg_try_advisory_lock($1, $2)", kLockClass, static_cast<int>(settings.chain_id))[0]
-                .as<bool>()) {
-            break;
-        }
+        if (leader.try_acquire()) break;
         if (!announced) std::cerr << "chainwatch " << settings.chain_id << ": standby (another leader holds the lock)" << std::endl;
         announced = true;
         for (int i = 0; i < 10 && !stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -500,9 +426,9 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     std::cerr << "chainwatch " << settings.chain_id << ": leader, rpc " << domain::redact_url(chain->rpc_url) << ", "
               << chain->confirmations << " confirmations" << std::endl;
 
-    pqxx::connection db(settings.database_url);
+    infra::postgres::ChainCheckpointStore checkpoints(settings.database_url);
     infra::kafka::KafkaEventLog log(infra::kafka::ProducerSettings{settings.bootstrap, settings.topic});
-    Chainwatch watch(settings, *chain, db, log);
+    Chainwatch watch(settings, *chain, checkpoints, log);
     // No stored offsets: every start replays the topic from the beginning (the charges of this
     // chain are rebuilt in memory; docs/chainwatch.md says why this is fine at dev scale).
     infra::kafka::KafkaConsumer consumer(
@@ -525,14 +451,11 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     bool loaded = false;
     auto last_lock_check = std::chrono::steady_clock::now();
     while (!stop) {
-        // The advisory lock lives with lock_conn: if that connection is gone, so is leadership.
+        // The advisory lock lives with its connection: if that is gone, so is leadership.
         if (std::chrono::steady_clock::now() - last_lock_check > std::chrono::seconds(5)) {
-            try {
-                pqxx::nontransaction q(lock_conn);
-                q.exec("select 1");
-            } catch (const std::exception& e) {
-                std::cerr << "chainwatch " << settings.chain_id << ": lost the leader connection (" << e.what()
-                          << "); exiting" << std::endl;
+            if (!leader.alive()) {
+                std::cerr << "chainwatch " << settings.chain_id
+                          << ": lost the leader connection; exiting" << std::endl;
                 return 1;
             }
             last_lock_check = std::chrono::steady_clock::now();
@@ -546,7 +469,15 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
             if (!watch.step()) drain(consumer, watch, std::chrono::milliseconds(settings.poll_ms));
             backoff_ms = 200;
         } catch (const infra::rpc::RpcError& e) {
-            if (!e.retryable()) throw;
+            if (!e.retryable()) {
+                // The node refuses what we ask (or is no node): retrying cannot help, and this
+                // chain alone is affected. Stop this chainwatch; in `duepay dev` the other roles
+                // keep running (docs/chainwatch.md).
+                std::cerr << "chainwatch " << settings.chain_id << ": rpc error that a retry "
+                          << "cannot fix: " << e.what() << "; this chainwatch stops" << std::endl;
+                consumer.close();
+                return kRpcRefused;
+            }
             std::cerr << "chainwatch " << settings.chain_id << ": rpc: " << e.what() << "; retrying" << std::endl;
             std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
             backoff_ms = std::min(backoff_ms * 2, 5000);
@@ -576,6 +507,10 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
     const std::string start_var = "DUEPAY_START_BLOCK_" + std::to_string(chain_id);
     s.start_block = static_cast<std::uint64_t>(infra::config::env_int_or(start_var.c_str(), 0, 0, 1LL << 62));
     s.max_range = static_cast<std::uint64_t>(infra::config::env_int_or("DUEPAY_CHAINWATCH_RANGE", 500, 1, 100000));
+    s.topic_chunk = static_cast<std::size_t>(
+        infra::config::env_int_or("DUEPAY_CHAINWATCH_TOPIC_CHUNK", 200, 1, 10000));
+    s.retain_seconds = static_cast<std::uint64_t>(infra::config::env_int_or(
+        "DUEPAY_CHAINWATCH_RETAIN_SECONDS", 7 * 24 * 3600, 0, 10LL * 365 * 24 * 3600));
     return s;
 }
 

@@ -1,10 +1,11 @@
-// The chainwatch role (STYLE rule 6), one process per chain: `duepay chainwatch --chain <id>`.
-// It learns the charges of its chain from the event topic (its own consumer group, replayed from
-// the beginning on every start and folded with domain::charge), follows the chain with eth_getLogs
-// over block ranges (router InvoicePaid, ERC-20 Transfer of the chain's tokens matched in memory
-// against a hash set of deposit addresses, factory Settled) and appends chain facts with the
-// deterministic ids of chain_fact_id. One leader per chain (Postgres advisory lock); the
-// checkpoint is written only after Kafka acknowledged the events of its blocks. docs/chainwatch.md.
+// The chainwatch role (STYLE rule 6), one per chain: `duepay chainwatch --chain <id>`. This file
+// is the loop: it learns the charges of its chain from the event topic (its own consumer group,
+// replayed from the beginning on every start and folded with domain::charge), follows the chain
+// block range by block range, turns what infra/rpc/chain_scan finds (router InvoicePaid, ERC-20
+// Transfer to a watched deposit address, factory Settled) into commands for
+// domain::charge::decide and appends the events with the deterministic ids of chain_fact_id.
+// One leader per chain and the checkpoint are infra/postgres/chainwatch_store; the checkpoint is
+// written only after Kafka acknowledged the events of its blocks. docs/chainwatch.md.
 #pragma once
 
 #include <atomic>
@@ -23,12 +24,19 @@ struct ChainwatchSettings {
     std::string chains_file;
     std::uint64_t start_block = 0;  // DUEPAY_START_BLOCK_<id>: where a first scan begins
     std::uint64_t max_range = 500;  // blocks per eth_getLogs
+    std::size_t topic_chunk = 200;  // deposit addresses per Transfer eth_getLogs (to-topic filter)
+    std::uint64_t retain_seconds = 7 * 24 * 3600;  // chain time a done charge stays watched
     int poll_ms = 100;              // idle wait between head polls
 };
 
 // Settings for one chain from the environment (KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC,
-// DUEPAY_CHAINS_FILE, DUEPAY_START_BLOCK_<id>, DUEPAY_CHAINWATCH_RANGE); throws on a missing one.
+// DUEPAY_CHAINS_FILE, DUEPAY_START_BLOCK_<id>, DUEPAY_CHAINWATCH_RANGE,
+// DUEPAY_CHAINWATCH_TOPIC_CHUNK, DUEPAY_CHAINWATCH_RETAIN_SECONDS); throws on a missing one.
 ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id);
+
+// The exit code of a chainwatch stopped by an RPC error that a retry cannot fix (the node refused
+// the request, or the URL is not a node).
+inline constexpr int kRpcRefused = 3;
 
 // Runs until `stop` is set; returns the process exit code.
 int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& stop);

@@ -72,6 +72,7 @@ struct ChargeState {
     bool failed = false;
     bool refunded = false;
     bool settled = false;
+    bool deposit_received = false;  // a transfer reached the deposit address (seen, late, wrong)
 
     std::map<PaymentKey, Unconfirmed> unconfirmed;
     std::map<PaymentKey, TokenAmount> confirmed;

@@ -119,6 +119,16 @@ bool decided(const ChargeState& s, const PaymentKey& key) {
     return s.confirmed.contains(key) || s.late.contains(key) || s.wrong_token.contains(key);
 }
 
+bool done(const ChargeState& s, std::uint64_t chain_time, std::uint64_t retain_seconds) {
+    if (!s.created || chain_time <= expiry_limit(s) + retain_seconds) return false;
+    if (!s.unconfirmed.empty()) return false;
+    if (s.status != Status::paid && s.status != Status::expired && s.status != Status::failed &&
+        s.status != Status::refunded) {
+        return false;
+    }
+    return !s.deposit_address || !s.deposit_received || s.settled;
+}
+
 Result<std::vector<EventData>> decide(const ChargeState& state, const Command& command) {
     return std::visit(
         [&](const auto& c) -> Result<Events> {

@@ -96,4 +96,11 @@ std::uint64_t expiry_limit(const ChargeState& state);
 // The payment (txHash, logIndex) reached a final decision: confirmed, late or wrong token.
 bool decided(const ChargeState& state, const PaymentKey& key);
 
+// Nothing can happen to the charge any more that a chain watcher must see: chain time is
+// `retain_seconds` past its expiry limit (the window for late deposits that are still recorded),
+// its status is final (paid, expired, failed or refunded), no payment is unconfirmed, and its
+// deposit address, if it received a transfer, has been swept (charge.settled). A deposit after
+// that is not recorded as a charge event (docs/chainwatch.md).
+bool done(const ChargeState& state, std::uint64_t chain_time, std::uint64_t retain_seconds);
+
 }  // namespace duepay::domain::charge

@@ -84,10 +84,12 @@ bool record(ChargeState& s, const Event& event) {
             } else if constexpr (std::is_same_v<T, DepositSeen> || std::is_same_v<T, ChargePaid> ||
                                  std::is_same_v<T, ChargeUnderpaid>) {
                 confirm(s, d.payment);
+                if (d.payment.rail == Rail::transfer) s.deposit_received = true;
             } else if constexpr (std::is_same_v<T, LateDeposit>) {
                 const auto key = key_of(d.payment);
                 s.unconfirmed.erase(key);
                 if (!s.confirmed.contains(key)) s.late.emplace(key, d.payment.amount);
+                s.deposit_received = true;
             } else if constexpr (std::is_same_v<T, ChargeExpired>) {
                 s.expired = true;
             } else if constexpr (std::is_same_v<T, ChargeSettled>) {
@@ -102,6 +104,7 @@ bool record(ChargeState& s, const Event& event) {
                 s.unconfirmed.erase(key);
                 s.wrong_token.emplace(key, d.payment.amount);
                 s.failed = true;
+                s.deposit_received = true;
             }
             return true;
         },

@@ -356,6 +356,70 @@ TEST(Decide, CreateRejections) {
     });
 }
 
+// When chainwatch may forget a charge: a table of (given events, chain time, retain) -> done.
+TEST(Decide, DoneChargesAfterTheRetainWindow) {
+    const Payment w100 = payment(0xa1, 100, Rail::wallet);
+    const Payment t40 = payment(0xb2, 40);
+    const Payment other = payment(0xf1, 5, Rail::transfer, 1, 0, kOtherToken);
+    const ChargeSettled sweep{bytes32(0xee), 600, address(0x55), kToken, amount(40)};
+    Event wallet_only = created(100);
+    auto& w = std::get<ChargeCreated>(wallet_only.data);
+    w.payment_mode = PaymentMode::wallet;
+    w.grace_seconds = 0;
+    w.deposit_address.reset();
+    struct Case {
+        std::string name;
+        std::vector<Event> given;
+        std::uint64_t chain_time;
+        std::uint64_t retain;
+        bool done;
+    };
+    const std::vector<Case> table{
+        {"paid by wallet, past limit + retain",
+         {created(100), paid("p", w100, 100)},
+         kLimit + 11,
+         10,
+         true},
+        {"paid, within the retain window (late deposits still recorded)",
+         {created(100), paid("p", w100, 100)},
+         kLimit + 10,
+         10,
+         false},
+        {"paid before the limit", {created(100), paid("p", w100, 100)}, kDeadline, 0, false},
+        {"expired without funds", {created(100), expired()}, kAfterLimit, 0, true},
+        {"wallet only, expired past the deadline",
+         {wallet_only, expired()},
+         kDeadline + 1,
+         0,
+         true},
+        {"pending past the limit (expiry not decided yet)", {created(100)}, kAfterLimit, 0, false},
+        {"a detection still unconfirmed",
+         {created(100), expired(), detected("d", t40)},
+         kAfterLimit,
+         0,
+         false},
+        {"deposits at the address, not swept",
+         {created(100), deposit("d", t40), underpaid("u", t40, 40), expired()},
+         kAfterLimit,
+         0,
+         false},
+        {"deposits at the address, swept",
+         {created(100), deposit("d", t40), underpaid("u", t40, 40), expired(), event("s", sweep)},
+         kAfterLimit,
+         0,
+         true},
+        {"wrong token at the address, not swept",
+         {created(100), failed("f", other)},
+         kAfterLimit,
+         0,
+         false},
+        {"never created", {}, kAfterLimit, 0, false},
+    };
+    for (const auto& c : table) {
+        EXPECT_EQ(done(fold(c.given), c.chain_time, c.retain), c.done) << c.name;
+    }
+}
+
 // decide's events, folded, are the state the decision meant: a wallet payment end to end.
 TEST(Decide, DecidedEventsFoldToTheDecidedStatus) {
     ChargeState s = initial_state();

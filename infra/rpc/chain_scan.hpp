@@ -1,0 +1,83 @@
+// Log scanning and matching for chainwatch: one block range of a chain in, the observations of
+// the charges it watches out (ChainObservation: a router payment, a transfer to a deposit
+// address, a factory sweep), grouped by block and in log order. The node is asked only for what
+// is watched: router InvoicePaid and factory Settled logs, and ERC-20 Transfer logs of the
+// chain's tokens whose `to` topic is one of the watched deposit addresses, in chunks of
+// `transfer_topic_chunk` addresses per eth_getLogs (docs/chainwatch.md). What an observation
+// means for a charge is decided in domain/charge/decide.hpp, not here.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "domain/events/event.hpp"
+#include "infra/rpc/rpc_client.hpp"
+
+namespace duepay::infra::rpc {
+
+struct ChainObservation {
+    enum class Kind { wallet, transfer, settled };
+    Kind kind = Kind::transfer;
+    std::string invoice;                    // 0x hex
+    domain::events::Payment payment;        // wallet / transfer; log fields for settled too
+    domain::events::ChargeSettled settled;  // settled only
+};
+
+// The invoices and deposit addresses one chainwatch follows.
+class WatchList {
+  public:
+    void watch(const std::string& invoice, const std::optional<Address>& deposit_address);
+    void forget(const std::string& invoice, const std::optional<Address>& deposit_address);
+    bool watches(const std::string& invoice) const { return invoices_.contains(invoice); }
+    // The invoice a deposit address belongs to, or nullptr.
+    const std::string* invoice_of(const Address& deposit_address) const;
+    std::vector<Address> deposit_addresses() const;
+    std::size_t size() const { return invoices_.size(); }
+
+  private:
+    std::unordered_map<std::string, bool> invoices_;         // invoice hex -> has a deposit address
+    std::unordered_map<std::string, std::string> deposits_;  // 20 raw bytes -> invoice hex
+};
+
+// Where a chain's logs of interest come from.
+struct ScanTargets {
+    Address router;
+    Address deposit_factory;
+    std::vector<Address> tokens;
+    std::size_t transfer_topic_chunk = 200;  // deposit addresses per Transfer eth_getLogs
+};
+
+// The topic word of an address (left-padded to 32 bytes), as indexed event arguments are.
+Bytes32 address_topic(const Address& address);
+
+// What one log is for the watched charges, if anything.
+std::optional<ChainObservation> match_log(const Log& log, const ScanTargets& targets,
+                                          const WatchList& watch);
+
+class ChainScanner {
+  public:
+    using GetLogs = std::function<std::vector<Log>(const LogFilter&)>;
+
+    ChainScanner(ScanTargets targets, GetLogs get_logs);
+
+    // The observations in blocks [from, to] (headers: exactly those blocks, in order), by block
+    // number; nullopt when a log names a block hash that is not the fetched header's (the chain
+    // moved under the scan: retry after the reorg is handled).
+    std::optional<std::map<std::uint64_t, std::vector<ChainObservation>>> scan(
+        std::uint64_t from, std::uint64_t to, const std::vector<BlockHeader>& headers,
+        const WatchList& watch);
+
+    std::size_t last_log_count() const { return last_logs_; }  // logs the last scan received
+
+  private:
+    ScanTargets targets_;
+    GetLogs get_logs_;
+    std::size_t last_logs_ = 0;
+};
+
+}  // namespace duepay::infra::rpc
