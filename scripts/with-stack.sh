@@ -36,6 +36,7 @@ if ((banner)); then
 
   duepay dev stack is up   (environment: var/dev.env, stop with Ctrl-C)
   API          $DUEPAY_BASE_URL
+  checkout     $DUEPAY_CHECKOUT_URL/c/<invoiceId>   (the buyer's page; docs/checkout.md)
   Postgres     $DATABASE_URL
   Kafka        $KAFKA_BOOTSTRAP   topic $DUEPAY_TOPIC
   test key     ${DUEPAY_DEMO_TEST_KEY:-(none: build/duepay admin demo did not run)}

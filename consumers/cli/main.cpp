@@ -22,6 +22,7 @@
 #include "consumers/cli/command.hpp"
 #include "consumers/roles/api.hpp"
 #include "consumers/roles/chainwatch.hpp"
+#include "consumers/roles/checkout.hpp"
 #include "consumers/roles/projector.hpp"
 #include "consumers/tools/settle.hpp"
 #include "consumers/tools/simulate.hpp"
@@ -43,6 +44,7 @@ struct Command {
 };
 
 cli::Run define_api(CLI::App& cmd);
+cli::Run define_checkout(CLI::App& cmd);
 cli::Run define_projector(CLI::App& cmd);
 cli::Run define_chainwatch(CLI::App& cmd);
 cli::Run define_dev(CLI::App& cmd);
@@ -51,11 +53,13 @@ cli::Run define_admin(CLI::App& cmd);
 // clang-format off
 const Command kCommands[] = {
     {"api", "serve the REST API", define_api, Kind::role, Dev::yes},
+    {"checkout", "serve the hosted checkout: the buyer's page, public JSON and SSE "
+                 "(docs/checkout.md)", define_checkout, Kind::role, Dev::yes},
     {"projector", "project charge events into the Postgres read models", define_projector,
      Kind::role, Dev::yes},
     {"chainwatch", "follow a chain (leader by Postgres advisory lock), append chain facts",
      define_chainwatch, Kind::role, Dev::opt_in},
-    {"dev", "every role marked for dev in one process (threads): api + projector; "
+    {"dev", "every role marked for dev in one process (threads): api + checkout + projector; "
             "--with-chainwatch also follows each chain of DUEPAY_CHAIN_IDS (make run does)",
      define_dev, Kind::role, Dev::no},
     {"settle", "sweep calldata for a charge's deposit address (--send: send it, dev chains)",
@@ -69,7 +73,8 @@ const Command kCommands[] = {
 
 const char* kEnvironment =
     "Environment: DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_TOPIC (duepay.charge-events.v1),\n"
-    "  DUEPAY_CHAINS_FILE, DUEPAY_CHAIN_IDS, DUEPAY_SIGNER_KEY, DUEPAY_CHECKOUT_URL,\n"
+    "  DUEPAY_CHAINS_FILE, DUEPAY_CHAIN_IDS, DUEPAY_SIGNER_KEY, DUEPAY_CHECKOUT_URL (the checkout\n"
+    "  listens on its host:port unless DUEPAY_CHECKOUT_LISTEN; docs/checkout.md),\n"
     "  DUEPAY_LISTEN (127.0.0.1:8080), DUEPAY_API_THREADS (2), DUEPAY_PROJECTOR_GROUP\n"
     "  (duepay-projector), DUEPAY_ACCESS_LOG (1), DUEPAY_START_BLOCK_<chainId>.\n"
     "  Source var/dev.env (written by infra/dev/stack.sh up) to get them all.\n"
@@ -84,6 +89,8 @@ struct RoleFlags {
     std::string group;
     std::size_t batch = 0;
     std::uint64_t chain = 0;
+    std::string checkout_listen;
+    int checkout_threads = 0;
 };
 RoleFlags g_flags;
 
@@ -150,6 +157,20 @@ cli::Run define_api(CLI::App& cmd) {
     role_flag(cmd, "--threads", g_flags.threads, "server threads (DUEPAY_API_THREADS, 2)");
     return [](const std::atomic<bool>& stop) {
         return consumers::run_api({g_flags.topic, g_flags.listen, g_flags.threads}, stop);
+    };
+}
+
+cli::Run define_checkout(CLI::App& cmd) {
+    role_flag(cmd, "--checkout-listen", g_flags.checkout_listen,
+              "host:port (DUEPAY_CHECKOUT_LISTEN, else the host:port of DUEPAY_CHECKOUT_URL)");
+    role_flag(cmd, "--checkout-threads", g_flags.checkout_threads,
+              "checkout server threads (DUEPAY_CHECKOUT_THREADS, 2)");
+    // Inside `duepay dev` a taken port does not stop the other roles (several test harnesses run
+    // `dev` at once; the first one serves the checkout).
+    const bool in_dev = cmd.get_name() == "dev";
+    return [in_dev](const std::atomic<bool>& stop) {
+        return consumers::run_checkout(
+            {g_flags.checkout_listen, g_flags.checkout_threads, in_dev}, stop);
     };
 }
 

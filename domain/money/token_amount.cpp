@@ -141,4 +141,14 @@ std::string to_string(const TokenAmount& amount) {
     return out;
 }
 
+std::string format_units(const TokenAmount& amount, unsigned decimals) {
+    std::string digits = to_string(amount);
+    if (decimals == 0) return digits;
+    if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
+    std::string whole = digits.substr(0, digits.size() - decimals);
+    std::string fraction = digits.substr(digits.size() - decimals);
+    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+    return fraction.empty() ? whole : whole + "." + fraction;
+}
+
 }  // namespace duepay::domain::money

@@ -24,4 +24,9 @@ std::string to_string(const TokenAmount& amount);
 // encoder on its hot path.
 void append_decimal(std::string& out, const uint256& v);
 
+// Whole tokens for people: `amount` / 10^decimals as exact decimal text, trailing fractional
+// zeros dropped ("1250000", 6 -> "1.25"; "1000000", 6 -> "1"; "1", 6 -> "0.000001"). Digits only,
+// never through a float; decimals 0..77.
+std::string format_units(const TokenAmount& amount, unsigned decimals);
+
 }  // namespace duepay::domain::money

@@ -20,8 +20,10 @@ import { devAccounts, devProvider, repoRoot, waitForRpc } from './anvil.mjs';
 
 /** Per-chain dev settings (documented in docs/contracts.md). */
 export const DEV_CHAINS = {
-  80002: { name: 'Polygon Amoy (duepay dev anvil)', network: 'testnet', rpcUrl: 'http://127.0.0.1:18546', graceSeconds: 120 },
-  137: { name: 'Polygon PoS (duepay dev anvil)', network: 'mainnet', rpcUrl: 'http://127.0.0.1:18545', graceSeconds: 3600 },
+  80002: { name: 'Polygon Amoy (duepay dev anvil)', network: 'testnet', rpcUrl: 'http://127.0.0.1:18546', graceSeconds: 120,
+    explorerUrl: 'https://amoy.polygonscan.com' },
+  137: { name: 'Polygon PoS (duepay dev anvil)', network: 'mainnet', rpcUrl: 'http://127.0.0.1:18545', graceSeconds: 3600,
+    explorerUrl: 'https://polygonscan.com' },
 };
 const COMMON = { blockTimeSeconds: 1, confirmations: 2, transferRail: true, feeBps: 100, defaultToken: 'USDT' };
 const TOKENS = [
@@ -105,6 +107,8 @@ export async function deployChain(spec, { signerAddress, artifacts, log = () => 
     name: spec.name,
     network: spec.network,
     rpcUrl: spec.rpcUrl,
+    publicRpcUrl: spec.rpcUrl,  // dev: the buyer's browser reaches the same anvil
+    explorerUrl: spec.explorerUrl,
     blockTimeSeconds: spec.blockTimeSeconds ?? COMMON.blockTimeSeconds,
     confirmations: COMMON.confirmations,
     graceSeconds: spec.graceSeconds,
@@ -200,9 +204,11 @@ export async function deployAll({ specs, varDir, signerKey, force = false, log =
     let record;
     if (!force && await stillDeployed(spec, previous, inputHash)) {
       // Contracts as recorded; the descriptive fields follow the current spec.
-      const { name, network, rpcUrl, graceSeconds } = spec;
+      const { name, network, rpcUrl, graceSeconds, explorerUrl } = spec;
       const blockTimeSeconds = spec.blockTimeSeconds ?? COMMON.blockTimeSeconds;
-      record = { ...previous, entry: { ...previous.entry, name, network, rpcUrl, graceSeconds, blockTimeSeconds } };
+      record = { ...previous,
+        entry: { ...previous.entry, name, network, rpcUrl, publicRpcUrl: rpcUrl, explorerUrl, graceSeconds,
+          blockTimeSeconds } };
       log(`chain ${spec.chainId}: reusing deployment from block ${record.startBlock} (router ${record.entry.router})`);
     } else {
       const { entry, startBlock } = await deployChain(spec, { signerAddress, artifacts, log });
@@ -228,6 +234,7 @@ export function specFor(chainId, rpcUrl) {
     name: known?.name ?? `duepay dev chain ${chainId}`,
     network: known?.network ?? 'testnet',
     graceSeconds: known?.graceSeconds ?? 120,
+    explorerUrl: known?.explorerUrl,
   };
 }
 

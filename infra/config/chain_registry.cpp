@@ -62,6 +62,9 @@ domain::Result<ChainRegistry> ChainRegistry::parse(std::string_view json) {
         if (network != "testnet" && network != "mainnet") return bad(where + "network must be testnet|mainnet");
         info.testnet = network == "testnet";
         info.rpc_url = string_of(c, "rpcUrl");
+        info.public_rpc_url = string_of(c, "publicRpcUrl");
+        info.explorer_url = string_of(c, "explorerUrl");
+        while (!info.explorer_url.empty() && info.explorer_url.back() == '/') info.explorer_url.pop_back();
         info.block_time_seconds = static_cast<std::uint32_t>(uint_of(c, "blockTimeSeconds", 1));
         info.confirmations = static_cast<std::uint32_t>(uint_of(c, "confirmations", 1));
         info.grace_seconds = uint_of(c, "graceSeconds", 0);

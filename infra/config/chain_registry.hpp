@@ -25,6 +25,8 @@ struct ChainInfo {
     std::string name;
     bool testnet = true;  // "network": "testnet" | "mainnet"
     std::string rpc_url;
+    std::string public_rpc_url;  // "publicRpcUrl", optional: offered to wallets (add chain)
+    std::string explorer_url;  // "explorerUrl", optional: transactions at <explorer_url>/tx/<hash>
     std::uint32_t block_time_seconds = 1;
     std::uint32_t confirmations = 1;
     std::uint64_t grace_seconds = 0;

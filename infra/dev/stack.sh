@@ -73,7 +73,7 @@ write_env() {
     echo "# written by infra/dev/stack.sh up; source it: set -a; . var/dev.env; set +a"
     echo "DUEPAY_ROOT=$ROOT"
     echo "DUEPAY_BASE_URL=${DUEPAY_BASE_URL:-http://127.0.0.1:8080}"
-    echo "DUEPAY_CHECKOUT_URL=${DUEPAY_CHECKOUT_URL:-http://127.0.0.1:8080}"
+    echo "DUEPAY_CHECKOUT_URL=${DUEPAY_CHECKOUT_URL:-http://127.0.0.1:8081}"
     echo "DATABASE_URL=$DATABASE_URL"
     echo "KAFKA_BOOTSTRAP=$KAFKA_BOOTSTRAP"
     echo "DUEPAY_TOPIC=$TOPIC"

@@ -31,13 +31,16 @@ const fs::path kRoot{DUEPAY_SOURCE_DIR};
 // Codes passed as string literals by the API sources.
 std::set<std::string> codes_in_sources() {
     static const std::regex call(
-        R"re((?:error_response\(\s*\d{3}\s*,|bad_request\()\s*"([a-z0-9_]+)")re");
+        R"re((?:error_response\(\s*\d{3}\s*,|json_error\(\s*\d{3}\s*,|bad_request\()\s*"([a-z0-9_]+)")re");
     std::set<std::string> out;
-    for (const auto& entry : fs::directory_iterator(kRoot / "api" / "http")) {
-        if (entry.path().extension() != ".cpp") continue;
-        const auto text = read(entry.path());
-        for (std::sregex_iterator it(text.begin(), text.end(), call), end; it != end; ++it)
-            out.insert((*it)[1]);
+    for (const char* folder : {"http", "checkout"}) {  // the REST API and the hosted checkout
+        if (!fs::exists(kRoot / "api" / folder)) continue;
+        for (const auto& entry : fs::directory_iterator(kRoot / "api" / folder)) {
+            if (entry.path().extension() != ".cpp") continue;
+            const auto text = read(entry.path());
+            for (std::sregex_iterator it(text.begin(), text.end(), call), end; it != end; ++it)
+                out.insert((*it)[1]);
+        }
     }
     return out;
 }

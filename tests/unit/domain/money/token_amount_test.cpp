@@ -83,5 +83,19 @@ TEST(TokenAmount, RoundTripsRandomValuesAgainstBoost) {
     }
 }
 
+TEST(TokenAmount, FormatUnitsIsExactDecimalText) {
+    EXPECT_EQ(format_units(TokenAmount{1250000}, 6), "1.25");
+    EXPECT_EQ(format_units(TokenAmount{1000000}, 6), "1");
+    EXPECT_EQ(format_units(TokenAmount{1}, 6), "0.000001");
+    EXPECT_EQ(format_units(TokenAmount{0}, 6), "0");
+    EXPECT_EQ(format_units(TokenAmount{700000}, 6), "0.7");
+    EXPECT_EQ(format_units(TokenAmount{123}, 0), "123");
+    // 2^256-1 at 18 decimals: every digit kept (a double would keep 17).
+    const TokenAmount max{~uint256(0)};
+    EXPECT_EQ(format_units(max, 18),
+              "115792089237316195423570985008687907853269984665640564039457.584007913129639935");
+    EXPECT_EQ(format_units(TokenAmount{uint256("100000000000000000001")}, 18), "100.000000000000000001");
+}
+
 }  // namespace
 }  // namespace duepay::domain::money

@@ -1,0 +1,191 @@
+#include "api/checkout/checkout_routes.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "api/checkout/checkout_assets.hpp"
+#include "api/http/envelope.hpp"
+
+namespace duepay::api::checkout {
+namespace {
+
+CheckoutResponse from_api(const ApiResponse& r) {
+    CheckoutResponse out;
+    out.status = r.status;
+    out.body = r.body;
+    out.headers = r.headers;
+    out.content_type = "application/json";
+    return out;
+}
+
+CheckoutResponse json_error(int status, std::string_view code, std::string_view message,
+                            std::optional<long long> retry_after_ms = std::nullopt) {
+    return from_api(error_response(status, code, message, retry_after_ms));
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+    return s.substr(0, prefix.size()) == prefix;
+}
+
+std::string header_or(const CheckoutRequest& r, const std::string& name) {
+    auto it = r.headers.find(name);
+    return it == r.headers.end() ? std::string() : it->second;
+}
+
+Lang lang_of(const CheckoutRequest& r) {
+    auto q = r.query.find("lang");
+    return choose_lang(q == r.query.end() ? std::string_view() : std::string_view(q->second),
+                       header_or(r, "accept-language"));
+}
+
+}  // namespace
+
+long long ClientRateLimiter::take(const std::string& client, std::int64_t now_ms) {
+    std::lock_guard lock(mutex_);
+    if (buckets_.size() > 100'000) buckets_.clear();  // bounded memory under address churn
+    auto [it, fresh] = buckets_.try_emplace(client, Bucket{burst_, now_ms});
+    Bucket& b = it->second;
+    if (!fresh) {
+        b.tokens = std::min(burst_, b.tokens + static_cast<double>(now_ms - b.at_ms) * per_ms_);
+        b.at_ms = now_ms;
+    }
+    if (b.tokens >= 1.0) {
+        b.tokens -= 1.0;
+        return 0;
+    }
+    return std::max(1LL, static_cast<long long>(std::ceil((1.0 - b.tokens) / per_ms_ - 1e-6)));
+}
+
+std::map<std::string, std::string> security_headers() {
+    return {
+        {"content-security-policy",
+         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+         "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; "
+         "frame-ancestors 'none'"},
+        {"x-content-type-options", "nosniff"},
+        {"x-frame-options", "DENY"},
+        {"referrer-policy", "no-referrer"},
+        {"cross-origin-opener-policy", "same-origin"},
+        {"cross-origin-resource-policy", "same-origin"},
+    };
+}
+
+CheckoutRoutes::CheckoutRoutes(CheckoutDeps deps) : deps_(std::move(deps)) {}
+
+std::optional<std::string> CheckoutRoutes::normalise_id(std::string_view raw) {
+    if (raw.size() != 66 || raw[0] != '0' || (raw[1] != 'x' && raw[1] != 'X')) return std::nullopt;
+    std::string out = "0x";
+    for (char c : raw.substr(2)) {
+        if (std::isxdigit(static_cast<unsigned char>(c)) == 0) return std::nullopt;
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+std::optional<CheckoutResponse> CheckoutRoutes::limited(const CheckoutRequest& request) {
+    if (deps_.limiter == nullptr) return std::nullopt;
+    const auto wait = deps_.limiter->take(request.client, deps_.now_ms());
+    if (wait == 0) return std::nullopt;
+    auto r =
+        json_error(429, "rate_limited", "too many requests from this client; retry later", wait);
+    r.headers["retry-after"] = std::to_string((wait + 999) / 1000);
+    return r;
+}
+
+std::optional<CheckoutView> CheckoutRoutes::view(const std::string& invoice_id) {
+    auto row = deps_.reader->find(invoice_id);
+    if (!row) return std::nullopt;
+    const auto* chain = deps_.chains ? deps_.chains->find(domain::ChainId{row->chain_id}) : nullptr;
+    Branding branding = deps_.reader->branding(row->project_id).value_or(Branding{});
+    std::optional<std::uint64_t> seen;
+    if (row->status == "confirming" && deps_.heads != nullptr) {
+        if (auto block = deps_.reader->payment_block(invoice_id)) {
+            if (auto head = deps_.heads->head(row->chain_id); head && *head >= *block)
+                seen = *head - *block + 1;
+        }
+    }
+    return build_view(*row, chain, branding, deps_.signer, seen);
+}
+
+CheckoutResponse CheckoutRoutes::handle(const CheckoutRequest& request) {
+    CheckoutResponse response;
+    const std::string& path = request.path;
+    if (request.method != "GET" && request.method != "HEAD") {
+        response = json_error(405, "method_not_allowed", "only GET is served here");
+        response.headers["allow"] = "GET, HEAD";
+    } else if (auto rejected = limited(request)) {
+        response = std::move(*rejected);
+    } else if (starts_with(path, "/static/")) {
+        response = asset(path);
+    } else if (starts_with(path, "/c/")) {
+        response = page(path.substr(3), request);
+    } else if (starts_with(path, "/v1/checkout/")) {
+        response = json(path.substr(13));
+    } else if (path == "/healthz") {
+        response = from_api(success_response(200, R"({"status":"ok"})"));
+    } else {
+        response = json_error(404, "route_not_found", "no such route");
+    }
+    for (auto& [name, value] : security_headers()) response.headers.emplace(name, value);
+    if (!response.headers.contains("cache-control")) response.headers["cache-control"] = "no-store";
+    return response;
+}
+
+CheckoutResponse CheckoutRoutes::page(const std::string& raw_id, const CheckoutRequest& request) {
+    const Lang lang = lang_of(request);
+    CheckoutResponse r;
+    r.content_type = "text/html; charset=utf-8";
+    r.headers["content-language"] = std::string(lang_code(lang));
+    r.headers["vary"] = "Accept-Language";
+    const auto id = normalise_id(raw_id);
+    std::optional<CheckoutView> v;
+    if (id) v = view(*id);
+    if (!v) {
+        r.status = 404;
+        r.body = render_not_found(lang, deps_.asset_version);
+        return r;
+    }
+    std::string qr;
+    if (v->payment_uri && deps_.qr_svg) qr = deps_.qr_svg(*v->payment_uri, *v->payment_uri);
+    r.body = render_page(*v, lang, deps_.now_ms() / 1000, qr, deps_.asset_version);
+    return r;
+}
+
+CheckoutResponse CheckoutRoutes::json(const std::string& raw_id) {
+    const auto id = normalise_id(raw_id);
+    if (!id) return json_error(404, "charge_not_found", "no charge with this id");
+    auto v = view(*id);
+    if (!v) return json_error(404, "charge_not_found", "no charge with this id");
+    return from_api(success_response(200, checkout_json(*v)));
+}
+
+CheckoutResponse CheckoutRoutes::asset(const std::string& path) {
+    CheckoutResponse r;
+    r.headers["cache-control"] = "public, max-age=300";
+    if (path == "/static/checkout.js") {
+        r.content_type = "text/javascript; charset=utf-8";
+        r.body = std::string(checkout_js());
+        return r;
+    }
+    if (path == "/static/checkout.css") {
+        r.content_type = "text/css; charset=utf-8";
+        r.body = std::string(checkout_css());
+        return r;
+    }
+    // The project's accent colour as a stylesheet, so the page needs no inline style (CSP).
+    constexpr std::string_view accent = "/static/accent/";
+    if (starts_with(path, accent) && path.size() == accent.size() + 10 && path.ends_with(".css")) {
+        const std::string hex = path.substr(accent.size(), 6);
+        if (std::all_of(hex.begin(), hex.end(),
+                        [](unsigned char c) { return std::isxdigit(c) != 0; })) {
+            r.content_type = "text/css; charset=utf-8";
+            r.body = ":root{--accent:#" + hex + "}\n";
+            r.headers["cache-control"] = "public, max-age=86400";
+            return r;
+        }
+    }
+    return json_error(404, "route_not_found", "no such asset");
+}
+
+}  // namespace duepay::api::checkout

@@ -1,0 +1,117 @@
+// The public routes of `duepay checkout` (DESIGN 6a, docs/checkout.md), independent of Pistache so
+// their rules are unit-tested with doubles:
+//   GET /c/:invoiceId                  the page (HTML, rendered here; works without JavaScript)
+//   GET /v1/checkout/:invoiceId        the public charge in the envelope (JSON)
+//   GET /static/checkout.{js,css}, /static/accent/RRGGBB.css   assets from our own origin
+// (the SSE route GET /v1/checkout/:invoiceId/events is served by CheckoutServer, which asks
+// these routes for each event's view). No API key (spec 5.8); a per-client token bucket answers
+// 429 rate_limited in the envelope; every page carries a strict CSP.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "api/checkout/checkout_view.hpp"
+
+namespace duepay::api::checkout {
+
+// What the checkout reads from the world (Postgres adapter in pg_checkout.hpp).
+class CheckoutReader {
+  public:
+    virtual ~CheckoutReader() = default;
+    // Throws infra::postgres::DatabaseUnavailable.
+    virtual std::optional<infra::postgres::ChargeRow> find(const std::string& invoice_id) = 0;
+    virtual std::optional<Branding> branding(const std::string& project_id) = 0;
+    // Block number of the latest detected, not yet final payment of the charge, if any.
+    virtual std::optional<std::uint64_t> payment_block(const std::string& invoice_id) = 0;
+};
+
+// The chain's latest block number; nullopt when the node cannot be reached (the page then shows
+// "0 of m" until the status moves). Implementations cache briefly: one call per chain, not per
+// buyer.
+class ChainHeads {
+  public:
+    virtual ~ChainHeads() = default;
+    virtual std::optional<std::uint64_t> head(std::uint64_t chain_id) = 0;
+};
+
+// A token bucket per client address: `burst` requests at once, refilled at `per_minute`.
+// In memory, per process (each checkout process limits on its own; docs/checkout.md).
+class ClientRateLimiter {
+  public:
+    ClientRateLimiter(double per_minute, double burst)
+        : per_ms_(per_minute / 60000.0), burst_(burst) {}
+    // 0 when allowed, else the milliseconds until the next request would be.
+    long long take(const std::string& client, std::int64_t now_ms);
+
+  private:
+    struct Bucket {
+        double tokens = 0;
+        std::int64_t at_ms = 0;
+    };
+    double per_ms_;
+    double burst_;
+    std::mutex mutex_;
+    std::unordered_map<std::string, Bucket> buckets_;
+};
+
+struct CheckoutRequest {
+    std::string method;
+    std::string path;                            // without the query string
+    std::map<std::string, std::string> query;    // decoded
+    std::map<std::string, std::string> headers;  // names lower-cased
+    std::string client;                          // remote address, for the rate limit
+};
+
+struct CheckoutResponse {
+    int status = 200;
+    std::string content_type;
+    std::string body;
+    std::map<std::string, std::string> headers;
+};
+
+struct CheckoutDeps {
+    CheckoutReader* reader = nullptr;
+    ChainHeads* heads = nullptr;  // null: confirmations seen are not shown
+    const infra::config::ChainRegistry* chains = nullptr;
+    const domain::evm::Signer* signer = nullptr;  // null: no wallet rail
+    std::function<std::string(std::string_view text, std::string_view title)> qr_svg;
+    std::function<std::int64_t()> now_ms;
+    ClientRateLimiter* limiter = nullptr;  // null: no rate limit
+    std::string asset_version = "1";
+};
+
+// The security headers of every checkout response (CSP without inline script, no framing).
+std::map<std::string, std::string> security_headers();
+
+class CheckoutRoutes {
+  public:
+    explicit CheckoutRoutes(CheckoutDeps deps);
+
+    CheckoutResponse handle(const CheckoutRequest& request);
+
+    // The rate limit alone (the SSE route checks it before it opens a stream); nullopt: allowed.
+    std::optional<CheckoutResponse> limited(const CheckoutRequest& request);
+
+    // The current view of a charge (nullopt: unknown id). Throws DatabaseUnavailable.
+    std::optional<CheckoutView> view(const std::string& invoice_id);
+
+    // "0x" + 64 hex digits, lower-cased; nullopt when `raw` is not an invoice id.
+    static std::optional<std::string> normalise_id(std::string_view raw);
+
+  private:
+    CheckoutResponse page(const std::string& raw_id, const CheckoutRequest& request);
+    CheckoutResponse json(const std::string& raw_id);
+    CheckoutResponse asset(const std::string& path);
+
+    CheckoutDeps deps_;
+};
+
+}  // namespace duepay::api::checkout

@@ -1,0 +1,78 @@
+#include "api/checkout/pg_checkout.hpp"
+
+#include <pqxx/pqxx>
+
+#include "infra/postgres/account_store.hpp"
+#include "infra/postgres/charge_store.hpp"
+#include "infra/rpc/rpc_client.hpp"
+
+namespace duepay::api::checkout {
+
+std::optional<infra::postgres::ChargeRow> PgCheckoutReader::find(const std::string& invoice_id) {
+    auto conn = pool_.lease();
+    pqxx::nontransaction tx(*conn);
+    return infra::postgres::find_charge(tx, invoice_id);
+}
+
+std::optional<Branding> PgCheckoutReader::branding(const std::string& project_id) {
+    auto conn = pool_.lease();
+    pqxx::nontransaction tx(*conn);
+    auto project = infra::postgres::find_project(tx, project_id);
+    if (!project) return std::nullopt;
+    return Branding{project->name, project->logo_url, project->accent_color};
+}
+
+std::optional<std::uint64_t> PgCheckoutReader::payment_block(const std::string& invoice_id) {
+    auto conn = pool_.lease();
+    pqxx::nontransaction tx(*conn);
+    auto rows = tx.exec_params(
+        "select (payload->'data'->>'blockNumber')::bigint from charge_events "
+        "where invoice_id = $1 and type in ('charge.payment_detected', 'charge.deposit_seen') "
+        "and payload->'data' ? 'blockNumber' order by partition, \"offset\" desc limit 1",
+        invoice_id);
+    if (rows.empty() || rows[0][0].is_null()) return std::nullopt;
+    return rows[0][0].as<std::uint64_t>();
+}
+
+struct RpcChainHeads::Entry {
+    std::mutex mutex;
+    std::unique_ptr<infra::rpc::RpcClient> client;
+    std::chrono::steady_clock::time_point read_at{};
+    std::chrono::milliseconds ttl{1000};
+    std::optional<std::uint64_t> value;
+};
+
+RpcChainHeads::RpcChainHeads(const infra::config::ChainRegistry& chains) : chains_(chains) {}
+RpcChainHeads::~RpcChainHeads() = default;
+
+std::optional<std::uint64_t> RpcChainHeads::head(std::uint64_t chain_id) {
+    Entry* entry = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        auto& slot = entries_[chain_id];
+        if (!slot) {
+            const auto* chain = chains_.find(domain::ChainId{chain_id});
+            if (chain == nullptr || chain->rpc_url.empty()) return std::nullopt;
+            slot = std::make_unique<Entry>();
+            infra::rpc::RpcSettings settings;
+            settings.url = chain->rpc_url;
+            settings.timeout = std::chrono::milliseconds(2000);
+            slot->client = std::make_unique<infra::rpc::RpcClient>(settings);
+            slot->ttl = std::chrono::milliseconds(
+                500 * std::max<std::uint32_t>(1, chain->block_time_seconds));
+        }
+        entry = slot.get();
+    }
+    std::lock_guard lock(entry->mutex);
+    const auto now = std::chrono::steady_clock::now();
+    if (entry->value && now - entry->read_at < entry->ttl) return entry->value;
+    try {
+        entry->value = entry->client->block_number();
+        entry->read_at = now;
+    } catch (const std::exception&) {
+        entry->value.reset();  // the node is away: confirmations are shown as unknown
+    }
+    return entry->value;
+}
+
+}  // namespace duepay::api::checkout
