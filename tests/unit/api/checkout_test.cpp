@@ -19,6 +19,8 @@ const char* kChains = R"({"chains":[
  {"chainId":80002,"name":"Polygon Amoy","network":"testnet","rpcUrl":"http://10.0.0.1:8545",
   "publicRpcUrl":"https://rpc.example","explorerUrl":"https://explorer.example/","transferRail":true,
   "feeBps":100,"confirmations":3,"router":"0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0",
+  "depositFactory":"0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9",
+  "forwarderInitCodeHash":"0x83ea636e1a7c5ea12df9fdbfbc95e938d35dc623aa2849608e73092fcdeca678",
   "defaultToken":"USDT","tokens":[{"symbol":"USDT","name":"Tether USD","decimals":6,
   "address":"0x5FbDB2315678afecb367f032d93F642f64180aa3"}]}]})";
 
