@@ -231,7 +231,7 @@ before(async () => {
 after(async () => {
   if (browser) await browser.close().catch(() => {});
   for (const c of children) {
-    if (c.exitCode !== null || c.signalCode !== null) {
+    if (!c.stoppedByTest && (c.exitCode !== null || c.signalCode !== null)) {
       console.log(`# ${c.name} exited early (code ${c.exitCode}, signal ${c.signalCode}); its log:\n${c.logs.slice(-4000)}`);
     }
   }
@@ -520,5 +520,6 @@ test("per-client rate limit: 429 in the envelope", { skip }, async () => {
   assert.equal(body.meta.code, "rate_limited");
   assert.ok(body.meta.retryAfterMs > 0);
   assert.ok(Number(res.headers.get("retry-after")) >= 1);
+  co.stoppedByTest = true;
   co.kill("SIGTERM");
 });
