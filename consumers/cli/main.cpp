@@ -169,8 +169,14 @@ cli::Run define_checkout(CLI::App& cmd) {
     // `dev` at once; the first one serves the checkout).
     const bool in_dev = cmd.get_name() == "dev";
     return [in_dev](const std::atomic<bool>& stop) {
+        std::string api_listen;
+        if (in_dev) {
+            api_listen = !g_flags.listen.empty()
+                             ? g_flags.listen
+                             : infra::config::env_or("DUEPAY_LISTEN", "127.0.0.1:8080");
+        }
         return consumers::run_checkout(
-            {g_flags.checkout_listen, g_flags.checkout_threads, in_dev}, stop);
+            {g_flags.checkout_listen, g_flags.checkout_threads, in_dev, api_listen}, stop);
     };
 }
 

@@ -37,6 +37,8 @@ std::string listen_of_url(const std::string& url) {
     return host;
 }
 
+std::string checkout_listen(const CheckoutOptions& options);
+
 namespace {
 
 // Everything the role owns; members are destroyed in reverse.
@@ -97,10 +99,7 @@ CheckoutRole::CheckoutRole(const CheckoutOptions& options) {
     p.routes = std::make_unique<api::checkout::CheckoutRoutes>(std::move(deps));
 
     api::checkout::CheckoutServerSettings settings;
-    std::string fallback = listen_of_url(env_or("DUEPAY_CHECKOUT_URL", ""));
-    if (fallback.empty()) fallback = "127.0.0.1:8081";
-    settings.listen =
-        !options.listen.empty() ? options.listen : env_or("DUEPAY_CHECKOUT_LISTEN", fallback);
+    settings.listen = checkout_listen(options);
     settings.threads = options.threads > 0
                            ? options.threads
                            : static_cast<int>(env_int_or("DUEPAY_CHECKOUT_THREADS", 2, 1, 64));
@@ -114,8 +113,21 @@ CheckoutRole::CheckoutRole(const CheckoutOptions& options) {
 
 }  // namespace
 
+std::string checkout_listen(const CheckoutOptions& options) {
+    if (!options.listen.empty()) return options.listen;
+    std::string fallback = listen_of_url(env_or("DUEPAY_CHECKOUT_URL", ""));
+    if (fallback.empty()) fallback = "127.0.0.1:8081";
+    return env_or("DUEPAY_CHECKOUT_LISTEN", fallback);
+}
+
 int run_checkout(const CheckoutOptions& options, const std::atomic<bool>& stop) {
     std::unique_ptr<CheckoutRole> role;
+    if (!options.api_listen.empty() && checkout_listen(options) == options.api_listen) {
+        std::cerr << "checkout: not serving: DUEPAY_CHECKOUT_URL points at the API's own address "
+                  << options.api_listen << "; the other roles go on" << std::endl;
+        while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return 0;
+    }
     try {
         role = std::make_unique<CheckoutRole>(options);
     } catch (const infra::config::ConfigError&) {

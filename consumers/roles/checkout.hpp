@@ -18,6 +18,10 @@ struct CheckoutOptions {
     // true inside `duepay dev`: when the port is taken (test harnesses run several `dev` processes)
     // the role logs it and idles instead of stopping the other roles.
     bool listener_optional = false;
+    // Inside `duepay dev`: the API's listen address. Harnesses that point DUEPAY_CHECKOUT_URL at
+    // the API (their charges' checkoutUrl is not what they test) get no checkout rather than a
+    // second server on the API's port.
+    std::string api_listen;
 };
 
 // Serves until `stop` is set. Throws ConfigError on a missing or bad setting.
