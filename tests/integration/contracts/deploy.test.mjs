@@ -13,7 +13,8 @@ import { devAccounts, devProvider, repoRoot, startAnvil } from '../../../infra/c
 import { deployAll, specFor } from '../../../infra/chain/deploy.mjs';
 import { loadArtifacts } from '../../../infra/chain/compile.mjs';
 
-const CHAIN_KEYS = ['chainId', 'name', 'network', 'rpcUrl', 'blockTimeSeconds', 'confirmations', 'graceSeconds',
+const CHAIN_KEYS = ['chainId', 'name', 'network', 'rpcUrl', 'publicRpcUrl', 'explorerUrl', 'blockTimeSeconds',
+  'confirmations', 'graceSeconds',
   'transferRail', 'feeBps', 'feeRecipient', 'router', 'depositFactory', 'forwarderInitCodeHash', 'defaultToken',
   'tokens', 'priceFeeds'];
 const KEY_1 = id('deploy test signer 1');
@@ -75,6 +76,8 @@ describe('deploy.mjs', () => {
     assert.equal(c.chainId, 80002);
     assert.equal(c.network, 'testnet');
     assert.equal(c.rpcUrl, anvil.url);
+    assert.equal(c.publicRpcUrl, anvil.url);  // what the checkout offers wallets (docs/checkout.md)
+    assert.equal(c.explorerUrl, 'https://amoy.polygonscan.com');
     assert.equal(c.confirmations, 2);
     assert.equal(c.graceSeconds, 120);
     assert.equal(c.transferRail, true);
