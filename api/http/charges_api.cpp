@@ -1,14 +1,14 @@
 #include "api/http/charges_api.hpp"
 
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <ctime>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <utility>
-
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "api/http/charge_json.hpp"
 #include "api/http/envelope.hpp"
@@ -18,10 +18,12 @@
 #include "domain/hex.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/money/token_amount.hpp"
+#include "domain/text.hpp"
 #include "domain/url.hpp"
 #include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
+#include "projections/charges/charge_projection.hpp"
 
 namespace duepay::api {
 namespace {
@@ -127,6 +129,37 @@ ApiResponse replayed(const infra::postgres::StoredResponse& stored) {
     return r;
 }
 
+// A JSON string's full bytes (RapidJSON strings may hold NUL: never read them through the char*).
+std::string_view str(const rapidjson::Value& v) { return {v.GetString(), v.GetStringLength()}; }
+
+// The path of the first string in `v` (a member name or a value) that is not storable text
+// (domain/text.hpp: strict UTF-8 without NUL), e.g. "fiat.amount"; nullopt when all are. The
+// offending bytes are never echoed: a bad member name is reported by its parent's path.
+std::optional<std::string> find_unstorable_string(const rapidjson::Value& v,
+                                                  const std::string& path) {
+    if (v.IsString()) {
+        if (domain::is_storable_text(str(v))) return std::nullopt;
+        return path.empty() ? std::string("body") : path;
+    }
+    if (v.IsObject()) {
+        for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
+            const auto name = str(it->name);
+            if (!domain::is_storable_text(name)) {
+                return path.empty() ? std::string("a member name") : "a member name in " + path;
+            }
+            const std::string child =
+                path.empty() ? std::string(name) : path + "." + std::string(name);
+            if (auto bad = find_unstorable_string(it->value, child)) return bad;
+        }
+    } else if (v.IsArray()) {
+        for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+            if (auto bad = find_unstorable_string(v[i], path + "[" + std::to_string(i) + "]"))
+                return bad;
+        }
+    }
+    return std::nullopt;
+}
+
 // Everything a create needs, validated.
 struct CreateInput {
     const infra::config::ChainInfo* chain = nullptr;
@@ -148,6 +181,10 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     if (doc.HasParseError() || !doc.IsObject()) {
         return bad_request("invalid_json", "request body must be a JSON object");
     }
+    // One rule for every string of the body, the event and the read store (ADR 0043).
+    if (auto bad = find_unstorable_string(doc, "")) {
+        return bad_request("invalid_string", *bad + " must be valid UTF-8 without NUL characters");
+    }
     CreateInput in;
     if (!doc.HasMember("chainId") || !doc["chainId"].IsUint64()) {
         return bad_request("invalid_chain_id", "chainId is required and must be a positive integer");
@@ -164,7 +201,7 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     }
     if (doc.HasMember("merchant")) {
         if (!doc["merchant"].IsString()) return bad_request("invalid_address", "merchant must be an address string");
-        auto merchant = domain::evm::parse_address(doc["merchant"].GetString());
+        auto merchant = domain::evm::parse_address(str(doc["merchant"]));
         if (!merchant) return bad_request(merchant.error().code, "merchant: " + merchant.error().message);
         auto payout = domain::evm::parse_address(*owner.payout_address);
         if (!payout || !(*merchant == *payout)) {
@@ -178,22 +215,22 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     }
     if (has_fiat) {
         const auto& fiat = doc["fiat"];
-        const bool known = fiat.IsObject() && fiat.HasMember("currency") && fiat["currency"].IsString() &&
-                           (std::string_view(fiat["currency"].GetString()) == "THB" ||
-                            std::string_view(fiat["currency"].GetString()) == "USD");
+        const bool known = fiat.IsObject() && fiat.HasMember("currency") &&
+                           fiat["currency"].IsString() &&
+                           (str(fiat["currency"]) == "THB" || str(fiat["currency"]) == "USD");
         if (!known) return bad_request("invalid_fiat_currency", "fiat.currency must be THB or USD");
-        const auto currency = domain::money::parse_fiat_currency(fiat["currency"].GetString());
+        const auto currency = domain::money::parse_fiat_currency(str(fiat["currency"]));
         if (!fiat.HasMember("amount") || !fiat["amount"].IsString()) {
             return bad_request("invalid_fiat_amount", "fiat.amount must be a decimal string such as \"350.00\"");
         }
-        auto amount = domain::money::parse_fiat_amount(*currency, fiat["amount"].GetString());
+        auto amount = domain::money::parse_fiat_amount(*currency, str(fiat["amount"]));
         if (!amount) return bad_request(amount.error().code, "fiat.amount: " + amount.error().message);
         in.fiat = *amount;
     } else {
         if (!doc["amount"].IsString()) {
             return bad_request("invalid_amount", "amount must be a decimal-integer string in the token smallest unit");
         }
-        auto amount = domain::money::parse_charge_amount(doc["amount"].GetString());
+        auto amount = domain::money::parse_charge_amount(str(doc["amount"]));
         if (!amount) return bad_request(amount.error().code, amount.error().message);
         in.amount = *amount;
     }
@@ -201,14 +238,14 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     std::string symbol = in.chain->default_token;
     if (doc.HasMember("token")) {
         if (!doc["token"].IsString()) return bad_request("unsupported_token", "token must be a token symbol");
-        symbol = doc["token"].GetString();
+        symbol = std::string(str(doc["token"]));
     }
     in.token = in.chain->token_by_symbol(symbol);
     if (in.token == nullptr) return bad_request("unsupported_token", "token is not supported on this chain");
 
     if (doc.HasMember("paymentMode")) {
         const auto& m = doc["paymentMode"];
-        const std::string_view mode = m.IsString() ? m.GetString() : "";
+        const std::string_view mode = m.IsString() ? str(m) : std::string_view();
         if (mode == "wallet") {
             in.payment_mode = ev::PaymentMode::wallet;
         } else if (mode == "transfer") {
@@ -227,16 +264,17 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     }
     if (doc.HasMember("reference") && !doc["reference"].IsNull()) {
         const auto& r = doc["reference"];
-        if (!r.IsString() || r.GetStringLength() > 255) {
+        // Characters are code points (the string is valid UTF-8 by now), not bytes.
+        if (!r.IsString() || domain::utf8_code_points(str(r)) > 255) {
             return bad_request("invalid_reference", "reference must be a string of at most 255 characters");
         }
-        in.reference = std::string(r.GetString(), r.GetStringLength());
+        in.reference = std::string(str(r));
     }
     if (doc.HasMember("returnUrl") && !doc["returnUrl"].IsNull()) {
         const auto& u = doc["returnUrl"];
         if (!u.IsString()) return bad_request("invalid_return_url", "returnUrl must be an https URL string");
         // Parsed, not prefix-matched (domain/url.hpp): no userinfo, live keys https only.
-        auto url = domain::check_return_url(std::string_view(u.GetString(), u.GetStringLength()), !test_key);
+        auto url = domain::check_return_url(str(u), !test_key);
         if (!url) return bad_request(url.error().code, url.error().message);
         in.return_url = std::move(url).value();
     }
@@ -481,8 +519,16 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     if (fiat_quote) row.fiat_json = ev::encode_fiat_quote(*fiat_quote);  // as the projection stores it
     event.data = std::move(created);
 
+    // Nothing is appended that a consumer cannot apply: the bytes must decode to this very event
+    // and map to a storable row (ADR 0043). Validation above should make this unreachable.
+    auto encoded = projections::charges::encode_checked_created(event);
+    if (!encoded) {
+        std::cerr << "api: create refused by the admission check: " << encoded.error().message
+                  << std::endl;
+        return fail(error_response(422, encoded.error().code, encoded.error().message));
+    }
     auto body = std::make_shared<std::string>(charge_json(row, in.chain, deps.signer, deps.checkout_url, false));
-    infra::kafka::LogRecord record{row.invoice_id, ev::encode_event(event)};
+    infra::kafka::LogRecord record{row.invoice_id, std::move(encoded).value()};
     // Bind the Idempotency-Key to this charge before it can reach the log (ADR 0091): a retry
     // after an unknown outcome or a crash re-appends these bytes instead of a second charge.
     if (!guard->prepare({record.key, record.value, *body})) {

@@ -7,21 +7,24 @@
 namespace duepay::api {
 
 std::optional<KeyOwner> PgKeyDirectory::find(const infra::random::Digest32& key_hash) {
-    auto conn = pool_.lease();
-    pqxx::read_transaction tx(*conn);
-    return infra::postgres::find_key_owner(tx, key_hash);
+    return pool_.with_connection([&](pqxx::connection& conn) {
+        pqxx::read_transaction tx(conn);
+        return infra::postgres::find_key_owner(tx, key_hash);
+    });
 }
 
 std::optional<ChargeRow> PgChargeReader::find(const std::string& invoice_id) {
-    auto conn = pool_.lease();
-    pqxx::nontransaction tx(*conn);
-    return infra::postgres::find_charge(tx, invoice_id);
+    return pool_.with_connection([&](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        return infra::postgres::find_charge(tx, invoice_id);
+    });
 }
 
 std::optional<ChargeStatus> PgChargeReader::find_status(const std::string& invoice_id) {
-    auto conn = pool_.lease();
-    pqxx::nontransaction tx(*conn);
-    return infra::postgres::find_charge_status(tx, invoice_id);
+    return pool_.with_connection([&](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        return infra::postgres::find_charge_status(tx, invoice_id);
+    });
 }
 
 PgProjectionWaiter::PgProjectionWaiter(infra::postgres::ConnectionPool& pool, const std::string& database_url,

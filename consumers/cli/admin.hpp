@@ -14,6 +14,10 @@ int run_admin(const std::vector<std::string>& args);
 // project | key | wallet | chains (admin_accounts.cpp); nullopt when args[0] is none of them.
 std::optional<int> run_account_command(const std::vector<std::string>& args);
 
+// quarantine list|retry (admin_quarantine.cpp, docs/operations.md); nullopt when args[0] is not
+// "quarantine".
+std::optional<int> run_quarantine_command(const std::vector<std::string>& args);
+
 // The deterministic demo test key: "dp_test_" + the first 48 hex digits of
 // HMAC-SHA256(server_secret_bytes, key_id). Exposed for tests.
 std::string derive_test_key(const std::string& server_secret_hex, const std::string& key_id);

@@ -23,6 +23,7 @@
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/kafka/kafka_event_log.hpp"
 #include "infra/postgres/chainwatch_store.hpp"
+#include "infra/postgres/quarantine_store.hpp"
 #include "infra/rpc/chain_scan.hpp"
 #include "infra/rpc/rpc_client.hpp"
 #include "infra/rpc/transaction.hpp"
@@ -385,8 +386,23 @@ private:
     bool trace_ = std::getenv("DUEPAY_CHAINWATCH_TRACE") != nullptr;
 };
 
+// An event chainwatch cannot learn from goes to the quarantine (ADR 0043) and is passed over. The
+// topic is re-read at every start, so if the quarantine write fails the event is met again then.
+void quarantine(infra::postgres::QuarantineWriter& writer, const std::string& group,
+                const infra::kafka::ConsumedMessage& m, const std::string& error) {
+    try {
+        writer.record({group, m.topic, m.partition, m.offset, m.key, m.value, error});
+    } catch (const std::exception& e) {
+        std::cerr << "chainwatch: cannot quarantine " << m.topic << "/" << m.partition << "@"
+                  << m.offset << " (" << e.what() << "); passed over until the next start"
+                  << std::endl;
+    }
+}
+
 // Applies what the consumer has; returns the number of messages read.
-std::size_t drain(infra::kafka::KafkaConsumer& consumer, Chainwatch& watch, std::chrono::milliseconds timeout) {
+std::size_t drain(infra::kafka::KafkaConsumer& consumer, Chainwatch& watch,
+                  infra::postgres::QuarantineWriter& quarantined, const std::string& group,
+                  std::chrono::milliseconds timeout) {
     std::size_t n = 0;
     for (;;) {
         auto batch = consumer.poll_batch(5000, timeout);
@@ -394,8 +410,7 @@ std::size_t drain(infra::kafka::KafkaConsumer& consumer, Chainwatch& watch, std:
         for (const auto& m : batch) {
             auto e = decode_event(m.value);
             if (!e) {
-                std::cerr << "chainwatch: skipping undecodable event at " << m.partition << "/" << m.offset << ": "
-                          << e.error().message << std::endl;
+                quarantine(quarantined, group, m, e.error().message);
                 continue;
             }
             watch.learn(*e);
@@ -429,6 +444,7 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     infra::postgres::ChainCheckpointStore checkpoints(settings.database_url);
     infra::kafka::KafkaEventLog log(infra::kafka::ProducerSettings{settings.bootstrap, settings.topic});
     Chainwatch watch(settings, *chain, checkpoints, log);
+    infra::postgres::QuarantineWriter quarantined(settings.database_url);
     // No stored offsets: every start replays the topic from the beginning (the charges of this
     // chain are rebuilt in memory; docs/chainwatch.md says why this is fine at dev scale).
     infra::kafka::KafkaConsumer consumer(
@@ -439,10 +455,12 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     const auto catchup_started = std::chrono::steady_clock::now();
     while (!stop && consumer.assignment().empty() &&
            std::chrono::steady_clock::now() - catchup_started < std::chrono::seconds(30)) {
-        drain(consumer, watch, std::chrono::milliseconds(200));
+        drain(consumer, watch, quarantined, settings.group_id, std::chrono::milliseconds(200));
     }
     for (int quiet = 0; !stop && quiet < 3;) {
-        quiet = drain(consumer, watch, std::chrono::milliseconds(300)) == 0 ? quiet + 1 : 0;
+        quiet = drain(consumer, watch, quarantined, settings.group_id, std::chrono::milliseconds(300)) == 0
+                    ? quiet + 1
+                    : 0;
     }
     std::cerr << "chainwatch " << settings.chain_id << ": caught up, " << watch.charges() << " charges of this chain"
               << std::endl;
@@ -465,8 +483,10 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
                 watch.load_checkpoint();
                 loaded = true;
             }
-            drain(consumer, watch, std::chrono::milliseconds(0));
-            if (!watch.step()) drain(consumer, watch, std::chrono::milliseconds(settings.poll_ms));
+            drain(consumer, watch, quarantined, settings.group_id, std::chrono::milliseconds(0));
+            if (!watch.step())
+                drain(consumer, watch, quarantined, settings.group_id,
+                      std::chrono::milliseconds(settings.poll_ms));
             backoff_ms = 200;
         } catch (const infra::rpc::RpcError& e) {
             if (!e.retryable()) {

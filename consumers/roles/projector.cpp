@@ -32,9 +32,19 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
     };
     auto conn = connect();
     // The rebalance callback runs inside poll on this thread, so it may use the same connection.
+    // A stale connection (Postgres restarted) is replaced once; if the database is still away the
+    // lookup throws and the consumer holds the partitions until a later poll (no abort).
     auto lookup = [&](const std::string& topic, const std::vector<std::int32_t>& partitions) {
-        pqxx::read_transaction tx(*conn);
-        return infra::postgres::load_next_offsets(tx, settings.group_id, topic, partitions);
+        for (int attempt = 0;; ++attempt) {
+            try {
+                if (!conn || !conn->is_open()) conn = connect();
+                pqxx::read_transaction tx(*conn);
+                return infra::postgres::load_next_offsets(tx, settings.group_id, topic, partitions);
+            } catch (const pqxx::broken_connection&) {
+                conn.reset();
+                if (attempt >= 1) throw;
+            }
+        }
     };
     infra::kafka::KafkaConsumer consumer(
         infra::kafka::ConsumerSettings{settings.bootstrap, settings.group_id, settings.topic, "duepay-projector"},
@@ -49,14 +59,18 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
         if (batch.empty()) continue;
         try {
             const auto started = std::chrono::steady_clock::now();
+            if (!conn || !conn->is_open()) conn = connect();
             pqxx::work tx(*conn);
             auto stats = projections::charges::apply_batch(tx, settings.group_id, batch);
             tx.commit();
             total += stats.messages;
             if (trace) {
-                std::cerr << "projector: batch " << stats.messages << " msgs, " << stats.new_events << " new, "
-                          << stats.charges << " rows in "
-                          << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()
+                std::cerr << "projector: batch " << stats.messages << " msgs, " << stats.new_events
+                          << " new, " << stats.charges << " rows, " << stats.quarantined
+                          << " quarantined in "
+                          << std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - started)
+                                 .count()
                           << " ms" << std::endl;
             }
         } catch (const std::exception& e) {

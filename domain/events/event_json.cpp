@@ -29,6 +29,7 @@ namespace rapidjson = duepay_events_rapidjson;
 
 #include "domain/hex.hpp"
 #include "domain/money/token_amount.hpp"
+#include "domain/text.hpp"
 
 namespace duepay::domain::events {
 
@@ -329,48 +330,10 @@ Bytes32 as_bytes32(const Value& v, const Path& at) {
     return as_lower_hex<32>(v, at, "must be lower-case 0x hex of 64 digits");
 }
 
-// Strict UTF-8 (no overlongs, no surrogates, at most U+10FFFF). The parser does not validate
-// encoding (that costs a third of the decode time), so free-text fields are checked here.
-bool valid_utf8(std::string_view s) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const auto* end = p + s.size();
-    while (p < end) {
-        // ASCII fast path, 8 bytes at a time.
-        while (end - p >= 8) {
-            std::uint64_t word;
-            std::memcpy(&word, p, 8);
-            if (word & 0x8080808080808080ULL) break;
-            p += 8;
-        }
-        if (p == end) break;
-        const unsigned c = *p;
-        if (c < 0x80) {
-            ++p;
-            continue;
-        }
-        std::size_t n;
-        unsigned lo = 0x80, hi = 0xbf;
-        if (c >= 0xc2 && c <= 0xdf) n = 1;
-        else if (c == 0xe0) n = 2, lo = 0xa0;
-        else if (c == 0xed) n = 2, hi = 0x9f;
-        else if (c >= 0xe1 && c <= 0xef) n = 2;
-        else if (c == 0xf0) n = 3, lo = 0x90;
-        else if (c == 0xf4) n = 3, hi = 0x8f;
-        else if (c >= 0xf1 && c <= 0xf3) n = 3;
-        else return false;
-        if (static_cast<std::size_t>(end - p) <= n) return false;
-        if (p[1] < lo || p[1] > hi) return false;
-        for (std::size_t i = 2; i <= n; ++i) {
-            if (p[i] < 0x80 || p[i] > 0xbf) return false;
-        }
-        p += n + 1;
-    }
-    return true;
-}
-
 std::string_view as_utf8(const Value& v, const Path& at) {
     const auto s = as_string(v, at);
-    if (!valid_utf8(s)) fail(at, "must be valid UTF-8");
+    // The same rule as the API's (domain/text.hpp): what Postgres text and jsonb store.
+    if (!is_storable_text(s)) fail(at, "must be valid UTF-8 without NUL characters");
     return s;
 }
 
@@ -379,12 +342,6 @@ std::string_view as_text(const Value& v, const Path& at, std::size_t max_bytes) 
     if (s.empty()) fail(at, "must not be empty");
     if (s.size() > max_bytes) fail(at, "must be at most " + std::to_string(max_bytes) + " bytes");
     return s;
-}
-
-std::size_t utf8_code_points(std::string_view s) {
-    std::size_t n = 0;
-    for (char c : s) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-    return n;
 }
 
 std::string_view as_timestamp(const Value& v, const Path& at) {

@@ -2,6 +2,7 @@
 
 #include "domain/evm/keccak.hpp"
 #include "domain/hex.hpp"
+#include "domain/text.hpp"
 
 namespace duepay::domain::evm {
 
@@ -39,7 +40,8 @@ Result<Address> parse_address(std::string_view text) {
         const int v = hex_digit_value(c);
         if (v < 0) {
             return make_error("invalid_address", "an address may contain only hex digits; found '" +
-                                                     std::string(1, c) + "' at position " +
+                                                     escape_for_log(std::string_view(&c, 1)) +
+                                                     "' at position " +
                                                      std::to_string(i + (original.size() - 40)));
         }
         has_lower |= (c >= 'a' && c <= 'f');

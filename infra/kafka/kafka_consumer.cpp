@@ -53,7 +53,7 @@ void KafkaConsumer::close() {
     rd_kafka_consumer_close(consumer_.get());
 }
 
-void KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitions) {
+bool KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitions) {
     std::map<std::string, std::vector<std::int32_t>> by_topic;
     for (int i = 0; i < partitions->cnt; ++i) {
         by_topic[partitions->elems[i].topic].push_back(partitions->elems[i].partition);
@@ -63,9 +63,14 @@ void KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitio
         for (const auto& [topic, parts] : by_topic) stored[topic] = lookup_(topic, parts);
     } catch (const std::exception& e) {
         // Without the stored offsets we must not read: starting anywhere else could skip or
-        // re-apply out of order. Stop the process (a broken invariant, STYLE rule 3).
-        std::cerr << "kafka consumer: cannot read stored offsets: " << e.what() << std::endl;
-        std::abort();
+        // re-apply out of order. Hold the partitions unassigned (nothing is fetched) and ask again
+        // from poll_batch until the store answers; the group keeps them ours meanwhile.
+        std::cerr << "kafka consumer " << settings_.group_id << ": cannot read stored offsets ("
+                  << e.what() << "); partitions held until the offset store answers" << std::endl;
+        pending_.reset(rd_kafka_topic_partition_list_copy(partitions));
+        last_pending_try_ = std::chrono::steady_clock::now();
+        rd_kafka_assign(consumer_.get(), nullptr);
+        return false;
     }
     for (int i = 0; i < partitions->cnt; ++i) {
         auto& tp = partitions->elems[i];
@@ -73,15 +78,30 @@ void KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitio
         auto it = per_topic.find(tp.partition);
         tp.offset = it == per_topic.end() ? RD_KAFKA_OFFSET_BEGINNING : it->second;
     }
+    pending_.reset();
     rd_kafka_assign(consumer_.get(), partitions);
+    return true;
 }
 
 void KafkaConsumer::rewind_to_stored() {
+    if (pending_) return;  // nothing assigned: poll_batch assigns from the stored offsets
     rd_kafka_topic_partition_list_t* raw = nullptr;
     if (rd_kafka_assignment(consumer_.get(), &raw) != RD_KAFKA_RESP_ERR_NO_ERROR) return;
     detail::PartitionListHandle list(raw);
     ++generation_;
     assign_from_stored(list.get());
+}
+
+void KafkaConsumer::retry_pending_assignment() {
+    if (!pending_ ||
+        std::chrono::steady_clock::now() - last_pending_try_ < std::chrono::milliseconds(500))
+        return;
+    detail::PartitionListHandle list(rd_kafka_topic_partition_list_copy(pending_.get()));
+    ++generation_;
+    if (assign_from_stored(list.get())) {
+        std::cerr << "kafka consumer " << settings_.group_id << ": assigned " << list->cnt
+                  << " held partition(s) from the stored offsets" << std::endl;
+    }
 }
 
 void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
@@ -93,6 +113,7 @@ void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
         std::cerr << "kafka consumer " << self->settings_.group_id << ": assigned " << partitions->cnt
                   << " partition(s) of " << self->settings_.topic << std::endl;
     } else {
+        self->pending_.reset();
         rd_kafka_assign(rk, nullptr);
         std::cerr << "kafka consumer " << self->settings_.group_id << ": revoked " << partitions->cnt
                   << " partition(s)" << std::endl;
@@ -100,6 +121,7 @@ void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 }
 
 std::vector<ConsumedMessage> KafkaConsumer::poll_batch(std::size_t max, std::chrono::milliseconds timeout) {
+    retry_pending_assignment();
     std::vector<ConsumedMessage> batch;
     std::uint64_t generation = generation_;
     int wait_ms = static_cast<int>(timeout.count());

@@ -1,7 +1,9 @@
 // KafkaConsumer: a group member with manual offsets for the projector (STYLE rule 6). Offsets are
 // not committed to Kafka: the caller stores each partition's next offset in its own database
 // transaction, and on every assignment the rebalance callback asks `OffsetLookup` for them and
-// assigns with them (no stored offset = the beginning of the partition).
+// assigns with them (no stored offset = the beginning of the partition). If the lookup fails (the
+// database is down or the connection stale), the partitions are held unassigned and the lookup is
+// retried from poll_batch every 500 ms: never a read from a guessed offset, never an abort.
 #pragma once
 
 #include <chrono>
@@ -58,15 +60,20 @@ public:
     void close();
 
 private:
-    void assign_from_stored(rd_kafka_topic_partition_list_t* partitions);
-    static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
-                             rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  // Assigns `partitions` at their stored offsets; false (and the partitions held in pending_,
+  // unassigned) when the lookup threw.
+  bool assign_from_stored(rd_kafka_topic_partition_list_t* partitions);
+  void retry_pending_assignment();
+  static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                           rd_kafka_topic_partition_list_t* partitions, void* opaque);
 
-    ConsumerSettings settings_;
-    OffsetLookup lookup_;
-    detail::KafkaHandle consumer_;
-    std::uint64_t generation_ = 0;
-    bool closed_ = false;
+  ConsumerSettings settings_;
+  OffsetLookup lookup_;
+  detail::KafkaHandle consumer_;
+  std::uint64_t generation_ = 0;
+  bool closed_ = false;
+  detail::PartitionListHandle pending_;  // assigned to us, held until the offset lookup answers
+  std::chrono::steady_clock::time_point last_pending_try_{};
 };
 
 }  // namespace duepay::infra::kafka

@@ -81,7 +81,8 @@ constexpr const char* kUpsertTail =
 
 }  // namespace
 
-std::set<std::string> insert_journal_entries(pqxx::work& tx, const std::vector<JournalEntry>& entries) {
+std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
+                                             const std::vector<JournalEntry>& entries) {
     std::set<std::string> inserted;
     if (entries.empty()) return inserted;
     rapidjson::StringBuffer buffer;
@@ -107,7 +108,7 @@ std::set<std::string> insert_journal_entries(pqxx::work& tx, const std::vector<J
     return inserted;
 }
 
-void upsert_charges(pqxx::work& tx, const std::vector<ChargeRow>& rows) {
+void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& rows) {
     if (rows.empty()) return;
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
@@ -167,7 +168,7 @@ void prepare_charge_statements(pqxx::connection& conn) {
                      kUpsertTail);
 }
 
-bool insert_journal_entry(pqxx::work& tx, const JournalEntry& e) {
+bool insert_journal_entry(pqxx::transaction_base& tx, const JournalEntry& e) {
     auto result = tx.exec_params(
         "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", type, payload) "
         "values ($1, $2, $3, $4, $5, $6, $7::jsonb) on conflict (event_id) do nothing",
@@ -175,8 +176,8 @@ bool insert_journal_entry(pqxx::work& tx, const JournalEntry& e) {
     return result.affected_rows() == 1;
 }
 
-std::vector<std::pair<std::string, std::string>> load_journal(pqxx::work& tx,
-                                                              const std::vector<std::string>& invoice_ids) {
+std::vector<std::pair<std::string, std::string>> load_journal(
+    pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids) {
     std::vector<std::pair<std::string, std::string>> out;
     if (invoice_ids.empty()) return out;
     std::string array = "{";
@@ -194,7 +195,7 @@ std::vector<std::pair<std::string, std::string>> load_journal(pqxx::work& tx,
     return out;
 }
 
-void upsert_charge(pqxx::work& tx, const ChargeRow& r) {
+void upsert_charge(pqxx::transaction_base& tx, const ChargeRow& r) {
     tx.exec_params(
         "insert into charges (invoice_id, project_id, mode, chain_id, status, amount, token, token_symbol, "
         "token_decimals, payment_mode, merchant, fee_bps, deadline, deposit_address, reference, return_url, "
@@ -224,7 +225,7 @@ std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx, const
                         rows[0][2].as<std::string>()};
 }
 
-void notify_charges(pqxx::work& tx, const std::vector<std::string>& invoice_ids) {
+void notify_charges(pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids) {
     std::string payload;
     for (const auto& id : invoice_ids) {
         if (payload.size() + id.size() + 1 > 7900) {

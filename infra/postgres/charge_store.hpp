@@ -30,19 +30,20 @@ struct JournalEntry {
 };
 
 // Inserts the entry unless its event_id is already there; true when inserted.
-bool insert_journal_entry(pqxx::work& tx, const JournalEntry& entry);
+bool insert_journal_entry(pqxx::transaction_base& tx, const JournalEntry& entry);
 
 // The same for many entries in one statement; returns the event ids actually inserted.
-std::set<std::string> insert_journal_entries(pqxx::work& tx, const std::vector<JournalEntry>& entries);
+std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
+                                             const std::vector<JournalEntry>& entries);
 
 // The stored events (JSON text) of each invoice, in log order, for re-folding.
-std::vector<std::pair<std::string, std::string>> load_journal(pqxx::work& tx,
-                                                              const std::vector<std::string>& invoice_ids);
+std::vector<std::pair<std::string, std::string>> load_journal(
+    pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids);
 
-void upsert_charge(pqxx::work& tx, const ChargeRow& row);
+void upsert_charge(pqxx::transaction_base& tx, const ChargeRow& row);
 
 // Upserts many rows in one statement (json_populate_recordset).
-void upsert_charges(pqxx::work& tx, const std::vector<ChargeRow>& rows);
+void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& rows);
 
 std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::string& invoice_id);
 
@@ -54,6 +55,6 @@ struct ChargeStatus {
 std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx, const std::string& invoice_id);
 
 // Sends NOTIFY on kChargesChannel (delivered at commit), in payloads under Postgres' 8000-byte limit.
-void notify_charges(pqxx::work& tx, const std::vector<std::string>& invoice_ids);
+void notify_charges(pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids);
 
 }  // namespace duepay::infra::postgres

@@ -17,8 +17,8 @@ std::map<std::int32_t, std::int64_t> load_next_offsets(pqxx::transaction_base& t
     return out;
 }
 
-void store_next_offset(pqxx::work& tx, const std::string& group_id, const std::string& topic,
-                       std::int32_t partition, std::int64_t next_offset) {
+void store_next_offset(pqxx::transaction_base& tx, const std::string& group_id,
+                       const std::string& topic, std::int32_t partition, std::int64_t next_offset) {
     tx.exec_params(
         "insert into consumer_offsets (group_id, topic, partition, next_offset, updated_at) "
         "values ($1, $2, $3, $4, now()) on conflict (group_id, topic, partition) do update "

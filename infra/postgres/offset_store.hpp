@@ -15,7 +15,7 @@ std::map<std::int32_t, std::int64_t> load_next_offsets(pqxx::transaction_base& t
                                                        const std::string& topic,
                                                        const std::vector<std::int32_t>& partitions);
 
-void store_next_offset(pqxx::work& tx, const std::string& group_id, const std::string& topic,
-                       std::int32_t partition, std::int64_t next_offset);
+void store_next_offset(pqxx::transaction_base& tx, const std::string& group_id,
+                       const std::string& topic, std::int32_t partition, std::int64_t next_offset);
 
 }  // namespace duepay::infra::postgres

@@ -48,7 +48,11 @@ void ConnectionPool::give_back(std::unique_ptr<pqxx::connection> conn) {
     if (conn->is_open()) {
         idle_.push_back(std::move(conn));
     } else {
-        ++missing_;  // reopened by the next lease
+        // Reopened by the next leases. The idle ones share the fate of this one (a server restart
+        // or a failover closes them all), so they are dropped too rather than failing one request
+        // each; a connection that is still fine costs one reconnect.
+        missing_ += 1 + idle_.size();
+        idle_.clear();
     }
     available_.notify_one();
 }

@@ -1,6 +1,7 @@
 // A small fixed-size pool of libpqxx connections. lease() blocks (bounded) until one is free; a
-// lease that saw a broken connection is replaced on return. Each connection can be given the same
-// prepared statements by the `on_connect` hook.
+// lease that saw a broken connection is replaced on return, and so is every idle connection (a
+// broken one usually means Postgres restarted: the others are stale too; ADR 0044). Each connection
+// can be given the same prepared statements by the `on_connect` hook.
 #pragma once
 
 #include <chrono>
@@ -47,6 +48,21 @@ public:
 
     // Throws DatabaseUnavailable after `wait` without a free connection.
     Lease lease(std::chrono::milliseconds wait = std::chrono::milliseconds(2000));
+
+    // Runs `work(connection&)` on a leased connection, retrying once on a broken connection (for
+    // idempotent reads: a Postgres restart leaves stale connections; the first one seen broken
+    // drops every idle one, so the retry gets a fresh connection). Throws DatabaseUnavailable.
+    template <class F>
+    auto with_connection(F&& work) {
+        for (int attempt = 0;; ++attempt) {
+            auto conn = lease();
+            try {
+                return work(*conn);
+            } catch (const pqxx::broken_connection& e) {
+                if (attempt >= 1) throw DatabaseUnavailable(e.what());
+            }
+        }
+    }
 
     // Runs `work` in a transaction on a leased connection, retrying once on a broken connection.
     template <class F>

@@ -1,15 +1,18 @@
 #include "projections/charges/charge_projection.hpp"
 
-#include <stdexcept>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
 
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
 #include "domain/money/fiat.hpp"
 #include "domain/money/token_amount.hpp"
+#include "domain/text.hpp"
 
 namespace duepay::projections::charges {
 namespace {
@@ -86,6 +89,45 @@ std::optional<infra::postgres::ChargeRow> project_charge(std::span<const ev::Eve
     if (created == nullptr) return std::nullopt;
     const auto state = ch::fold(events);
     return to_row(state, *created, events.back(), static_cast<int>(events.size()));
+}
+
+bool row_is_storable(const infra::postgres::ChargeRow& row) {
+    // chain_id is a Postgres bigint; the event allows any positive 64-bit id.
+    if (row.chain_id > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return false;
+    const auto ok = [](const std::optional<std::string>& s) {
+        return !s || domain::is_storable_text(*s);
+    };
+    for (const std::string* s :
+         {&row.invoice_id, &row.project_id, &row.mode, &row.status, &row.amount, &row.token,
+          &row.payment_mode, &row.merchant, &row.amount_confirmed, &row.timeline_json,
+          &row.last_event_id, &row.created_at, &row.updated_at}) {
+        if (!domain::is_storable_text(*s)) return false;
+    }
+    return ok(row.token_symbol) && ok(row.deposit_address) && ok(row.reference) &&
+           ok(row.return_url) && ok(row.fiat_json) && ok(row.exception);
+}
+
+domain::Result<std::string> encode_checked_created(const ev::Event& created) {
+    if (!std::holds_alternative<ev::ChargeCreated>(created.data)) {
+        return domain::make_error("unprocessable_charge", "not a charge.created event");
+    }
+    std::string bytes = ev::encode_event(created);
+    auto decoded = ev::decode_event(bytes);
+    if (!decoded)
+        return domain::make_error("unprocessable_charge",
+                                  "the charge does not encode: " + decoded.error().message);
+    if (!(*decoded == created)) {
+        return domain::make_error("unprocessable_charge",
+                                  "the charge does not survive encoding unchanged");
+    }
+    const std::span<const ev::Event> events(&decoded.value(), 1);
+    const auto row = project_charge(events);
+    if (!row || !row_is_storable(*row)) {
+        return domain::make_error("unprocessable_charge",
+                                  "the charge cannot be stored in the read model");
+    }
+    return bytes;
 }
 
 }  // namespace duepay::projections::charges

@@ -4,9 +4,11 @@
 
 #include <optional>
 #include <span>
+#include <string>
 
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
+#include "domain/result.hpp"
 #include "infra/postgres/charge_row.hpp"
 
 namespace duepay::projections::charges {
@@ -19,5 +21,15 @@ infra::postgres::ChargeRow to_row(const domain::charge::ChargeState& state, cons
 // Folds `events` (one charge, log order) and maps the result; nullopt while no charge.created is
 // among them (an orphan chain fact waits for its charge).
 std::optional<infra::postgres::ChargeRow> project_charge(std::span<const domain::events::Event> events);
+
+// Every text column of `row` is storable text (domain/text.hpp): what Postgres accepts.
+bool row_is_storable(const infra::postgres::ChargeRow& row);
+
+// The admission check of a create (ADR 0043): encodes `created` (a charge.created event), decodes
+// the bytes back, checks they equal `created`, and maps it to the row the projector would write
+// (which must be storable). Returns the encoded event, the exact bytes to append; or an error
+// `unprocessable_charge` naming what failed, so nothing reaches the topic that a consumer cannot
+// apply.
+domain::Result<std::string> encode_checked_created(const domain::events::Event& created);
 
 }  // namespace duepay::projections::charges

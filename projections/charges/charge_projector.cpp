@@ -3,81 +3,167 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "domain/events/event_json.hpp"
 #include "domain/hex.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
+#include "infra/postgres/quarantine_store.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::projections::charges {
+namespace {
 
 namespace ev = domain::events;
+using infra::kafka::ConsumedMessage;
+
+// A decoded record, ready to journal.
+struct Decoded {
+    const ConsumedMessage* message = nullptr;
+    infra::postgres::JournalEntry entry;
+};
+
+// Journals `records`, re-folds every charge they touch and upserts its row (no offsets).
+void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& records,
+                   BatchStats& stats) {
+    std::vector<infra::postgres::JournalEntry> entries;
+    entries.reserve(records.size());
+    for (const auto& r : records) entries.push_back(r.entry);
+    const auto inserted = infra::postgres::insert_journal_entries(tx, entries);
+    stats.new_events += inserted.size();
+    stats.duplicates += entries.size() - inserted.size();
+    std::set<std::string> touched;
+    for (const auto& entry : entries) {
+        if (inserted.contains(entry.event_id)) touched.insert(entry.invoice_id);
+    }
+    if (touched.empty()) return;
+    const std::vector<std::string> ids(touched.begin(), touched.end());
+    const auto journal = infra::postgres::load_journal(tx, ids);
+    std::vector<infra::postgres::ChargeRow> rows;
+    rows.reserve(ids.size());
+    std::size_t i = 0;
+    while (i < journal.size()) {
+        const std::string& invoice_id = journal[i].first;
+        std::vector<ev::Event> events;
+        for (; i < journal.size() && journal[i].first == invoice_id; ++i) {
+            auto event = ev::decode_event(journal[i].second);
+            if (event) events.push_back(std::move(event).value());
+        }
+        if (auto row = project_charge(events)) {
+            rows.push_back(std::move(*row));
+        } else {
+            std::cerr << "projector: " << invoice_id << " has no charge.created yet; row deferred"
+                      << std::endl;
+        }
+    }
+    infra::postgres::upsert_charges(tx, rows);
+    stats.charges += rows.size();
+    infra::postgres::notify_charges(tx, ids);
+}
+
+// Applies `records` in a savepoint of `tx`: nullopt when applied, else the event-level error (the
+// savepoint is rolled back). Infrastructure errors propagate.
+std::optional<std::string> try_apply(pqxx::work& tx, const std::vector<Decoded>& records,
+                                     BatchStats& stats) {
+    // A plain SAVEPOINT rather than pqxx::subtransaction: libpqxx 6.4 left the outer transaction
+    // aborted after a failed statement in a subtransaction (seen in poison_test).
+    BatchStats local;
+    std::optional<std::string> error;
+    tx.exec("savepoint apply_events");
+    try {
+        apply_decoded(tx, records, local);
+    } catch (const pqxx::sql_error& e) {
+        if (!infra::postgres::is_event_level_failure(e)) throw;
+        error = std::string(e.what()) + " (SQLSTATE " + e.sqlstate() + ")";
+    } catch (const pqxx::usage_error&) {
+        throw;  // our bug, not the event's
+    } catch (const std::invalid_argument& e) {
+        error = std::string("projection: ") + e.what();  // the pure mapping refused the event
+    } catch (const std::out_of_range& e) {
+        error = std::string("projection: ") + e.what();
+    }
+    if (error) {
+        tx.exec("rollback to savepoint apply_events");
+        return error;
+    }
+    tx.exec("release savepoint apply_events");
+    stats.new_events += local.new_events;
+    stats.duplicates += local.duplicates;
+    stats.charges += local.charges;
+    return std::nullopt;
+}
+
+domain::Result<Decoded> decode(const ConsumedMessage& message) {
+    auto event = ev::decode_event(message.value);
+    if (!event) return event.error();
+    Decoded d;
+    d.message = &message;
+    d.entry.event_id = event->id;
+    d.entry.invoice_id = domain::to_hex(event->invoice_id);
+    d.entry.topic = message.topic;
+    d.entry.partition = message.partition;
+    d.entry.offset = message.offset;
+    d.entry.type = std::string(ev::event_type(*event));
+    d.entry.payload = message.value;
+    return d;
+}
+
+void quarantine(pqxx::transaction_base& tx, const std::string& group_id,
+                const ConsumedMessage& message, const std::string& error, BatchStats& stats) {
+    infra::postgres::QuarantinedRecord record;
+    record.consumer_group = group_id;
+    record.topic = message.topic;
+    record.partition = message.partition;
+    record.offset = message.offset;
+    record.key = message.key;
+    record.value = message.value;
+    record.error = error;
+    infra::postgres::quarantine_record(tx, record);
+    ++stats.quarantined;
+}
+
+}  // namespace
 
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
-                       const std::vector<infra::kafka::ConsumedMessage>& batch) {
+                       const std::vector<ConsumedMessage>& batch) {
     BatchStats stats;
     stats.messages = batch.size();
     // The read model can be rebuilt from the log and the offsets commit atomically with it, so a
     // commit lost in a Postgres crash is simply projected again: no need to wait for the WAL flush.
     tx.exec("set local synchronous_commit = off");
     std::map<std::pair<std::string, std::int32_t>, std::int64_t> next_offsets;
-    std::vector<infra::postgres::JournalEntry> entries;
-    entries.reserve(batch.size());
+    std::vector<Decoded> records;
+    records.reserve(batch.size());
     for (const auto& message : batch) {
         auto& next = next_offsets[{message.topic, message.partition}];
         next = std::max(next, message.offset + 1);
-        auto event = ev::decode_event(message.value);
-        if (!event) {
-            ++stats.malformed;
-            std::cerr << "projector: skipping malformed event at " << message.topic << "/" << message.partition
-                      << "@" << message.offset << ": " << event.error().message << std::endl;
+        auto decoded = decode(message);
+        if (!decoded) {
+            quarantine(tx, group_id, message, decoded.error().message, stats);
             continue;
         }
-        infra::postgres::JournalEntry entry;
-        entry.event_id = event->id;
-        entry.invoice_id = domain::to_hex(event->invoice_id);
-        entry.topic = message.topic;
-        entry.partition = message.partition;
-        entry.offset = message.offset;
-        entry.type = std::string(ev::event_type(*event));
-        entry.payload = message.value;
-        entries.push_back(std::move(entry));
+        records.push_back(std::move(decoded).value());
     }
-    const auto inserted = infra::postgres::insert_journal_entries(tx, entries);
-    stats.new_events = inserted.size();
-    stats.duplicates = entries.size() - inserted.size();
-    std::set<std::string> touched;
-    for (const auto& entry : entries) {
-        if (inserted.contains(entry.event_id)) touched.insert(entry.invoice_id);
-    }
-    if (!touched.empty()) {
-        const std::vector<std::string> ids(touched.begin(), touched.end());
-        const auto journal = infra::postgres::load_journal(tx, ids);
-        std::vector<infra::postgres::ChargeRow> rows;
-        rows.reserve(ids.size());
-        std::size_t i = 0;
-        while (i < journal.size()) {
-            const std::string& invoice_id = journal[i].first;
-            std::vector<ev::Event> events;
-            for (; i < journal.size() && journal[i].first == invoice_id; ++i) {
-                auto event = ev::decode_event(journal[i].second);
-                if (event) events.push_back(std::move(event).value());
-            }
-            if (auto row = project_charge(events)) {
-                rows.push_back(std::move(*row));
-            } else {
-                std::cerr << "projector: " << invoice_id << " has no charge.created yet; row deferred" << std::endl;
+    if (!records.empty() && try_apply(tx, records, stats)) {
+        // Some event of the batch is refused: apply them one by one, quarantine the refused ones.
+        for (const auto& record : records) {
+            if (auto error = try_apply(tx, {record}, stats)) {
+                quarantine(tx, group_id, *record.message, *error, stats);
             }
         }
-        infra::postgres::upsert_charges(tx, rows);
-        stats.charges = rows.size();
-        infra::postgres::notify_charges(tx, ids);
     }
     for (const auto& [tp, next] : next_offsets) {
         infra::postgres::store_next_offset(tx, group_id, tp.first, tp.second, next);
     }
     return stats;
+}
+
+std::optional<std::string> reapply_message(pqxx::work& tx, const ConsumedMessage& message) {
+    auto decoded = decode(message);
+    if (!decoded) return decoded.error().message;
+    BatchStats stats;
+    return try_apply(tx, {std::move(decoded).value()}, stats);
 }
 
 }  // namespace duepay::projections::charges

@@ -2,13 +2,20 @@
 // (charge_events, once per event id), re-fold each touched charge from its journal, upsert its
 // `charges` row, store each partition's next offset, and NOTIFY the touched invoice ids (delivered
 // at commit, so the API only hears of rows that exist).
+//
+// No event can stall the projector (ADR 0043): an undecodable record, or one whose data Postgres
+// refuses (SQLSTATE class 22/23/54), is quarantined (infra/postgres/quarantine_store.hpp) in the
+// same transaction as the offsets, and the rest of the batch is applied. The batch runs in a
+// savepoint; if an event-level error aborts it, the batch is re-applied one event per savepoint so
+// only the bad event is quarantined. Infrastructure errors (connection lost, serialization failure)
+// propagate: the caller retries the whole batch from the stored offsets.
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <pqxx/pqxx>
 #include <string>
 #include <vector>
-
-#include <pqxx/pqxx>
 
 #include "infra/kafka/kafka_consumer.hpp"
 
@@ -18,11 +25,18 @@ struct BatchStats {
     std::size_t messages = 0;
     std::size_t new_events = 0;   // journaled now (not seen before)
     std::size_t duplicates = 0;   // event id already journaled
-    std::size_t malformed = 0;    // undecodable values: logged and skipped (offset still moves)
+    std::size_t quarantined =
+        0;  // could not be applied: stored in quarantined_events (offset moves)
     std::size_t charges = 0;      // rows upserted
 };
 
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
                        const std::vector<infra::kafka::ConsumedMessage>& batch);
+
+// Re-applies one stored record (a quarantine retry) through the same code, in a savepoint of `tx`:
+// nullopt when applied, else the event-level error (nothing of it is kept). Offsets are untouched.
+// Infrastructure errors propagate.
+std::optional<std::string> reapply_message(pqxx::work& tx,
+                                           const infra::kafka::ConsumedMessage& message);
 
 }  // namespace duepay::projections::charges

@@ -43,8 +43,16 @@ protected:
         auto env = stack_env(missing);
         if (!env) return;
         env_ = new StackEnv(*env);
-        server_ = new DevServer(start_dev_server(*env, Suite::kServerName, 3));
+        server_ = new DevServer(start_dev_server(*env, Suite::kServerName, partitions()));
         key_ = new std::string(demo_key(*env));
+    }
+    // 3 partitions unless the suite says `static constexpr int kPartitions = N`.
+    static int partitions() {
+        if constexpr (requires { Suite::kPartitions; }) {
+            return Suite::kPartitions;
+        } else {
+            return 3;
+        }
     }
     static void TearDownTestSuite() {
         if (server_ != nullptr) {

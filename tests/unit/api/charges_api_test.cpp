@@ -374,6 +374,42 @@ TEST_F(ChargesApiTest, ValidationErrorsHaveStableCodes) {
     EXPECT_EQ(log_.records.size(), 1u);
 }
 
+TEST_F(ChargesApiTest, NulAndInvalidUtf8AnywhereAre400InvalidStringAndNothingIsAppended) {
+    const std::vector<std::string> bodies = {
+        R"({"chainId":80002,"amount":"1000\u00009"})",  // not 1000: strings are read in full
+        R"({"chainId":80002,"amount":"5","reference":"a\u0000b"})",
+        R"({"chainId":80002,"amount":"5","returnUrl":"https://shop.example/\u0000"})",
+        R"({"chainId":80002,"amount":"5","token":"USDT\u0000"})",
+        R"({"chainId":80002,"amount":"5","extra":{"deep":["\u0000"]}})",
+        std::string(R"({"chainId":80002,"amount":"5","reference":"order-)") + "\xff" + "\"}",
+        std::string("{\"chainId\":80002,\"amount\":\"5\",\"reference\":\"\xed\xa0\x80\"}"),
+        std::string("{\"chainId\":80002,\"amount\":\"5\",\"ref\xc0\xaf\":\"x\"}"),
+    };
+    for (const auto& body : bodies) {
+        auto r = call("POST", "/v1/invoices", body);
+        EXPECT_EQ(r.status, 400) << body;
+        EXPECT_EQ(code_of(r), "invalid_string") << body;
+        EXPECT_EQ(r.body.find('\xff'), std::string::npos);
+    }
+    EXPECT_TRUE(log_.records.empty());
+}
+
+TEST_F(ChargesApiTest, ReferenceLengthCountsCharactersNotBytes) {
+    std::string thai;
+    for (int i = 0; i < 100; ++i) thai += "\xe0\xb8\x81";  // 100 characters, 300 bytes
+    auto r = call("POST", "/v1/invoices",
+                  R"({"chainId":80002,"amount":"5","reference":")" + thai + "\"}");
+    ASSERT_EQ(r.status, 201) << r.body;
+    auto event = domain::events::decode_event(log_.records.at(0).value);
+    ASSERT_TRUE(event.ok());
+    EXPECT_EQ(std::get<domain::events::ChargeCreated>(event->data).reference, thai);
+    std::string emoji;
+    for (int i = 0; i < 256; ++i) emoji += "\xf0\x9f\x98\x80";
+    EXPECT_EQ(code_of(call("POST", "/v1/invoices",
+                           R"({"chainId":80002,"amount":"5","reference":")" + emoji + "\"}")),
+              "invalid_reference");
+}
+
 TEST_F(ChargesApiTest, MerchantMustEqualThePayoutWalletAndAWalletMustBeSet) {
     auto r = call("POST", "/v1/invoices",
                   R"({"chainId":80002,"amount":"5","merchant":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"})");

@@ -1,0 +1,193 @@
+// `duepay admin quarantine list|retry` (ADR 0043, docs/operations.md): the events consumers could
+// not apply. `retry` re-applies one through the same code as its consumer (the charges projection,
+// in a savepoint, offsets untouched) and marks it resolved, or records and reports the error again.
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <pqxx/pqxx>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "consumers/cli/admin.hpp"
+#include "domain/events/event_json.hpp"
+#include "domain/hex.hpp"
+#include "domain/text.hpp"
+#include "infra/config/env.hpp"
+#include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/quarantine_store.hpp"
+#include "projections/charges/charge_projector.hpp"
+
+namespace duepay::consumers {
+namespace {
+
+namespace pg = infra::postgres;
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+constexpr const char* kChainwatchGroupPrefix = "duepay-chainwatch-";
+
+void text(Writer& w, const char* key, const std::string& v) {
+    w.Key(key);
+    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+}
+
+std::string hex_of(const std::string& bytes) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    return domain::to_hex(std::span<const std::uint8_t>(p, bytes.size()));
+}
+
+// Raw bytes are shown twice: exactly (hex) and readably (escaped, first 300 bytes).
+void write_entry(Writer& w, const pg::QuarantineEntry& e) {
+    w.StartObject();
+    w.Key("id");
+    w.Int64(e.id);
+    text(w, "group", e.record.consumer_group);
+    text(w, "topic", e.record.topic);
+    w.Key("partition");
+    w.Int(e.record.partition);
+    w.Key("offset");
+    w.Int64(e.record.offset);
+    w.Key("key");
+    if (e.record.key) {
+        const auto key = domain::escape_for_log(*e.record.key, 300);
+        w.String(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    } else {
+        w.Null();
+    }
+    text(w, "valuePreview", domain::escape_for_log(e.record.value, 300));
+    text(w, "valueHex", hex_of(e.record.value));
+    text(w, "error", e.record.error);
+    w.Key("attempts");
+    w.Int(e.attempts);
+    text(w, "firstSeenAt", e.first_seen_at);
+    text(w, "lastTriedAt", e.last_tried_at);
+    w.Key("resolvedAt");
+    if (e.resolved_at) {
+        w.String(e.resolved_at->c_str());
+    } else {
+        w.Null();
+    }
+    w.EndObject();
+}
+
+void print_error(const std::string& code, const std::string& message) {
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    w.Key("error");
+    w.StartObject();
+    text(w, "code", code);
+    text(w, "message", message);
+    w.EndObject();
+    w.EndObject();
+    std::cerr << b.GetString() << std::endl;
+}
+
+std::optional<std::string> flag(const std::vector<std::string>& args, const std::string& name) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+        if (args[i] == name) return args[i + 1];
+    }
+    return std::nullopt;
+}
+
+int list(const std::vector<std::string>& args) {
+    pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
+    pqxx::read_transaction tx(conn);
+    const bool all = std::find(args.begin(), args.end(), "--all") != args.end();
+    const auto entries = pg::list_quarantined(tx, flag(args, "--group"), all);
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    w.Key("entries");
+    w.StartArray();
+    for (const auto& e : entries) write_entry(w, e);
+    w.EndArray();
+    w.EndObject();
+    std::cout << b.GetString() << std::endl;
+    return 0;
+}
+
+// The consumer's own apply, in a savepoint: nullopt when it now applies, else the error.
+std::optional<std::string> reapply(pqxx::work& tx, const pg::QuarantineEntry& e) {
+    if (e.record.consumer_group.starts_with(kChainwatchGroupPrefix)) {
+        // Chainwatch keeps no state of its own from the topic: it re-reads the whole topic at every
+        // start, so an event it can now decode is learnt at its next start.
+        auto event = domain::events::decode_event(e.record.value);
+        if (!event) return event.error().message;
+        return std::nullopt;
+    }
+    infra::kafka::ConsumedMessage message;
+    message.topic = e.record.topic;
+    message.partition = e.record.partition;
+    message.offset = e.record.offset;
+    message.key = e.record.key.value_or("");
+    message.value = e.record.value;
+    return projections::charges::reapply_message(tx, message);
+}
+
+int retry(const std::vector<std::string>& args) {
+    std::int64_t id = 0;
+    try {
+        std::size_t used = 0;
+        id = std::stoll(args.at(2), &used);
+        if (used != args.at(2).size() || id <= 0) throw std::invalid_argument("id");
+    } catch (const std::exception&) {
+        print_error("usage",
+                    "usage: duepay admin quarantine retry <id> (a positive integer from list)");
+        return 2;
+    }
+    pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
+    pg::prepare_charge_statements(conn);
+    pqxx::work tx(conn);
+    const auto entry = pg::find_quarantined(tx, id);
+    if (!entry) {
+        print_error("not_found", "no quarantined event #" + std::to_string(id));
+        return 1;
+    }
+    if (entry->resolved_at) {
+        std::cout << R"({"id":)" << id << R"(,"status":"already_resolved"})" << std::endl;
+        return 0;
+    }
+    const auto error = reapply(tx, *entry);
+    if (error) {
+        pg::mark_quarantine_failed(tx, id, *error);
+    } else {
+        pg::mark_quarantine_resolved(tx, id);
+    }
+    tx.commit();
+    if (error) {
+        print_error("retry_failed", "event #" + std::to_string(id) + " still cannot be applied: " +
+                                        domain::escape_for_log(*error, 2000));
+        return 1;
+    }
+    std::cout << R"({"id":)" << id << R"(,"status":"resolved"})" << std::endl;
+    return 0;
+}
+
+}  // namespace
+
+std::optional<int> run_quarantine_command(const std::vector<std::string>& args) {
+    if (args.empty() || args[0] != "quarantine") return std::nullopt;
+    try {
+        if (args.size() >= 2 && args[1] == "list") return list(args);
+        if (args.size() >= 3 && args[1] == "retry") return retry(args);
+        print_error("usage",
+                    "usage: duepay admin quarantine list [--group G] [--all] | retry <id>");
+        return 2;
+    } catch (const infra::config::ConfigError& e) {
+        print_error("config_error", e.what());
+        return 1;
+    } catch (const pqxx::broken_connection& e) {
+        print_error("database_unavailable",
+                    std::string("cannot reach Postgres (DATABASE_URL): ") + e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        print_error("internal_error", e.what());
+        return 1;
+    }
+}
+
+}  // namespace duepay::consumers
