@@ -1,4 +1,6 @@
-// `duepay checkout`'s Pistache listener: CheckoutRoutes for the page, the JSON and the assets, and
+// `duepay checkout`'s listener, on the shared HTTP edge (api/http/http_edge, ADR 0096: bounded,
+// strict parsing; every refusal in the envelope): CheckoutRoutes for the page, the JSON and the
+// assets, and
 // GET /v1/checkout/:id/events as Server-Sent Events, pushed from the projector's NOTIFY on
 // duepay_charges (one LISTEN connection per process): a notified invoice with waiting clients is
 // read once and the same event goes to each of them. While a charge is confirming, its view is
@@ -7,12 +9,14 @@
 // Each SSE response carries at most one event and then ends; EventSource reconnects after
 // `retry: 1000` with Last-Event-ID, and a client whose id is current waits (up to
 // `stream_seconds`) for the next change. This is plain SSE that every EventSource follows, and it
-// keeps to one write per response: Pistache 0.0.5 aborts the process ("could not find write
-// data") when several writes for one connection are queued from another thread, which is what a
-// long-lived stream written by the notification thread does (ADR 0110).
+// keeps to one whole answer per request, which is what the edge writes (and what Pistache 0.0.5
+// survives: several writes for one connection queued from another thread abort it with "could not
+// find write data", which is what a long-lived stream written by the notification thread does;
+// ADR 0110).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -24,9 +28,10 @@
 #include <vector>
 
 #include "api/checkout/checkout_routes.hpp"
+#include "api/http/api_types.hpp"
 
-namespace Pistache::Http {
-class Endpoint;
+namespace duepay::api {
+class HttpEdge;
 }
 namespace duepay::infra::postgres {
 class NotifyListener;
@@ -38,10 +43,10 @@ struct CheckoutServerSettings {
     std::string listen = "127.0.0.1:8081";
     int threads = 2;
     bool access_log = true;
-    std::string database_url;    // for LISTEN; empty: no live events (streams only heartbeat)
-    int stream_seconds = 300;    // lifetime of one SSE response
-    int heartbeat_seconds = 15;  // comment lines that keep proxies from closing idle streams
-    std::size_t max_streams = 10000;
+    std::string database_url;  // for LISTEN; empty: no live events (waits end by time only)
+    int stream_seconds = 25;   // longest wait of one SSE request for a change
+    std::size_t max_streams = 10000;  // waiting SSE requests per process
+    std::chrono::milliseconds request_timeout{10000};  // first to last byte of a request
 };
 
 class CheckoutServer {
@@ -68,7 +73,10 @@ class CheckoutServer {
 
     CheckoutRoutes& routes_;
     CheckoutServerSettings settings_;
-    std::unique_ptr<Pistache::Http::Endpoint> endpoint_;
+    void handle(ApiRequest request, Responder respond);
+    void events(const std::string& raw_id, const CheckoutRequest& request, Responder respond);
+
+    std::unique_ptr<HttpEdge> edge_;
     std::unique_ptr<infra::postgres::NotifyListener> listener_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;

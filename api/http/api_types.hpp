@@ -12,6 +12,8 @@ namespace duepay::api {
 struct ApiRequest {
     std::string method;  // "GET", "POST", ...
     std::string path;    // without the query string
+    std::string query;   // the raw query string (after '?', before '#'), not decoded
+    std::string remote;  // the peer's address (host), for per-client limits
     std::map<std::string, std::string> headers;  // names lower-cased
     std::string body;
     std::string request_id;  // set by the server before routing

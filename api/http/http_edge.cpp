@@ -223,6 +223,7 @@ class EdgeHandler final : public Http::Handler {
         peer->setIdle(false);  // Pistache's header/body timeouts are far out: it leaves it alone
         ApiRequest request = std::move(head.request);
         request.request_id = choose_request_id(request.header("x-request-id"));
+        request.remote = peer->address().host();
         const bool close = !head.keep_alive;
         const bool http10_keep_alive = head.http10 && head.keep_alive;
         const bool head_only = request.method == "HEAD";

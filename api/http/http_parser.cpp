@@ -171,6 +171,10 @@ HeadResult parse_request_head(std::string_view buffer, const HttpLimits& limits)
     head.request.method = std::string(method);
     head.request.path = target_path(target);
     if (head.request.path.empty()) return malformed("request target must be an absolute path");
+    if (const auto q = target.find('?'); q != std::string_view::npos) {
+        const auto rest = target.substr(q + 1);
+        head.request.query = std::string(rest.substr(0, rest.find('#')));
+    }
 
     // Header fields.
     std::size_t pos = nl + 1;

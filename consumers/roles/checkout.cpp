@@ -134,7 +134,8 @@ int run_checkout(const CheckoutOptions& options, const std::atomic<bool>& stop) 
         throw;
     } catch (const std::exception& e) {
         if (!options.listener_optional) throw;
-        std::cerr << "checkout: not serving (" << e.what() << "); the other roles go on" << std::endl;
+        std::cerr << "checkout: not serving (" << e.what() << "); the other roles go on"
+                  << std::endl;
     }
     while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     return 0;

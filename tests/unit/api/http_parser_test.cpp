@@ -37,6 +37,7 @@ TEST(HttpParser, AWholeHeadIsParsed) {
     ASSERT_EQ(r.kind, Kind::complete);
     EXPECT_EQ(r.head.request.method, "POST");
     EXPECT_EQ(r.head.request.path, "/v1/invoices");
+    EXPECT_EQ(r.head.request.query, "x=1");
     EXPECT_EQ(r.head.request.header("x-api-key"), "dp_test_abc");
     EXPECT_EQ(r.head.request.header("content-type"), "application/json");
     EXPECT_EQ(r.head.head_bytes, head.size());
@@ -66,8 +67,14 @@ TEST(HttpParser, AbsoluteFormTargetsGiveTheirPath) {
                                 HttpLimits{});
     ASSERT_EQ(r.kind, Kind::complete);
     EXPECT_EQ(r.head.request.path, "/healthz");
+    EXPECT_EQ(r.head.request.query, "a");
     r = parse_request_head("GET https://h.example HTTP/1.1\r\n" + kHost + "\r\n", HttpLimits{});
     EXPECT_EQ(r.head.request.path, "/");
+    EXPECT_EQ(r.head.request.query, "");
+    r = parse_request_head("GET /c/0x1?lang=th&x=%20 HTTP/1.1\r\n" + kHost + "\r\n",
+                           HttpLimits{});
+    EXPECT_EQ(r.head.request.path, "/c/0x1");
+    EXPECT_EQ(r.head.request.query, "lang=th&x=%20");  // raw, not decoded
 }
 
 TEST(HttpParser, PartialHeadsWaitForMore) {
