@@ -317,9 +317,11 @@ test(
           await page.$eval("[data-test=payment-uri]", (el) => el.getAttribute("href")), uri);
       assert.equal(await decodeQr(page, "transfer-pending"), uri);
       // The countdown runs.
+      // (bounded wait rather than a fixed sleep: on a loaded machine a tick can come late)
       const t0 = await text(page, "[data-test=countdown]");
-      await sleep(1500);
-      assert.notEqual(await text(page, "[data-test=countdown]"), t0);
+      await page.waitForFunction(
+          (t) => document.querySelector("[data-test=countdown]").textContent.trim() !== t,
+          {timeout: 10000, polling: 200}, t0);
       // The CSP of the page: no inline script, no framing.
       const res = await fetch(c.checkoutUrl);
       const csp = res.headers.get("content-security-policy");
