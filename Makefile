@@ -35,7 +35,8 @@ test: deps build
 
 run: deps build
 	@test -x $(BUILD)/duepay || { echo "no $(BUILD)/duepay: the build made no binary" >&2; exit 1; }
-	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay scripts/with-stack.sh --banner $(BUILD)/duepay dev --with-chainwatch
+	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay scripts/with-stack.sh --banner \
+	  $(BUILD)/duepay dev --with-chainwatch --with-webhooks
 
 stack-up:
 	infra/dev/stack.sh up

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace duepay::api {
 
@@ -17,6 +18,10 @@ struct ApiRequest {
     std::map<std::string, std::string> headers;  // names lower-cased
     std::string body;
     std::string request_id;  // set by the server before routing
+
+    // The first `name` parameter of `query`, decoded as application/x-www-form-urlencoded ('+' is
+    // a space, %XX a byte; a malformed escape stays as written), or nullopt (api_types.cpp).
+    std::optional<std::string> query_param(std::string_view name) const;
 
     std::optional<std::string> header(const std::string& lower_name) const {
         auto it = headers.find(lower_name);

@@ -12,6 +12,7 @@
 
 #include "api/http/charge_json.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/webhooks_api.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/charge/decide.hpp"
@@ -338,6 +339,9 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
                 return respond(std::move(r));
             }
             return respond(success_response(200, R"({"status":"ok"})"));
+        }
+        if (deps_.webhooks != nullptr && WebhooksApi::owns(request.path)) {
+            return respond(deps_.webhooks->handle(request));
         }
         if (!is_invoices && !is_charge) return respond(error_response(404, "route_not_found", "no such route"));
         const char* allowed = is_invoices ? "POST" : "GET";

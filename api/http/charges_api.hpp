@@ -20,6 +20,8 @@
 
 namespace duepay::api {
 
+class WebhooksApi;
+
 struct ApiDeps {
     KeyDirectory* keys = nullptr;
     ChargeReader* charges = nullptr;
@@ -37,6 +39,7 @@ struct ApiDeps {
     unsigned fiat_buffer_bps = 50;                // in the merchant's favour, 0..10000
     IdempotencyKeys* idempotency = nullptr;       // null: Idempotency-Key is validated, not stored
     CreationLimiter* limiter = nullptr;           // null: no rate limit or quota (docs/limits.md)
+    WebhooksApi* webhooks = nullptr;              // null: /v1/webhook-* are 404s (docs/webhooks.md)
 };
 
 class ChargesApi {

@@ -45,6 +45,8 @@ const char* kAdminUsage =
     "       duepay admin chains                                   (the registry in DUEPAY_CHAINS_FILE)\n"
     "       duepay admin quarantine list [--group G] [--all]   (events consumers could not apply)\n"
     "       duepay admin quarantine retry <id>       (re-apply one; docs/operations.md)\n"
+    "       duepay admin webhook add|list|show|update|delete|rotate|test|deliveries|redeliver ...\n"
+    "                                   (duepay admin webhook --help; docs/webhooks.md)\n"
     "       All print JSON; errors are {\"error\":{\"code\",\"message\"}} on stderr, exit 1\n"
     "       (2 for usage). Details: docs/accounts.md.\n";
 
@@ -133,6 +135,7 @@ int run_admin(const std::vector<std::string>& args) {
     if (args[0] == "demo") return demo();
     if (auto rc = run_account_command(args)) return *rc;
     if (auto rc = run_quarantine_command(args)) return *rc;
+    if (auto rc = run_webhook_command(args)) return *rc;
     if (args[0] == "topic" && args.size() >= 2 && args[1] == "create") return topic_create(args);
     std::cerr << kAdminUsage;
     return 2;

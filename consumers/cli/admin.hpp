@@ -18,6 +18,10 @@ std::optional<int> run_account_command(const std::vector<std::string>& args);
 // "quarantine".
 std::optional<int> run_quarantine_command(const std::vector<std::string>& args);
 
+// webhook add|list|show|update|delete|rotate|test|deliveries|redeliver (admin_webhooks.cpp,
+// docs/webhooks.md); nullopt when args[0] is not "webhook".
+std::optional<int> run_webhook_command(const std::vector<std::string>& args);
+
 // The deterministic demo test key: "dp_test_" + the first 48 hex digits of
 // HMAC-SHA256(server_secret_bytes, key_id). Exposed for tests.
 std::string derive_test_key(const std::string& server_secret_hex, const std::string& key_id);

@@ -24,6 +24,7 @@
 #include "consumers/roles/chainwatch.hpp"
 #include "consumers/roles/checkout.hpp"
 #include "consumers/roles/projector.hpp"
+#include "consumers/roles/webhooks.hpp"
 #include "consumers/tools/settle.hpp"
 #include "consumers/tools/simulate.hpp"
 #include "infra/config/env.hpp"
@@ -47,6 +48,7 @@ cli::Run define_api(CLI::App& cmd);
 cli::Run define_checkout(CLI::App& cmd);
 cli::Run define_projector(CLI::App& cmd);
 cli::Run define_chainwatch(CLI::App& cmd);
+cli::Run define_webhooks(CLI::App& cmd);
 cli::Run define_dev(CLI::App& cmd);
 cli::Run define_admin(CLI::App& cmd);
 
@@ -59,8 +61,11 @@ const Command kCommands[] = {
      Kind::role, Dev::yes},
     {"chainwatch", "follow a chain (leader by Postgres advisory lock), append chain facts",
      define_chainwatch, Kind::role, Dev::opt_in},
+    {"webhooks", "enqueue and deliver signed webhooks: own consumer group, libcurl multi "
+                 "(docs/webhooks.md)", define_webhooks, Kind::role, Dev::opt_in},
     {"dev", "every role marked for dev in one process (threads): api + checkout + projector; "
-            "--with-chainwatch also follows each chain of DUEPAY_CHAIN_IDS (make run does)",
+            "--with-chainwatch also follows each chain of DUEPAY_CHAIN_IDS, --with-webhooks "
+            "also delivers webhooks (make run does both)",
      define_dev, Kind::role, Dev::no},
     {"settle", "sweep calldata for a charge's deposit address (--send: send it, dev chains)",
      consumers::define_settle, Kind::tool, Dev::no},
@@ -76,7 +81,8 @@ const char* kEnvironment =
     "  DUEPAY_CHAINS_FILE, DUEPAY_CHAIN_IDS, DUEPAY_SIGNER_KEY, DUEPAY_CHECKOUT_URL (the checkout\n"
     "  listens on its host:port unless DUEPAY_CHECKOUT_LISTEN; docs/checkout.md),\n"
     "  DUEPAY_LISTEN (127.0.0.1:8080), DUEPAY_API_THREADS (2), DUEPAY_PROJECTOR_GROUP\n"
-    "  (duepay-projector), DUEPAY_ACCESS_LOG (1), DUEPAY_START_BLOCK_<chainId>.\n"
+    "  (duepay-projector), DUEPAY_ACCESS_LOG (1), DUEPAY_START_BLOCK_<chainId>,\n"
+    "  DUEPAY_WEBHOOK_* (docs/webhooks.md).\n"
     "  Source var/dev.env (written by infra/dev/stack.sh up) to get them all.\n"
     "`duepay <command> --help` shows the flags of a command.";
 
@@ -91,6 +97,7 @@ struct RoleFlags {
     std::uint64_t chain = 0;
     std::string checkout_listen;
     int checkout_threads = 0;
+    std::string webhooks_group;  // not --group: in `duepay dev` that one is the projector's
 };
 RoleFlags g_flags;
 
@@ -216,6 +223,21 @@ cli::Run define_chainwatch(CLI::App& cmd) {
         }
         if (watchers.size() == 1) return watchers.front().run(stop);
         return run_together(std::move(watchers), stop);
+    };
+}
+
+cli::Run define_webhooks(CLI::App& cmd) {
+    role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
+    role_flag(cmd, "--webhooks-group", g_flags.webhooks_group,
+              "consumer group (DUEPAY_WEBHOOKS_GROUP, duepay-webhooks)");
+    cmd.footer(
+        "DUEPAY_WEBHOOK_ALLOW_INSECURE, DUEPAY_WEBHOOK_RETRY_SCHEDULE, DUEPAY_WEBHOOK_PER_ENDPOINT,\n"
+        "DUEPAY_WEBHOOK_MAX_IN_FLIGHT, DUEPAY_WEBHOOK_DISABLE_AFTER_SECONDS (docs/webhooks.md).");
+    return [](const std::atomic<bool>& stop) {
+        auto s = consumers::webhooks_settings_from_env();
+        if (!g_flags.topic.empty()) s.topic = g_flags.topic;
+        if (!g_flags.webhooks_group.empty()) s.group_id = g_flags.webhooks_group;
+        return consumers::run_webhooks(s, stop);
     };
 }
 

@@ -11,6 +11,7 @@
 #include "api/http/charges_api.hpp"
 #include "api/http/pg_ports.hpp"
 #include "api/http/server.hpp"
+#include "api/http/webhooks_api.hpp"
 #include "domain/evm/address.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
@@ -49,6 +50,7 @@ struct ApiRole {
     std::unique_ptr<api::PgProjectionWaiter> waiter;
     std::unique_ptr<api::PgIdempotencyKeys> idempotency;
     std::unique_ptr<api::PgCreationLimiter> limiter;
+    std::unique_ptr<api::WebhooksApi> webhooks;  // /v1/webhook-* (docs/webhooks.md)
     std::unique_ptr<api::ChargesApi> routes;
     std::unique_ptr<api::ApiServer> server;
 
@@ -113,6 +115,13 @@ struct ApiRole {
             static_cast<unsigned>(env_int_or("DUEPAY_FIAT_BUFFER_BPS", 50, 0, 10000));
         deps.idempotency = idempotency.get();
         deps.limiter = limiter.get();
+        api::WebhooksApiDeps webhook_deps;
+        webhook_deps.keys = keys.get();
+        webhook_deps.pool = pool.get();
+        webhook_deps.allow_insecure = env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
+        webhook_deps.now_ms = deps.now_ms;
+        webhooks = std::make_unique<api::WebhooksApi>(std::move(webhook_deps));
+        deps.webhooks = webhooks.get();
         routes = std::make_unique<api::ChargesApi>(std::move(deps));
         api::ServerSettings settings;
         settings.listen =

@@ -79,6 +79,8 @@ write_env() {
     echo "DUEPAY_TOPIC=$TOPIC"
     echo "DUEPAY_TOPIC_PARTITIONS=$PARTITIONS"
     echo "DUEPAY_CHAINS_FILE=$VAR/chains.json"
+    # Dev only: webhook URLs may be http:// and loopback (docs/webhooks.md); never in production.
+    echo "DUEPAY_WEBHOOK_ALLOW_INSECURE=1"
     grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$SECRETS"
     [[ -f "$CHAINS_ENV" ]] && grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$CHAINS_ENV"
     [[ -n "$demo_key" ]] && echo "DUEPAY_DEMO_TEST_KEY=$demo_key"

@@ -77,6 +77,24 @@ TEST(HttpParser, AbsoluteFormTargetsGiveTheirPath) {
     EXPECT_EQ(r.head.request.query, "lang=th&x=%20");  // raw, not decoded
 }
 
+// ApiRequest::query_param (api_types.cpp) over the raw query the parser keeps.
+TEST(HttpParser, QueryParametersAreDecoded) {
+    const auto r = parse_request_head(
+        "POST /v1/webhook-deliveries/evt_1/redeliver?endpoint=we_%61b&limit=5&x=a+b%2Fc&limit=9&"
+        "flag&bad=%zz#frag HTTP/1.1\r\n" +
+            kHost + "\r\n",
+        HttpLimits{});
+    ASSERT_EQ(r.kind, Kind::complete);
+    EXPECT_EQ(r.head.request.path, "/v1/webhook-deliveries/evt_1/redeliver");
+    EXPECT_EQ(r.head.request.query_param("endpoint"), "we_ab");
+    EXPECT_EQ(r.head.request.query_param("limit"), "5");  // the first of repeated names
+    EXPECT_EQ(r.head.request.query_param("x"), "a b/c");
+    EXPECT_EQ(r.head.request.query_param("flag"), "");
+    EXPECT_EQ(r.head.request.query_param("bad"), "%zz");
+    EXPECT_EQ(r.head.request.query_param("missing"), std::nullopt);
+    EXPECT_EQ(r.head.request.query, "endpoint=we_%61b&limit=5&x=a+b%2Fc&limit=9&flag&bad=%zz");
+}
+
 TEST(HttpParser, PartialHeadsWaitForMore) {
     for (const std::string part :
          {"G", "GET", "GET /healthz HT", "GET /healthz HTTP/1.1\r", "GET / HTTP/1.1\r\nHo",

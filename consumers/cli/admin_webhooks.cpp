@@ -1,0 +1,252 @@
+// `duepay admin webhook add|list|show|update|delete|rotate|test|deliveries|redeliver`: the
+// operations of the /v1/webhook-endpoints routes for ops, by project and mode, printing the same
+// JSON as the routes' `data` (docs/webhooks.md). Rejections print {"error":{"code","message"}} on
+// stderr and exit 1; usage errors exit 2.
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <optional>
+#include <pqxx/pqxx>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "consumers/cli/admin.hpp"
+#include "domain/webhooks/webhook_event.hpp"
+#include "infra/config/env.hpp"
+#include "infra/postgres/webhook_store.hpp"
+#include "infra/webhooks/endpoints.hpp"
+#include "infra/webhooks/signing.hpp"
+
+namespace duepay::consumers {
+namespace {
+
+namespace pg = infra::postgres;
+namespace iw = infra::webhooks;
+
+struct Rejection {
+    std::string code;
+    std::string message;
+};
+
+const char* kUsage =
+    "usage: duepay admin webhook <command> --project P --mode test|live ...\n"
+    "  add --url U [--events a,b] [--description D]   prints the endpoint with its secret\n"
+    "  list [--limit N]\n"
+    "  show|delete|test --id we_...\n"
+    "  update --id we_... [--url U] [--events a,b] [--description D] [--status enabled|disabled]\n"
+    "  rotate --id we_... [--expires-in-seconds S]    prints the endpoint with its new secret\n"
+    "  deliveries --id we_... [--limit N]\n"
+    "  redeliver --id we_... --event evt_...\n"
+    "DUEPAY_WEBHOOK_ALLOW_INSECURE=1 accepts http:// and loopback URLs (dev stack).\n";
+
+std::optional<std::string> opt_flag(const std::vector<std::string>& args, const std::string& name) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+        if (args[i] == name) return args[i + 1];
+    }
+    return std::nullopt;
+}
+
+std::string required(const std::vector<std::string>& args, const std::string& name) {
+    auto v = opt_flag(args, name);
+    if (!v || v->empty()) throw Rejection{"missing_argument", name + " is required"};
+    return *v;
+}
+
+std::vector<std::string> events_flag(const std::string& csv) {
+    std::vector<std::string> out;
+    std::stringstream in(csv);
+    for (std::string t; std::getline(in, t, ',');) {
+        if (!domain::webhooks::is_webhook_event_type(t)) {
+            throw Rejection{"invalid_webhook_events", "unknown event type: " + t};
+        }
+        out.push_back(t);
+    }
+    if (out.empty())
+        throw Rejection{"invalid_webhook_events", "--events must name at least one type"};
+    return out;
+}
+
+std::size_t limit_flag(const std::vector<std::string>& args) {
+    const auto text = opt_flag(args, "--limit").value_or("20");
+    if (text.empty() || text.size() > 3 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) < 1 ||
+        std::stoul(text) > 100) {
+        throw Rejection{"invalid_limit", "--limit must be an integer from 1 to 100"};
+    }
+    return std::stoul(text);
+}
+
+void check_url(const std::string& url) {
+    const bool insecure = infra::config::env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
+    if (auto refused = iw::check_endpoint_url(url, insecure))
+        throw Rejection{refused->code, refused->message};
+}
+
+std::string endpoint_id(const std::vector<std::string>& args) {
+    auto id = required(args, "--id");
+    if (!iw::is_endpoint_id(id))
+        throw Rejection{"webhook_endpoint_not_found", "no such webhook endpoint"};
+    return id;
+}
+
+pg::WebhookEndpoint found(std::optional<pg::WebhookEndpoint> e) {
+    if (!e)
+        throw Rejection{"webhook_endpoint_not_found",
+                        "no such webhook endpoint for this project and mode"};
+    return std::move(*e);
+}
+
+int run(const std::vector<std::string>& args) {
+    if (args.size() < 2 || args[1] == "--help" || args[1] == "-h") {
+        std::cout << kUsage;
+        return args.size() < 2 ? 2 : 0;
+    }
+    const auto& command = args[1];
+    const auto project = required(args, "--project");
+    const auto mode = required(args, "--mode");
+    if (mode != "test" && mode != "live")
+        throw Rejection{"invalid_mode", "--mode must be test or live"};
+    pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
+    pqxx::work tx(conn);
+    std::string out;
+    if (command == "add") {
+        pg::WebhookEndpoint e;
+        e.url = required(args, "--url");
+        check_url(e.url);
+        if (auto events = opt_flag(args, "--events")) {
+            e.events = events_flag(*events);
+        } else {
+            for (auto t : domain::webhooks::kWebhookEventTypes) e.events.emplace_back(t);
+        }
+        e.description = opt_flag(args, "--description");
+        e.id = iw::new_endpoint_id();
+        e.project_id = project;
+        e.mode = mode;
+        e.secret = iw::new_secret();
+        out = iw::endpoint_json(pg::insert_webhook_endpoint(tx, e), true);
+    } else if (command == "list") {
+        const auto limit = limit_flag(args);
+        auto list = pg::list_webhook_endpoints(tx, project, mode, limit + 1, std::nullopt);
+        const bool more = list.size() > limit;
+        if (more) list.pop_back();
+        out = iw::endpoint_list_json(list, more);
+    } else if (command == "show") {
+        out = iw::endpoint_json(
+            found(pg::find_webhook_endpoint(tx, project, mode, endpoint_id(args))), false);
+    } else if (command == "update") {
+        pg::EndpointPatch patch;
+        if (auto url = opt_flag(args, "--url")) {
+            check_url(*url);
+            patch.url = *url;
+        }
+        if (auto events = opt_flag(args, "--events")) patch.events = events_flag(*events);
+        if (auto description = opt_flag(args, "--description")) patch.description = *description;
+        if (auto status = opt_flag(args, "--status")) {
+            if (*status != "enabled" && *status != "disabled") {
+                throw Rejection{"invalid_webhook_status", "--status must be enabled or disabled"};
+            }
+            patch.status = *status;
+        }
+        out = iw::endpoint_json(
+            found(pg::update_webhook_endpoint(tx, project, mode, endpoint_id(args), patch)), false);
+    } else if (command == "delete") {
+        const auto id = endpoint_id(args);
+        if (!pg::delete_webhook_endpoint(tx, project, mode, id)) found(std::nullopt);
+        out = R"({"id":")" + id + R"(","deleted":true})";
+    } else if (command == "rotate") {
+        const auto text = opt_flag(args, "--expires-in-seconds").value_or("86400");
+        if (text.empty() || text.size() > 6 ||
+            text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) > 604800) {
+            throw Rejection{"invalid_expires_in",
+                            "--expires-in-seconds must be an integer from 0 to 604800"};
+        }
+        out = iw::endpoint_json(
+            found(pg::rotate_webhook_secret(tx, project, mode, endpoint_id(args), iw::new_secret(),
+                                            std::chrono::seconds(std::stol(text)))),
+            true);
+    } else if (command == "test") {
+        const auto id = endpoint_id(args);
+        found(pg::find_webhook_endpoint(tx, project, mode, id));
+        const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+        const std::time_t secs = static_cast<std::time_t>(now_ms / 1000);
+        std::tm tm{};
+        gmtime_r(&secs, &tm);
+        char at[64];
+        std::snprintf(at, sizeof at, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                      static_cast<int>(now_ms % 1000));
+        const auto event = domain::webhooks::test_event(
+            iw::new_test_event_id(), at,
+            mode == "live" ? domain::events::Mode::live : domain::events::Mode::test, id);
+        pg::enqueue_webhook_event_for(
+            tx, {event.id, event.type, project, mode, std::nullopt, std::nullopt, event.body}, id);
+        out = R"({"eventId":")" + event.id + R"(","endpointId":")" + id +
+              R"(","type":"webhook.test"})";
+    } else if (command == "deliveries") {
+        const auto id = endpoint_id(args);
+        found(pg::find_webhook_endpoint(tx, project, mode, id));
+        const auto limit = limit_flag(args);
+        auto page = pg::list_webhook_attempts(tx, id, limit + 1, std::nullopt);
+        const bool more = page.size() > limit;
+        if (more) page.pop_back();
+        out = iw::attempt_list_json(page, more);
+    } else if (command == "redeliver") {
+        const auto id = endpoint_id(args);
+        const auto event = required(args, "--event");
+        if (!iw::is_event_id(event) || !pg::redeliver_webhook_event(tx, project, mode, event, id)) {
+            throw Rejection{"webhook_event_not_found",
+                            "no such event and endpoint for this project and mode"};
+        }
+        out = R"({"eventId":")" + event + R"(","endpointId":")" + id + R"(","state":"pending"})";
+    } else {
+        throw Rejection{"usage", "unknown webhook command: " + command};
+    }
+    tx.commit();
+    std::cout << out << std::endl;
+    return 0;
+}
+
+void print_error(const Rejection& e) {
+    rapidjson::StringBuffer b;
+    rapidjson::Writer<rapidjson::StringBuffer> w(b);
+    w.StartObject();
+    w.Key("error");
+    w.StartObject();
+    w.Key("code");
+    w.String(e.code.c_str());
+    w.Key("message");
+    w.String(e.message.data(), static_cast<rapidjson::SizeType>(e.message.size()));
+    w.EndObject();
+    w.EndObject();
+    std::cerr << b.GetString() << std::endl;
+}
+
+}  // namespace
+
+std::optional<int> run_webhook_command(const std::vector<std::string>& args) {
+    if (args.empty() || args[0] != "webhook") return std::nullopt;
+    try {
+        return run(args);
+    } catch (const Rejection& e) {
+        print_error(e);
+        return e.code == "usage" || e.code == "missing_argument" ? 2 : 1;
+    } catch (const infra::config::ConfigError& e) {
+        print_error({"config_error", e.what()});
+        return 1;
+    } catch (const pqxx::broken_connection& e) {
+        print_error({"database_unavailable", "cannot reach Postgres (DATABASE_URL)"});
+        return 1;
+    } catch (const std::exception& e) {
+        print_error({"internal_error", e.what()});
+        return 1;
+    }
+}
+
+}  // namespace duepay::consumers

@@ -1,0 +1,350 @@
+#include "consumers/roles/webhooks.hpp"
+
+#include <iostream>
+#include <map>
+#include <pqxx/pqxx>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include "domain/charge/charge_state.hpp"
+#include "domain/events/event_json.hpp"
+#include "domain/hex.hpp"
+#include "domain/webhooks/webhook_event.hpp"
+#include "infra/config/env.hpp"
+#include "infra/kafka/kafka_consumer.hpp"
+#include "infra/postgres/offset_store.hpp"
+#include "infra/postgres/webhook_store.hpp"
+#include "infra/random/random.hpp"
+#include "infra/webhooks/http_sender.hpp"
+#include "infra/webhooks/signing.hpp"
+
+namespace duepay::consumers {
+namespace {
+
+namespace ev = domain::events;
+namespace pg = infra::postgres;
+using infra::config::env_int_or;
+using infra::config::env_or;
+
+struct EnqueueStats {
+    std::size_t messages = 0;
+    std::size_t new_events = 0;
+    std::size_t webhook_events = 0;
+    std::size_t deliveries = 0;
+};
+
+// One batch: journal, re-fold the touched charges, enqueue, store offsets. The caller commits.
+EnqueueStats enqueue_batch(pqxx::work& tx, const std::string& group_id,
+                           const std::vector<infra::kafka::ConsumedMessage>& batch) {
+    EnqueueStats stats;
+    stats.messages = batch.size();
+    std::map<std::pair<std::string, std::int32_t>, std::int64_t> next_offsets;
+    std::vector<pg::WebhookJournalEntry> entries;
+    for (const auto& m : batch) {
+        auto& next = next_offsets[{m.topic, m.partition}];
+        next = std::max(next, m.offset + 1);
+        auto event = ev::decode_event(m.value);
+        if (!event) {
+            std::cerr << "webhooks: skipping undecodable event at " << m.topic << "/" << m.partition
+                      << "@" << m.offset << ": " << event.error().message << std::endl;
+            continue;
+        }
+        entries.push_back(
+            {event->id, domain::to_hex(event->invoice_id), m.partition, m.offset, m.value});
+    }
+    const auto inserted = pg::insert_webhook_journal(tx, entries);
+    stats.new_events = inserted.size();
+    std::set<std::string> touched;
+    for (const auto& e : entries) {
+        if (inserted.contains(e.event_id)) touched.insert(e.invoice_id);
+    }
+    const auto journal =
+        pg::load_webhook_journal(tx, std::vector<std::string>(touched.begin(), touched.end()));
+    std::size_t i = 0;
+    while (i < journal.size()) {
+        const std::string invoice_id = journal[i].first;
+        auto state = domain::charge::initial_state();
+        std::optional<ev::Event> created;
+        for (; i < journal.size() && journal[i].first == invoice_id; ++i) {
+            auto event = ev::decode_event(journal[i].second);
+            if (!event) continue;
+            if (!created && std::holds_alternative<ev::ChargeCreated>(event->data))
+                created = *event;
+            auto before = state;
+            domain::charge::apply(state, *event);
+            if (!inserted.contains(event->id) || !created) continue;
+            for (auto& w : domain::webhooks::webhook_events_for(before, state, *event, *created)) {
+                pg::WebhookEventRow row;
+                row.id = std::move(w.id);
+                row.type = std::move(w.type);
+                row.project_id = event->project_id;
+                row.mode = std::string(ev::to_string(event->mode));
+                row.invoice_id = invoice_id;
+                row.charge_event_id = event->id;
+                row.body = std::move(w.body);
+                stats.deliveries += pg::enqueue_webhook_event(tx, row);
+                ++stats.webhook_events;
+            }
+        }
+    }
+    for (const auto& [tp, next] : next_offsets)
+        pg::store_next_offset(tx, group_id, tp.first, tp.second, next);
+    return stats;
+}
+
+void run_enqueuer(const WebhooksSettings& s, const std::atomic<bool>& stop) {
+    auto conn = std::make_unique<pqxx::connection>(s.database_url);
+    auto lookup = [&](const std::string& topic, const std::vector<std::int32_t>& partitions) {
+        pqxx::read_transaction tx(*conn);
+        return pg::load_next_offsets(tx, s.group_id, topic, partitions);
+    };
+    infra::kafka::KafkaConsumer consumer(
+        infra::kafka::ConsumerSettings{s.bootstrap, s.group_id, s.topic, "duepay-webhooks"},
+        lookup);
+    std::cerr << "webhooks: enqueuer in group " << s.group_id << " on " << s.topic << std::endl;
+    while (!stop) {
+        auto batch = consumer.poll_batch(s.batch_max, std::chrono::milliseconds(s.poll_timeout_ms));
+        if (batch.empty()) continue;
+        try {
+            pqxx::work tx(*conn);
+            const auto stats = enqueue_batch(tx, s.group_id, batch);
+            tx.commit();
+            if (stats.webhook_events > 0) {
+                std::cerr << "webhooks: " << stats.webhook_events << " events, " << stats.deliveries
+                          << " deliveries queued from " << stats.messages << " messages"
+                          << std::endl;
+            }
+        } catch (const std::exception& e) {
+            // Nothing of the batch is durable: re-read it from the stored offsets once Postgres
+            // answers.
+            std::cerr << "webhooks: batch failed, retrying from stored offsets: " << e.what()
+                      << std::endl;
+            for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
+                try {
+                    if (!conn || !conn->is_open())
+                        conn = std::make_unique<pqxx::connection>(s.database_url);
+                    pqxx::nontransaction probe(*conn);
+                    probe.exec("select 1");
+                    break;
+                } catch (const std::exception& again) {
+                    std::cerr << "webhooks: database still unavailable: " << again.what()
+                              << std::endl;
+                    conn.reset();
+                }
+            }
+            if (stop || !conn) break;
+            consumer.rewind_to_stored();
+        }
+    }
+    consumer.close();
+}
+
+double jitter_unit() {
+    const auto b = infra::random::random_bytes<4>();
+    const std::uint32_t v = (std::uint32_t{b[0]} << 24) | (std::uint32_t{b[1]} << 16) |
+                            (std::uint32_t{b[2]} << 8) | b[3];
+    return static_cast<double>(v) / 4294967296.0;
+}
+
+// Names one claim: only it may record the outcome of what it claimed.
+std::int64_t lease_token() {
+    const auto b = infra::random::random_bytes<8>();
+    std::uint64_t v = 0;
+    for (auto byte : b) v = (v << 8) | byte;
+    return static_cast<std::int64_t>(v >> 1);
+}
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+pg::AttemptOutcome outcome_of(const WebhooksSettings& s, const pg::ClaimedDelivery& d,
+                              const infra::webhooks::HttpResult& r) {
+    pg::AttemptOutcome o;
+    o.endpoint_id = d.endpoint_id;
+    o.event_id = d.event_id;
+    o.event_type = d.event_type;
+    o.attempt = d.attempts + 1;
+    o.lease_token = d.lease_token;
+    o.latency_ms = static_cast<int>(r.latency.count());
+    if (r.error.empty()) o.response_status = static_cast<int>(r.status);
+    o.delivered = r.error.empty() && r.status >= 200 && r.status < 300;
+    if (!o.delivered) {
+        o.error = r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error;
+        const auto since_first = std::chrono::milliseconds(d.since_first_attempt_ms) + r.latency;
+        o.retry_in =
+            domain::webhooks::next_retry_delay(s.retry, o.attempt, since_first, jitter_unit());
+    }
+    return o;
+}
+
+// Records the outcomes in one transaction. If that fails for another reason than a lost
+// connection, each is tried alone and one that still fails is logged and dropped: its lease runs
+// out and the delivery is sent again (at least once), instead of one outcome blocking the others.
+void record_outcomes(pqxx::connection& conn, std::vector<pg::AttemptOutcome>& outcomes) {
+    try {
+        pqxx::work tx(conn);
+        for (const auto& o : outcomes) pg::record_webhook_attempt(tx, o);
+        tx.commit();
+        outcomes.clear();
+        return;
+    } catch (const pqxx::broken_connection&) {
+        throw;  // kept, recorded once the database answers again
+    } catch (const std::exception& e) {
+        std::cerr << "webhooks: recording " << outcomes.size()
+                  << " outcomes failed, one by one now: " << e.what() << std::endl;
+    }
+    for (const auto& o : outcomes) {
+        try {
+            pqxx::work tx(conn);
+            pg::record_webhook_attempt(tx, o);
+            tx.commit();
+        } catch (const pqxx::broken_connection&) {
+            throw;
+        } catch (const std::exception& e) {
+            std::cerr << "webhooks: outcome of " << o.event_id << " for " << o.endpoint_id
+                      << " dropped (the lease will resend it): " << e.what() << std::endl;
+        }
+    }
+    outcomes.clear();
+}
+
+void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_flag,
+                    const std::atomic<bool>& halt) {
+    auto stopping = [&] { return stop_flag.load() || halt.load(); };
+    infra::webhooks::SenderSettings sender_settings;
+    sender_settings.allow_insecure = s.allow_insecure;
+    infra::webhooks::HttpSender sender(sender_settings);
+    std::unique_ptr<pqxx::connection> conn;
+    std::unordered_map<std::uint64_t, pg::ClaimedDelivery> in_flight;
+    std::vector<pg::AttemptOutcome> unrecorded;
+    std::uint64_t next_tag = 1;
+    auto last_claim = std::chrono::steady_clock::time_point{};
+    auto last_housekeeping = std::chrono::steady_clock::time_point{};
+    std::cerr << "webhooks: dispatcher, " << s.max_in_flight << " in flight, " << s.per_endpoint
+              << " per endpoint" << (s.allow_insecure ? ", insecure URLs allowed (dev)" : "")
+              << std::endl;
+    // After stop, finish what is in flight (bounded by the 10 s total timeout) so nothing waits
+    // for its lease to run out.
+    while (!stopping() || !in_flight.empty() || !unrecorded.empty()) {
+        try {
+            if (!conn || !conn->is_open())
+                conn = std::make_unique<pqxx::connection>(s.database_url);
+            const auto now = std::chrono::steady_clock::now();
+            if (!stopping() && in_flight.size() < s.max_in_flight &&
+                now - last_claim >= s.claim_interval) {
+                last_claim = now;
+                pqxx::work tx(*conn);
+                auto claimed = pg::claim_webhook_deliveries(tx, s.max_in_flight - in_flight.size(),
+                                                            s.per_endpoint, s.lease, lease_token());
+                tx.commit();
+                for (auto& d : claimed) {
+                    infra::webhooks::HttpRequest request;
+                    request.tag = next_tag++;
+                    request.url = d.url;
+                    request.body = d.body;
+                    try {
+                        request.headers = infra::webhooks::signature_headers(d.event_id, d.body,
+                                                                             d.secrets, unix_now());
+                    } catch (const std::exception& e) {
+                        infra::webhooks::HttpResult failed;
+                        failed.error = std::string("signing failed: ") + e.what();
+                        unrecorded.push_back(outcome_of(s, d, failed));
+                        continue;
+                    }
+                    const auto tag = request.tag;
+                    in_flight.emplace(tag, std::move(d));
+                    sender.start(std::move(request));
+                }
+            }
+            for (auto& r : sender.poll(std::chrono::milliseconds(in_flight.empty() ? 0 : 20))) {
+                auto it = in_flight.find(r.tag);
+                if (it == in_flight.end()) continue;
+                unrecorded.push_back(outcome_of(s, it->second, r));
+                in_flight.erase(it);
+            }
+            if (!unrecorded.empty()) record_outcomes(*conn, unrecorded);
+            if (now - last_housekeeping >= s.housekeeping_interval) {
+                last_housekeeping = now;
+                pqxx::work tx(*conn);
+                for (const auto& id : pg::disable_failing_webhook_endpoints(tx, s.disable_after)) {
+                    std::cerr << "webhooks: endpoint " << id << " disabled: failing for "
+                              << s.disable_after.count() << " s with no success" << std::endl;
+                }
+                pg::purge_webhook_attempts(tx, s.keep_attempts);
+                tx.commit();
+            }
+            if (in_flight.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        } catch (const std::exception& e) {
+            // A lost claim or record is safe: leased deliveries are claimed again after the lease.
+            std::cerr << "webhooks: dispatcher database error: " << e.what() << std::endl;
+            conn.reset();
+            if (stopping()) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        }
+    }
+}
+
+}  // namespace
+
+WebhooksSettings webhooks_settings_from_env() {
+    WebhooksSettings s;
+    s.bootstrap = infra::config::require_env("KAFKA_BOOTSTRAP");
+    s.database_url = infra::config::require_env("DATABASE_URL");
+    s.topic = env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+    s.group_id = env_or("DUEPAY_WEBHOOKS_GROUP", "duepay-webhooks");
+    s.allow_insecure = env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
+    if (const auto text = env_or("DUEPAY_WEBHOOK_RETRY_SCHEDULE", ""); !text.empty()) {
+        auto parsed = domain::webhooks::parse_retry_schedule(text);
+        if (!parsed)
+            throw infra::config::ConfigError("DUEPAY_WEBHOOK_RETRY_SCHEDULE: " +
+                                             parsed.error().message);
+        s.retry = *parsed;
+    }
+    s.max_in_flight =
+        static_cast<std::size_t>(env_int_or("DUEPAY_WEBHOOK_MAX_IN_FLIGHT", 256, 1, 10000));
+    s.per_endpoint =
+        static_cast<std::size_t>(env_int_or("DUEPAY_WEBHOOK_PER_ENDPOINT", 10, 1, 1000));
+    s.housekeeping_interval =
+        std::chrono::seconds(env_int_or("DUEPAY_WEBHOOK_HOUSEKEEPING_SECONDS", 60, 1, 86400));
+    s.disable_after = std::chrono::seconds(
+        env_int_or("DUEPAY_WEBHOOK_DISABLE_AFTER_SECONDS", 259200, 1, 31536000));
+    return s;
+}
+
+int run_webhooks(const WebhooksSettings& settings, const std::atomic<bool>& stop) {
+    std::atomic<bool> failed{false};
+    std::atomic<bool> halt{false};  // the enqueuer failed: stop the dispatcher too
+    std::thread dispatcher;
+    if (settings.dispatch) {
+        dispatcher = std::thread([&] {
+            try {
+                run_dispatcher(settings, stop, halt);
+            } catch (const std::exception& e) {
+                std::cerr << "webhooks: dispatcher stopped: " << e.what() << std::endl;
+                failed = true;
+            }
+        });
+    }
+    int rc = 0;
+    try {
+        if (settings.enqueue) {
+            run_enqueuer(settings, stop);
+        } else {
+            while (!stop && !failed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "webhooks: enqueuer stopped: " << e.what() << std::endl;
+        rc = 1;
+        halt = true;
+    }
+    if (dispatcher.joinable()) dispatcher.join();
+    std::cerr << "webhooks: stopped" << std::endl;
+    return failed ? 1 : rc;
+}
+
+}  // namespace duepay::consumers

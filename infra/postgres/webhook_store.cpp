@@ -1,0 +1,346 @@
+#include "infra/postgres/webhook_store.hpp"
+
+#include <sstream>
+
+namespace duepay::infra::postgres {
+namespace {
+
+// RFC 3339 UTC with milliseconds, as every timestamp of the API.
+#define DUEPAY_TS(col) \
+    "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+
+constexpr const char* kEndpointColumns =
+    "id, project_id, mode, url, array_to_string(events, ','), description, status, "
+    "disabled_reason, "
+    DUEPAY_TS("failing_since") ", "
+    "case when previous_expires_at > now() then " DUEPAY_TS("previous_expires_at") " end, "
+    "secret, "
+    DUEPAY_TS("created_at") ", " DUEPAY_TS("updated_at");
+
+std::optional<std::string> opt(const pqxx::field& f) {
+    if (f.is_null()) return std::nullopt;
+    return f.as<std::string>();
+}
+
+std::vector<std::string> split(const std::string& csv) {
+    std::vector<std::string> out;
+    std::stringstream in(csv);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
+
+// A Postgres text[] literal; the items are validated event type names (no quoting needed).
+std::string array_literal(const std::vector<std::string>& items) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i) out += ',';
+        out += items[i];
+    }
+    return out + "}";
+}
+
+WebhookEndpoint endpoint_from(const pqxx::row& r) {
+    WebhookEndpoint e;
+    e.id = r[0].as<std::string>();
+    e.project_id = r[1].as<std::string>();
+    e.mode = r[2].as<std::string>();
+    e.url = r[3].as<std::string>();
+    e.events = split(r[4].as<std::string>());
+    e.description = opt(r[5]);
+    e.status = r[6].as<std::string>();
+    e.disabled_reason = opt(r[7]);
+    e.failing_since = opt(r[8]);
+    e.previous_secret_expires_at = opt(r[9]);
+    e.secret = r[10].as<std::string>();
+    e.created_at = r[11].as<std::string>();
+    e.updated_at = r[12].as<std::string>();
+    return e;
+}
+
+std::optional<WebhookEndpoint> first_endpoint(const pqxx::result& rows) {
+    if (rows.empty()) return std::nullopt;
+    return endpoint_from(rows[0]);
+}
+
+std::string ms_interval(std::chrono::milliseconds ms) {
+    return std::to_string(ms.count()) + " milliseconds";
+}
+
+}  // namespace
+
+WebhookEndpoint insert_webhook_endpoint(pqxx::work& tx, const WebhookEndpoint& e) {
+    auto rows = tx.exec_params(
+        std::string("insert into webhook_endpoints (id, project_id, mode, url, events, "
+                    "description, secret) values ($1, $2, $3, $4, $5::text[], $6, $7) "
+                    "returning ") +
+            kEndpointColumns,
+        e.id, e.project_id, e.mode, e.url, array_literal(e.events), e.description, e.secret);
+    return endpoint_from(rows[0]);
+}
+
+std::vector<WebhookEndpoint> list_webhook_endpoints(
+    pqxx::work& tx, const std::string& project_id, const std::string& mode, std::size_t limit,
+    const std::optional<std::string>& starting_after) {
+    auto rows = tx.exec_params(
+        std::string("select ") + kEndpointColumns +
+            " from webhook_endpoints where project_id = $1 and mode = $2 and ($3::text is null or "
+            "(created_at, id) < (select created_at, id from webhook_endpoints where id = $3)) "
+            "order by created_at desc, id desc limit $4",
+        project_id, mode, starting_after, static_cast<long long>(limit));
+    std::vector<WebhookEndpoint> out;
+    for (const auto& r : rows) out.push_back(endpoint_from(r));
+    return out;
+}
+
+std::optional<WebhookEndpoint> find_webhook_endpoint(pqxx::work& tx, const std::string& project_id,
+                                                     const std::string& mode,
+                                                     const std::string& id) {
+    return first_endpoint(tx.exec_params(
+        std::string("select ") + kEndpointColumns +
+            " from webhook_endpoints where id = $1 and project_id = $2 and mode = $3",
+        id, project_id, mode));
+}
+
+std::optional<WebhookEndpoint> update_webhook_endpoint(pqxx::work& tx,
+                                                       const std::string& project_id,
+                                                       const std::string& mode,
+                                                       const std::string& id,
+                                                       const EndpointPatch& patch) {
+    std::optional<std::string> events;
+    if (patch.events) events = array_literal(*patch.events);
+    std::optional<std::string> description;
+    if (patch.description) description = *patch.description;
+    // Enabling again clears the failure clock; disabling by hand says so.
+    return first_endpoint(tx.exec_params(
+        std::string(
+            "update webhook_endpoints set url = coalesce($4, url), events = coalesce($5::text[], "
+            "events), "
+            "description = case when $6 then $7 else description end, "
+            "status = coalesce($8, status), "
+            "disabled_reason = case when $8 = 'enabled' then null when $8 = 'disabled' then "
+            "'manual' "
+            "else disabled_reason end, "
+            "failing_since = case when $8 = 'enabled' then null else failing_since end, "
+            "updated_at = now() where id = $1 and project_id = $2 and mode = $3 returning ") +
+            kEndpointColumns,
+        id, project_id, mode, patch.url, events, patch.description.has_value(), description,
+        patch.status));
+}
+
+bool delete_webhook_endpoint(pqxx::work& tx, const std::string& project_id, const std::string& mode,
+                             const std::string& id) {
+    auto rows = tx.exec_params(
+        "delete from webhook_endpoints where id = $1 and project_id = $2 and mode = $3 "
+        "returning id",
+        id, project_id, mode);
+    return !rows.empty();
+}
+
+std::optional<WebhookEndpoint> rotate_webhook_secret(pqxx::work& tx, const std::string& project_id,
+                                                     const std::string& mode, const std::string& id,
+                                                     const std::string& new_secret,
+                                                     std::chrono::seconds previous_ttl) {
+    return first_endpoint(tx.exec_params(
+        std::string("update webhook_endpoints set previous_secret = secret, secret = $4, "
+                    "previous_expires_at = now() + $5::interval, updated_at = now() "
+                    "where id = $1 and project_id = $2 and mode = $3 returning ") +
+            kEndpointColumns,
+        id, project_id, mode, new_secret, std::to_string(previous_ttl.count()) + " seconds"));
+}
+
+std::size_t enqueue_webhook_event(pqxx::work& tx, const WebhookEventRow& ev) {
+    auto rows = tx.exec_params(
+        "with ins as (insert into webhook_events "
+        "  (id, type, project_id, mode, invoice_id, charge_event_id, body) "
+        "  values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing returning id) "
+        "insert into webhook_deliveries (endpoint_id, event_id) "
+        "select e.id, ins.id from webhook_endpoints e, ins "
+        "where e.project_id = $3 and e.mode = $4 and e.status = 'enabled' and $2 = any(e.events) "
+        "on conflict do nothing returning endpoint_id",
+        ev.id, ev.type, ev.project_id, ev.mode, ev.invoice_id, ev.charge_event_id, ev.body);
+    return rows.size();
+}
+
+void enqueue_webhook_event_for(pqxx::work& tx, const WebhookEventRow& ev,
+                               const std::string& endpoint_id) {
+    tx.exec_params(
+        "insert into webhook_events "
+        "  (id, type, project_id, mode, invoice_id, charge_event_id, body) "
+        "values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing",
+        ev.id, ev.type, ev.project_id, ev.mode, ev.invoice_id, ev.charge_event_id, ev.body);
+    tx.exec_params(
+        "insert into webhook_deliveries (endpoint_id, event_id) values ($1, $2) "
+        "on conflict do nothing",
+        endpoint_id, ev.id);
+}
+
+bool redeliver_webhook_event(pqxx::work& tx, const std::string& project_id, const std::string& mode,
+                             const std::string& event_id, const std::string& endpoint_id) {
+    auto rows = tx.exec_params(
+        "insert into webhook_deliveries (endpoint_id, event_id) "
+        "select e.id, ev.id from webhook_endpoints e, webhook_events ev "
+        "where e.id = $1 and e.project_id = $3 and e.mode = $4 "
+        "  and ev.id = $2 and ev.project_id = $3 and ev.mode = $4 "
+        "on conflict (endpoint_id, event_id) do update set state = 'pending', attempts = 0, "
+        "  next_attempt_at = now(), leased_until = null, lease_token = null, "
+        "  first_attempt_at = null, updated_at = now() "
+        "returning event_id",
+        endpoint_id, event_id, project_id, mode);
+    return !rows.empty();
+}
+
+std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::string& endpoint_id,
+                                                  std::size_t limit,
+                                                  std::optional<std::int64_t> before_id) {
+    auto rows = tx.exec_params(
+        "select id, event_id, event_type, attempt, " DUEPAY_TS("attempted_at") ", "
+        "  response_status, latency_ms, error, " DUEPAY_TS("next_retry_at") " "
+        "from webhook_attempts where endpoint_id = $1 "
+        "and ($2::bigint is null or id < $2) order by id desc limit $3",
+        endpoint_id, before_id, static_cast<long long>(limit));
+    std::vector<WebhookAttempt> out;
+    for (const auto& r : rows) {
+        WebhookAttempt a;
+        a.id = r[0].as<std::int64_t>();
+        a.event_id = r[1].as<std::string>();
+        a.event_type = r[2].as<std::string>();
+        a.attempt = r[3].as<int>();
+        a.attempted_at = r[4].as<std::string>();
+        if (!r[5].is_null()) a.response_status = r[5].as<int>();
+        a.latency_ms = r[6].as<int>();
+        a.error = opt(r[7]);
+        a.next_retry_at = opt(r[8]);
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+std::set<std::string> insert_webhook_journal(pqxx::work& tx,
+                                             const std::vector<WebhookJournalEntry>& entries) {
+    std::set<std::string> inserted;
+    for (const auto& e : entries) {
+        auto rows = tx.exec_params(
+            "insert into webhook_charge_events (event_id, invoice_id, partition, \"offset\", "
+            "payload) "
+            "values ($1, $2, $3, $4, $5) on conflict (event_id) do nothing returning event_id",
+            e.event_id, e.invoice_id, e.partition, e.offset, e.payload);
+        if (!rows.empty()) inserted.insert(e.event_id);
+    }
+    return inserted;
+}
+
+std::vector<std::pair<std::string, std::string>> load_webhook_journal(
+    pqxx::work& tx, const std::vector<std::string>& invoice_ids) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (invoice_ids.empty()) return out;
+    auto rows = tx.exec_params(
+        "select invoice_id, payload from webhook_charge_events "
+        "where invoice_id = any($1::text[]) "
+        "order by invoice_id, partition, \"offset\"",
+        array_literal(invoice_ids));  // 0x-hex ids: no quoting needed
+    out.reserve(rows.size());
+    for (const auto& r : rows) out.emplace_back(r[0].as<std::string>(), r[1].as<std::string>());
+    return out;
+}
+
+std::vector<ClaimedDelivery> claim_webhook_deliveries(pqxx::work& tx, std::size_t limit,
+                                                      std::size_t per_endpoint,
+                                                      std::chrono::milliseconds lease,
+                                                      std::int64_t lease_token) {
+    // The endpoint rows are locked (SKIP LOCKED), so one dispatcher at a time claims for an
+    // endpoint and the in-flight count per endpoint holds across dispatchers.
+    auto rows = tx.exec_params(
+        "with eps as ("
+        "  select e.id, greatest(0, $2 - (select count(*) from webhook_deliveries x "
+        "    where x.endpoint_id = e.id and x.state = 'pending' and x.leased_until > now())) "
+        "    as room "
+        "  from webhook_endpoints e "
+        "  where e.status = 'enabled' and exists (select 1 from webhook_deliveries d "
+        "    where d.endpoint_id = e.id and d.state = 'pending' and d.next_attempt_at <= now()) "
+        "  for update of e skip locked), "
+        "ranked as ("
+        "  select d.endpoint_id, d.event_id, d.next_attempt_at, eps.room, row_number() over "
+        "    (partition by d.endpoint_id order by d.next_attempt_at, d.event_id) as rn "
+        "  from eps join webhook_deliveries d on d.endpoint_id = eps.id "
+        "  where d.state = 'pending' and d.next_attempt_at <= now()), "
+        "picked as (select endpoint_id, event_id from ranked where rn <= room "
+        "  order by next_attempt_at limit $1) "
+        "update webhook_deliveries d set leased_until = now() + $3::interval, lease_token = $4, "
+        "  next_attempt_at = now() + $3::interval, updated_at = now(), "
+        "  first_attempt_at = coalesce(d.first_attempt_at, now()) "
+        "from picked p, webhook_events ev, webhook_endpoints e "
+        "where d.endpoint_id = p.endpoint_id and d.event_id = p.event_id and ev.id = d.event_id "
+        "  and e.id = d.endpoint_id and d.state = 'pending' "
+        "returning d.endpoint_id, d.event_id, ev.type, e.url, ev.body, e.secret, "
+        "  case when e.previous_expires_at > now() then e.previous_secret end, d.attempts, "
+        "  (extract(epoch from (now() - d.first_attempt_at)) * 1000)::bigint",
+        static_cast<long long>(limit), static_cast<long long>(per_endpoint), ms_interval(lease),
+        lease_token);
+    std::vector<ClaimedDelivery> out;
+    out.reserve(rows.size());
+    for (const auto& r : rows) {
+        ClaimedDelivery c;
+        c.endpoint_id = r[0].as<std::string>();
+        c.event_id = r[1].as<std::string>();
+        c.event_type = r[2].as<std::string>();
+        c.url = r[3].as<std::string>();
+        c.body = r[4].as<std::string>();
+        c.secrets.push_back(r[5].as<std::string>());
+        if (!r[6].is_null()) c.secrets.push_back(r[6].as<std::string>());
+        c.attempts = r[7].as<int>();
+        c.since_first_attempt_ms = r[8].as<std::int64_t>();
+        c.lease_token = lease_token;
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+void record_webhook_attempt(pqxx::work& tx, const AttemptOutcome& o) {
+    std::optional<std::string> retry;
+    if (o.retry_in) retry = ms_interval(*o.retry_in);
+    const std::string state = o.delivered ? "delivered" : (o.retry_in ? "pending" : "failed");
+    // An endpoint deleted while its request was in flight has no log any more: skip it.
+    tx.exec_params(
+        "insert into webhook_attempts (endpoint_id, event_id, event_type, attempt, "
+        "  response_status, latency_ms, error, next_retry_at) "
+        "select $1, $2, $3, $4, $5, $6, $7, now() + $8::interval "
+        "where exists (select 1 from webhook_endpoints where id = $1)",
+        o.endpoint_id, o.event_id, o.event_type, o.attempt, o.response_status, o.latency_ms,
+        o.error, retry);
+    tx.exec_params(
+        "update webhook_deliveries set attempts = $3, state = $4, leased_until = null, "
+        "  lease_token = null, next_attempt_at = coalesce(now() + $5::interval, next_attempt_at), "
+        "  last_status = $6, last_error = $7, updated_at = now() "
+        "where endpoint_id = $1 and event_id = $2 and lease_token = $8",
+        o.endpoint_id, o.event_id, o.attempt, state, retry, o.response_status, o.error,
+        o.lease_token);
+    // The failure clock: set by the first failure after a success, cleared by a success.
+    tx.exec_params(
+        "update webhook_endpoints "
+        "set failing_since = case when $2 then null else coalesce(failing_since, now()) end "
+        "where id = $1 and (failing_since is null) <> $2::boolean",
+        o.endpoint_id, o.delivered);
+}
+
+std::vector<std::string> disable_failing_webhook_endpoints(pqxx::work& tx,
+                                                           std::chrono::seconds after) {
+    auto rows = tx.exec_params(
+        "update webhook_endpoints set status = 'disabled', disabled_reason = 'failing', "
+        "  updated_at = now() "
+        "where status = 'enabled' and failing_since < now() - $1::interval returning id",
+        std::to_string(after.count()) + " seconds");
+    std::vector<std::string> out;
+    for (const auto& r : rows) out.push_back(r[0].as<std::string>());
+    return out;
+}
+
+std::size_t purge_webhook_attempts(pqxx::work& tx, std::chrono::seconds keep) {
+    auto rows =
+        tx.exec_params("delete from webhook_attempts where attempted_at < now() - $1::interval",
+                       std::to_string(keep.count()) + " seconds");
+    return static_cast<std::size_t>(rows.affected_rows());
+}
+
+}  // namespace duepay::infra::postgres

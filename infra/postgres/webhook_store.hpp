@@ -1,0 +1,157 @@
+// SQL of webhooks (schemas/migrations/0100_webhooks.sql, docs/webhooks.md): endpoints (account
+// data, scoped by project and key mode), the webhooks role's journal, emitted events, the delivery
+// queue and the attempt log. Functions take the caller's transaction, so the role enqueues in the
+// same transaction as its consumer offsets.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <pqxx/pqxx>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace duepay::infra::postgres {
+
+struct WebhookEndpoint {
+    std::string id;
+    std::string project_id;
+    std::string mode;
+    std::string url;
+    std::vector<std::string> events;
+    std::optional<std::string> description;
+    std::string status;                          // enabled | disabled
+    std::optional<std::string> disabled_reason;  // manual | failing
+    std::optional<std::string> failing_since;    // RFC 3339
+    std::optional<std::string> previous_secret_expires_at;
+    std::string secret;  // shown only at creation and rotation
+    std::string created_at;
+    std::string updated_at;
+};
+
+struct EndpointPatch {
+    std::optional<std::string> url;
+    std::optional<std::vector<std::string>> events;
+    std::optional<std::optional<std::string>> description;  // set (value or null) when present
+    std::optional<std::string> status;
+};
+
+WebhookEndpoint insert_webhook_endpoint(pqxx::work& tx, const WebhookEndpoint& endpoint);
+// Newest first; `starting_after` is the id of the last endpoint of the previous page.
+std::vector<WebhookEndpoint> list_webhook_endpoints(
+    pqxx::work& tx, const std::string& project_id, const std::string& mode, std::size_t limit,
+    const std::optional<std::string>& starting_after);
+std::optional<WebhookEndpoint> find_webhook_endpoint(pqxx::work& tx, const std::string& project_id,
+                                                     const std::string& mode,
+                                                     const std::string& id);
+std::optional<WebhookEndpoint> update_webhook_endpoint(pqxx::work& tx,
+                                                       const std::string& project_id,
+                                                       const std::string& mode,
+                                                       const std::string& id,
+                                                       const EndpointPatch& patch);
+bool delete_webhook_endpoint(pqxx::work& tx, const std::string& project_id, const std::string& mode,
+                             const std::string& id);
+// The endpoint with its new secret; the old one keeps signing until now + previous_ttl.
+std::optional<WebhookEndpoint> rotate_webhook_secret(pqxx::work& tx, const std::string& project_id,
+                                                     const std::string& mode, const std::string& id,
+                                                     const std::string& new_secret,
+                                                     std::chrono::seconds previous_ttl);
+
+struct WebhookEventRow {
+    std::string id;
+    std::string type;
+    std::string project_id;
+    std::string mode;
+    std::optional<std::string> invoice_id;
+    std::optional<std::string> charge_event_id;
+    std::string body;
+};
+
+// Stores the event (once per id) and queues one delivery per enabled endpoint of the project and
+// mode subscribed to its type; returns the number of deliveries queued now.
+std::size_t enqueue_webhook_event(pqxx::work& tx, const WebhookEventRow& event);
+// Stores the event and queues it for one endpoint only (webhook.test).
+void enqueue_webhook_event_for(pqxx::work& tx, const WebhookEventRow& event,
+                               const std::string& endpoint_id);
+// Queues the event again for the endpoint (a new pending delivery, attempts from 0). False when
+// the event or the endpoint is not the project's in that mode.
+bool redeliver_webhook_event(pqxx::work& tx, const std::string& project_id, const std::string& mode,
+                             const std::string& event_id, const std::string& endpoint_id);
+
+struct WebhookAttempt {
+    std::int64_t id = 0;
+    std::string event_id;
+    std::string event_type;
+    int attempt = 0;
+    std::string attempted_at;
+    std::optional<int> response_status;
+    int latency_ms = 0;
+    std::optional<std::string> error;
+    std::optional<std::string> next_retry_at;
+};
+// Newest first; `before_id` pages back.
+std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::string& endpoint_id,
+                                                  std::size_t limit,
+                                                  std::optional<std::int64_t> before_id);
+
+// --- the webhooks role ---
+
+struct WebhookJournalEntry {
+    std::string event_id;
+    std::string invoice_id;
+    std::int32_t partition = 0;
+    std::int64_t offset = 0;
+    std::string payload;
+};
+std::set<std::string> insert_webhook_journal(pqxx::work& tx,
+                                             const std::vector<WebhookJournalEntry>& entries);
+// (invoice id, payload) in log order, per invoice.
+std::vector<std::pair<std::string, std::string>> load_webhook_journal(
+    pqxx::work& tx, const std::vector<std::string>& invoice_ids);
+
+struct ClaimedDelivery {
+    std::string endpoint_id;
+    std::string event_id;
+    std::string event_type;
+    std::string url;
+    std::string body;
+    std::vector<std::string> secrets;  // active ones, current first
+    int attempts = 0;                  // before this one
+    std::int64_t since_first_attempt_ms = 0;
+    std::int64_t lease_token = 0;
+};
+
+// Claims due deliveries (FOR UPDATE SKIP LOCKED: several dispatchers share the queue), at most
+// `per_endpoint` in flight per endpoint across dispatchers, leased for `lease` (a dispatcher that
+// dies mid-request leaves them to another after the lease).
+// `lease_token` (random, per claim) is what record_webhook_attempt must present.
+std::vector<ClaimedDelivery> claim_webhook_deliveries(pqxx::work& tx, std::size_t limit,
+                                                      std::size_t per_endpoint,
+                                                      std::chrono::milliseconds lease,
+                                                      std::int64_t lease_token);
+
+struct AttemptOutcome {
+    std::string endpoint_id;
+    std::string event_id;
+    std::string event_type;
+    int attempt = 0;  // 1-based
+    std::optional<int> response_status;
+    int latency_ms = 0;
+    std::optional<std::string> error;
+    bool delivered = false;
+    std::optional<std::chrono::milliseconds> retry_in;  // nullopt and !delivered: failed for good
+    std::int64_t lease_token = 0;                       // from the claim
+};
+// Logs the attempt (unless the endpoint was deleted meanwhile); updates the delivery only while
+// the claim's lease token is still its own (a redelivery or another dispatcher's re-claim since
+// then is not overwritten).
+void record_webhook_attempt(pqxx::work& tx, const AttemptOutcome& outcome);
+
+// Disables endpoints failing for longer than `after` with no success; returns their ids.
+std::vector<std::string> disable_failing_webhook_endpoints(pqxx::work& tx,
+                                                           std::chrono::seconds after);
+// Deletes attempts older than `keep`; returns the number deleted.
+std::size_t purge_webhook_attempts(pqxx::work& tx, std::chrono::seconds keep);
+
+}  // namespace duepay::infra::postgres
