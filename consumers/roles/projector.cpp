@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include <pqxx/pqxx>
@@ -30,7 +31,10 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
         infra::postgres::prepare_charge_statements(*c);
         return c;
     };
-    auto conn = connect();
+    // Opened on first use (the offset lookup of the first assignment), so a projector started
+    // while Postgres is down waits for it instead of failing (and, in `duepay dev`, stopping the
+    // API with it): ADR 0044.
+    std::unique_ptr<pqxx::connection> conn;
     // The rebalance callback runs inside poll on this thread, so it may use the same connection.
     // A stale connection (Postgres restarted) is replaced once; if the database is still away the
     // lookup throws and the consumer holds the partitions until a later poll (no abort).

@@ -65,8 +65,11 @@ bool KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitio
         // Without the stored offsets we must not read: starting anywhere else could skip or
         // re-apply out of order. Hold the partitions unassigned (nothing is fetched) and ask again
         // from poll_batch until the store answers; the group keeps them ours meanwhile.
-        std::cerr << "kafka consumer " << settings_.group_id << ": cannot read stored offsets ("
-                  << e.what() << "); partitions held until the offset store answers" << std::endl;
+        if (!pending_) {  // logged once per hold, not at every retry
+            std::cerr << "kafka consumer " << settings_.group_id << ": cannot read stored offsets ("
+                      << e.what() << "); partitions held until the offset store answers"
+                      << std::endl;
+        }
         pending_.reset(rd_kafka_topic_partition_list_copy(partitions));
         last_pending_try_ = std::chrono::steady_clock::now();
         rd_kafka_assign(consumer_.get(), nullptr);
@@ -109,9 +112,10 @@ void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
     auto* self = static_cast<KafkaConsumer*>(opaque);
     ++self->generation_;
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-        self->assign_from_stored(partitions);
-        std::cerr << "kafka consumer " << self->settings_.group_id << ": assigned " << partitions->cnt
-                  << " partition(s) of " << self->settings_.topic << std::endl;
+        if (self->assign_from_stored(partitions)) {
+            std::cerr << "kafka consumer " << self->settings_.group_id << ": assigned "
+                      << partitions->cnt << " partition(s) of " << self->settings_.topic << std::endl;
+        }
     } else {
         self->pending_.reset();
         rd_kafka_assign(rk, nullptr);
