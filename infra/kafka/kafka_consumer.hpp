@@ -53,7 +53,7 @@ public:
     std::vector<std::int32_t> assignment() const;
 
     // Re-reads the stored offsets for the current assignment and restarts fetching there (after a
-    // failed batch: nothing of it was stored, so it is read again). Drops buffered messages.
+    // failed batch: nothing of it was stored, so it is read again) by a seek; drops buffered messages.
     void rewind_to_stored();
 
     // Leaves the group cleanly (revokes partitions, lets others take over quickly).
