@@ -139,11 +139,13 @@ Result<std::string> check_return_url(std::string_view text, bool live_mode) {
     auto url = parse_http_url(text);
     if (!url) return make_error("invalid_return_url", "returnUrl " + url.error().message);
     if (url->scheme == "https") return std::string(text);
-    if (live_mode) return make_error("invalid_return_url", "returnUrl must be an https URL for a live key");
+    if (live_mode)
+        return make_error("invalid_return_url", "returnUrl must be an https URL for a live key");
     if (!url->loopback_host()) {
-        return make_error("invalid_return_url",
-                          "returnUrl must be https (plain http only to localhost, 127.0.0.0/8 or [::1] "
-                          "with a test key)");
+        return make_error(
+            "invalid_return_url",
+            "returnUrl must be https (plain http only to localhost, 127.0.0.0/8 or [::1] "
+            "with a test key)");
     }
     return std::string(text);
 }

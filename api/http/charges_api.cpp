@@ -273,7 +273,8 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     }
     if (doc.HasMember("returnUrl") && !doc["returnUrl"].IsNull()) {
         const auto& u = doc["returnUrl"];
-        if (!u.IsString()) return bad_request("invalid_return_url", "returnUrl must be an https URL string");
+        if (!u.IsString())
+            return bad_request("invalid_return_url", "returnUrl must be an https URL string");
         // Parsed, not prefix-matched (domain/url.hpp): no userinfo, live keys https only.
         auto url = domain::check_return_url(str(u), !test_key);
         if (!url) return bad_request(url.error().code, url.error().message);
@@ -396,48 +397,57 @@ namespace {
 
 // Appends a prepared charge.created and answers: 201 once durable (after a bounded wait for the
 // projection), 503 otherwise. Settles `guard`.
-void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record, std::shared_ptr<std::string> body,
-                       const std::shared_ptr<CreateGuard>& guard, Responder respond) {
+void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record,
+                       std::shared_ptr<std::string> body, const std::shared_ptr<CreateGuard>& guard,
+                       Responder respond) {
     auto* waiter = deps.waiter;
     const auto timeout = deps.projection_timeout;
     const auto retry_after = deps.retry_after_ms;
     const std::string invoice_id = record.key;
-    deps.log->append_async(std::move(record), [=, respond = std::move(respond)](infra::kafka::AppendResult result) {
-        if (result.status == infra::kafka::AppendStatus::not_persisted) {
-            // Nothing of this attempt is in the log. A first attempt frees the key and the quota
-            // unit; a resumed one keeps the key bound (the earlier attempt's outcome is unknown).
-            if (guard->resumed) {
-                guard->unlock();
-                respond(error_response(503, "event_log_unavailable",
-                                       "the event log is unavailable; retry later with the same Idempotency-Key",
-                                       retry_after));
+    deps.log->append_async(
+        std::move(record), [=, respond = std::move(respond)](infra::kafka::AppendResult result) {
+            if (result.status == infra::kafka::AppendStatus::not_persisted) {
+                // Nothing of this attempt is in the log. A first attempt frees the key and the
+                // quota unit; a resumed one keeps the key bound (the earlier attempt's outcome is
+                // unknown).
+                if (guard->resumed) {
+                    guard->unlock();
+                    respond(error_response(
+                        503, "event_log_unavailable",
+                        "the event log is unavailable; retry later with the same Idempotency-Key",
+                        retry_after));
+                    return;
+                }
+                guard->release(true);
+                respond(error_response(
+                    503, "event_log_unavailable",
+                    "the event log is unavailable; the charge was not created, retry later",
+                    retry_after));
                 return;
             }
-            guard->release(true);
-            respond(error_response(503, "event_log_unavailable",
-                                   "the event log is unavailable; the charge was not created, retry later",
-                                   retry_after));
-            return;
-        }
-        if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
-            std::cerr << "api: append of " << invoice_id << " possibly persisted: " << result.error << std::endl;
-            guard->unlock();  // the charge may exist: the key stays bound, the quota unit taken
-            respond(error_response(503, "event_log_outcome_unknown",
-                                   "the event log did not confirm the charge; retry with the same Idempotency-Key",
-                                   retry_after));
-            return;
-        }
-        // Durable in the log: the charge exists. Wait (bounded) for the read model so the buyer's
-        // first read finds it; answer 201 either way (docs/adr/0041-create-waits-for-projection.md).
-        waiter->wait(invoice_id, timeout, [respond, body, invoice_id, guard](bool projected) {
-            if (!projected) std::cerr << "api: projection of " << invoice_id << " not seen in time" << std::endl;
-            auto answer = success_response(201, *body);
-            guard->complete(answer);  // stored before the answer: a replay right after finds it
-            respond(std::move(answer));
+            if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
+                std::cerr << "api: append of " << invoice_id
+                          << " possibly persisted: " << result.error << std::endl;
+                guard->unlock();  // the charge may exist: the key stays bound, the quota unit taken
+                respond(error_response(
+                    503, "event_log_outcome_unknown",
+                    "the event log did not confirm the charge; retry with the same Idempotency-Key",
+                    retry_after));
+                return;
+            }
+            // Durable in the log: the charge exists. Wait (bounded) for the read model so the
+            // buyer's first read finds it; answer 201 either way
+            // (docs/adr/0041-create-waits-for-projection.md).
+            waiter->wait(invoice_id, timeout, [respond, body, invoice_id, guard](bool projected) {
+                if (!projected)
+                    std::cerr << "api: projection of " << invoice_id << " not seen in time"
+                              << std::endl;
+                auto answer = success_response(201, *body);
+                guard->complete(answer);  // stored before the answer: a replay right after finds it
+                respond(std::move(answer));
+            });
         });
-    });
 }
-
 
 // Prices, signs and appends an admitted create (past idempotency and the limiter); answers once.
 void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner,
@@ -536,8 +546,9 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     // Bind the Idempotency-Key to this charge before it can reach the log (ADR 0091): a retry
     // after an unknown outcome or a crash re-appends these bytes instead of a second charge.
     if (!guard->prepare({record.key, record.value, *body})) {
-        return fail(error_response(409, "idempotency_key_in_use",
-                                   "a request with this Idempotency-Key is in progress; retry later"));
+        return fail(
+            error_response(409, "idempotency_key_in_use",
+                           "a request with this Idempotency-Key is in progress; retry later"));
     }
     append_and_answer(deps, std::move(record), std::move(body), guard, std::move(respond));
 }
@@ -545,7 +556,8 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
 // A request that resumed a key bound to an earlier attempt's charge: if the charge is in the read
 // model it exists, and the stored 201 is the answer; otherwise the same event (same event id) is
 // appended again, and the projector keeps one of any duplicates.
-void resume_create(const ApiDeps& deps, const KeyOwner& owner, const infra::postgres::PreparedCreate& prepared,
+void resume_create(const ApiDeps& deps, const KeyOwner& owner,
+                   const infra::postgres::PreparedCreate& prepared,
                    const std::shared_ptr<CreateGuard>& guard, Responder respond) {
     const auto status = deps.charges->find_status(prepared.invoice_id);
     if (status && status->project_id == owner.project_id) {

@@ -38,12 +38,12 @@ private:
 
 class PgIdempotencyKeys final : public IdempotencyKeys {
 public:
-    explicit PgIdempotencyKeys(infra::postgres::ConnectionPool& pool,
-                               infra::postgres::IdempotencySettings settings = {})
-        : store_(pool, settings) {}
-    infra::postgres::BeginResult begin(const std::string& project_id, const std::string& key,
-                                       const infra::random::Digest32& fingerprint) override {
-        return store_.begin(project_id, key, fingerprint);
+  explicit PgIdempotencyKeys(infra::postgres::ConnectionPool& pool,
+                             infra::postgres::IdempotencySettings settings = {})
+      : store_(pool, settings) {}
+  infra::postgres::BeginResult begin(const std::string& project_id, const std::string& key,
+                                     const infra::random::Digest32& fingerprint) override {
+      return store_.begin(project_id, key, fingerprint);
     }
     bool complete(const std::string& project_id, const std::string& key, const infra::random::Digest32& fingerprint,
                   const infra::postgres::StoredResponse& response) override {
@@ -65,7 +65,7 @@ public:
     // Deletes expired keys, at most `limit` (the api role calls it periodically).
     std::int64_t purge_expired(int limit) { return store_.purge_expired(limit); }
 
-private:
+  private:
     infra::postgres::IdempotencyStore store_;
 };
 

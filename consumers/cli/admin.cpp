@@ -3,7 +3,6 @@
 #include <chrono>
 #include <iostream>
 #include <optional>
-
 #include <pqxx/pqxx>
 
 #include "domain/hex.hpp"
@@ -22,8 +21,10 @@ constexpr const char* kDemoPayout = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
 const char* kAdminUsage =
     "usage: duepay admin demo\n"
-    "           ensure the project \"Demo shop\" (verified payout wallet) and its deterministic test key;\n"
-    "           prints {\"projectId\",\"keyId\",\"key\"}. Needs DATABASE_URL, DUEPAY_SERVER_SECRET.\n"
+    "           ensure the project \"Demo shop\" (verified payout wallet) and its deterministic "
+    "test key;\n"
+    "           prints {\"projectId\",\"keyId\",\"key\"}. Needs DATABASE_URL, "
+    "DUEPAY_SERVER_SECRET.\n"
     "           A revoked demo key is not revived (error key_revoked, exit 1).\n"
     "       duepay admin topic create --name T --partitions N [--replication-factor R]\n"
     "                                 [--min-insync-replicas M]\n"
@@ -31,18 +32,21 @@ const char* kAdminUsage =
     "           (retention.ms=-1), R replicas (default 1) and min.insync.replicas M (default a\n"
     "           majority, (R+1)/2); prints {\"topic\",\"partitions\",\"replicationFactor\",\n"
     "           \"minInsyncReplicas\"}. An existing topic is left unchanged.\n"
-    "       duepay admin project create --name N [--plan free|pro|scale|unmetered] [--window-seconds S]\n"
+    "       duepay admin project create --name N [--plan free|pro|scale|unmetered] "
+    "[--window-seconds S]\n"
     "                                   [--logo-url U] [--accent-color #RRGGBB]\n"
     "       duepay admin project show --project P\n"
     "       duepay admin project update --project P [--name N] [--plan ..] [--window-seconds S]\n"
     "                                   [--logo-url U|''] [--accent-color #RRGGBB|'']\n"
-    "       duepay admin key create --project P --mode test|live   (a live key is printed only now)\n"
+    "       duepay admin key create --project P --mode test|live   (a live key is printed only "
+    "now)\n"
     "       duepay admin key show --key-id K                      (test keys only)\n"
     "       duepay admin key list --project P\n"
     "       duepay admin key revoke --key-id K\n"
     "       duepay admin wallet challenge --project P --address A [--ttl-seconds S]\n"
     "       duepay admin wallet verify --project P --address A --signature 0x.. [--nonce N]\n"
-    "       duepay admin chains                                   (the registry in DUEPAY_CHAINS_FILE)\n"
+    "       duepay admin chains                                   (the registry in "
+    "DUEPAY_CHAINS_FILE)\n"
     "       duepay admin quarantine list [--group G] [--all]   (events consumers could not apply)\n"
     "       duepay admin quarantine retry <id>       (re-apply one; docs/operations.md)\n"
     "       duepay admin webhook add|list|show|update|delete|rotate|test|deliveries|redeliver ...\n"
@@ -66,12 +70,14 @@ int demo() {
     // Plan unmetered: the demo and the load benches create far more than any plan allows (docs/limits.md).
     infra::postgres::upsert_project(tx, {kDemoProjectId, "Demo shop", "unmetered", std::string(kDemoPayout)});
     // A revoked demo key stays revoked: ops revoked it for a reason (docs/accounts.md).
-    if (!infra::postgres::upsert_api_key(tx, kDemoKeyId, kDemoProjectId, "test", infra::random::sha256(key),
-                                         key.substr(0, 12))) {
+    if (!infra::postgres::upsert_api_key(tx, kDemoKeyId, kDemoProjectId, "test",
+                                         infra::random::sha256(key), key.substr(0, 12))) {
         tx.abort();
-        std::cerr << R"({"error":{"code":"key_revoked","message":"the demo key )" << kDemoKeyId
-                  << R"( was revoked and stays revoked; create another key with duepay admin key create"}})"
-                  << std::endl;
+        std::cerr
+            << R"({"error":{"code":"key_revoked","message":"the demo key )" << kDemoKeyId
+            << R"( was revoked and stays revoked; create another key with )"
+            << R"(duepay admin key create"}})"
+            << std::endl;
         return 1;
     }
     tx.commit();
@@ -82,7 +88,8 @@ int demo() {
 
 // A small positive integer flag, or nullopt when it is not one.
 std::optional<int> count_flag(const std::string& text) {
-    if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos) {
+    if (text.empty() || text.size() > 4 ||
+        text.find_first_not_of("0123456789") != std::string::npos) {
         return std::nullopt;
     }
     const int v = std::stoi(text);
@@ -111,8 +118,9 @@ int topic_create(const std::vector<std::string>& args) {
     infra::kafka::ensure_topic(infra::config::require_env("KAFKA_BOOTSTRAP"), name, settings,
                                std::chrono::milliseconds(10000));
     std::cout << R"({"topic":")" << name << R"(","partitions":)" << settings.partitions
-              << R"(,"replicationFactor":)" << settings.replication_factor << R"(,"minInsyncReplicas":)"
-              << infra::kafka::min_insync_replicas_for(settings) << "}" << std::endl;
+              << R"(,"replicationFactor":)" << settings.replication_factor
+              << R"(,"minInsyncReplicas":)" << infra::kafka::min_insync_replicas_for(settings)
+              << "}" << std::endl;
     return 0;
 }
 

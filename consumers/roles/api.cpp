@@ -148,9 +148,11 @@ struct ApiRole {
                 total += n;
                 if (n < kBatch) break;
             }
-            if (total > 0) std::cerr << "api: purged " << total << " expired idempotency keys" << std::endl;
+            if (total > 0)
+                std::cerr << "api: purged " << total << " expired idempotency keys" << std::endl;
         } catch (const std::exception& e) {
-            std::cerr << "api: idempotency purge failed (retried next period): " << e.what() << std::endl;
+            std::cerr << "api: idempotency purge failed (retried next period): " << e.what()
+                      << std::endl;
         }
     }
 

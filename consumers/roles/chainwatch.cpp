@@ -438,8 +438,9 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
         for (int i = 0; i < 10 && !stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (stop) return 0;
     }
-    std::cerr << "chainwatch " << settings.chain_id << ": leader, rpc " << domain::redact_url(chain->rpc_url) << ", "
-              << chain->confirmations << " confirmations" << std::endl;
+    std::cerr << "chainwatch " << settings.chain_id << ": leader, rpc "
+              << domain::redact_url(chain->rpc_url) << ", " << chain->confirmations
+              << " confirmations" << std::endl;
 
     infra::postgres::ChainCheckpointStore checkpoints(settings.database_url);
     infra::kafka::KafkaEventLog log(infra::kafka::ProducerSettings{settings.bootstrap, settings.topic});

@@ -86,10 +86,13 @@ domain::Result<ChainRegistry> ChainRegistry::parse(std::string_view json) {
         // forwarder's init-code hash it would hand buyers addresses nobody can sweep.
         if (info.transfer_rail) {
             if (!c.HasMember("depositFactory") || info.deposit_factory == domain::Address{}) {
-                return bad(where + "transferRail needs depositFactory (a non-zero 20-byte address)");
+                return bad(where +
+                           "transferRail needs depositFactory (a non-zero 20-byte address)");
             }
-            if (!c.HasMember("forwarderInitCodeHash") || info.forwarder_init_code_hash == domain::Bytes32{}) {
-                return bad(where + "transferRail needs forwarderInitCodeHash (32 non-zero bytes of hex)");
+            if (!c.HasMember("forwarderInitCodeHash") ||
+                info.forwarder_init_code_hash == domain::Bytes32{}) {
+                return bad(where +
+                           "transferRail needs forwarderInitCodeHash (32 non-zero bytes of hex)");
             }
         }
         info.default_token = string_of(c, "defaultToken");

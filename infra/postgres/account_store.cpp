@@ -42,11 +42,14 @@ void upsert_project(pqxx::work& tx, const ProjectSpec& p) {
 }
 
 bool upsert_api_key(pqxx::work& tx, const std::string& key_id, const std::string& project_id,
-                    const std::string& mode, const random::Digest32& key_hash, const std::string& key_prefix) {
+                    const std::string& mode, const random::Digest32& key_hash,
+                    const std::string& key_prefix) {
     pqxx::binarystring hash(key_hash.data(), key_hash.size());
     auto r = tx.exec_params(
-        "insert into api_keys as k (id, project_id, mode, key_hash, key_prefix) values ($1, $2, $3, $4, $5) "
-        "on conflict (id) do update set key_hash = excluded.key_hash, key_prefix = excluded.key_prefix, "
+        "insert into api_keys as k (id, project_id, mode, key_hash, key_prefix) values ($1, $2, "
+        "$3, $4, $5) "
+        "on conflict (id) do update set key_hash = excluded.key_hash, key_prefix = "
+        "excluded.key_prefix, "
         "mode = excluded.mode where k.revoked_at is null returning 1",
         key_id, project_id, mode, hash, key_prefix);
     return !r.empty();

@@ -44,7 +44,8 @@ void upsert_project(pqxx::work& tx, const ProjectSpec& project);
 // Inserts a key with this id, or replaces the hash, prefix and mode of an active one. A revoked key
 // stays revoked (nothing changes): returns false then, true when the key is active.
 bool upsert_api_key(pqxx::work& tx, const std::string& key_id, const std::string& project_id,
-                    const std::string& mode, const random::Digest32& key_hash, const std::string& key_prefix);
+                    const std::string& mode, const random::Digest32& key_hash,
+                    const std::string& key_prefix);
 
 // ---- Administration (`duepay admin`, docs/accounts.md) ----
 

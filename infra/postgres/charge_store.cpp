@@ -157,7 +157,8 @@ void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& ro
 
 void prepare_charge_statements(pqxx::connection& conn) {
     conn.prepare("find_charge", std::string("select ") + kColumns + " from charges where invoice_id = $1");
-    conn.prepare("find_charge_status", "select project_id, status, mode from charges where invoice_id = $1");
+    conn.prepare("find_charge_status",
+                 "select project_id, status, mode from charges where invoice_id = $1");
     conn.prepare("insert_journal",
                  "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", type, payload) "
                  "select event_id, invoice_id, topic, partition, \"offset\", type, payload "

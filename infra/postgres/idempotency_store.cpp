@@ -69,19 +69,25 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
             // Claim the key: a fresh insert, or a takeover of an expired row or of an in-flight row
             // whose owner is gone (lock_timeout passed). Waits for a concurrent claimant's commit.
             auto claimed = tx.exec_params(
-                "insert into idempotency_keys as k (project_id, key, fingerprint, state, locked_until, created_at, "
-                "expires_at) values ($1, $2, $3, 'in_flight', clock_timestamp() + $4::interval, clock_timestamp(), "
+                "insert into idempotency_keys as k (project_id, key, fingerprint, state, "
+                "locked_until, created_at, "
+                "expires_at) values ($1, $2, $3, 'in_flight', clock_timestamp() + $4::interval, "
+                "clock_timestamp(), "
                 "clock_timestamp() + $5::interval) "
-                "on conflict (project_id, key) do update set fingerprint = excluded.fingerprint, state = 'in_flight', "
-                "locked_until = excluded.locked_until, response_status = null, response_headers = null, "
+                "on conflict (project_id, key) do update set fingerprint = excluded.fingerprint, "
+                "state = 'in_flight', "
+                "locked_until = excluded.locked_until, response_status = null, response_headers = "
+                "null, "
                 "response_body = null, created_at = excluded.created_at, completed_at = null, "
                 "expires_at = excluded.expires_at "
                 ", invoice_id = null, prepared_event = null, prepared_body = null "
-                "where k.expires_at < clock_timestamp() or (k.state = 'in_flight' and k.locked_until < clock_timestamp() "
+                "where k.expires_at < clock_timestamp() or (k.state = 'in_flight' and "
+                "k.locked_until < clock_timestamp() "
                 "and k.prepared_event is null) "
                 "returning 1",
                 project_id, key, fp, seconds(settings_.lock_timeout), seconds(settings_.retention));
-            if (!claimed.empty()) return BeginResult{BeginOutcome::created, std::nullopt, std::nullopt};
+            if (!claimed.empty())
+                return BeginResult{BeginOutcome::created, std::nullopt, std::nullopt};
             // A bound row whose owner is gone (unlocked, or its lock timed out): resume it, if the
             // request is the same. One caller wins the update; the others see it in flight.
             auto resumed = tx.exec_params(
@@ -143,7 +149,8 @@ bool IdempotencyStore::complete(const std::string& project_id, const std::string
 }
 
 bool IdempotencyStore::prepare(const std::string& project_id, const std::string& key,
-                               const random::Digest32& fingerprint, const PreparedCreate& prepared) {
+                               const random::Digest32& fingerprint,
+                               const PreparedCreate& prepared) {
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
     const pqxx::binarystring event(prepared.event.data(), prepared.event.size());
     const pqxx::binarystring body(prepared.body.data(), prepared.body.size());
@@ -162,7 +169,8 @@ void IdempotencyStore::unlock(const std::string& project_id, const std::string& 
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
     pool_.with_transaction([&](pqxx::work& tx) {
         tx.exec_params(
-            "update idempotency_keys set locked_until = clock_timestamp() - interval '1 millisecond' "
+            "update idempotency_keys set locked_until = clock_timestamp() - interval '1 "
+            "millisecond' "
             "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight'",
             project_id, key, fp);
     });

@@ -80,21 +80,23 @@ public:
 
     // Binds our in-flight row to the charge about to be appended. False if the row was no longer
     // ours (taken over, purged) or already bound.
-    bool prepare(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint,
-                 const PreparedCreate& prepared);
+    bool prepare(const std::string& project_id, const std::string& key,
+                 const random::Digest32& fingerprint, const PreparedCreate& prepared);
 
     // Releases our in-flight row without forgetting what it prepared: the next begin() with the
     // same request resumes it at once (no lock_timeout wait).
-    void unlock(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint);
+    void unlock(const std::string& project_id, const std::string& key,
+                const random::Digest32& fingerprint);
 
     // Deletes our in-flight row so a retry with the same key can proceed. Only for failures where
-    // no event of this key can be in the log (before the append, or not_persisted of a first attempt).
+    // no event of this key can be in the log (before the append, or not_persisted of a first
+    // attempt).
     void abandon(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint);
 
     // Deletes expired rows, at most `limit`; returns how many.
     std::int64_t purge_expired(int limit = 10000);
 
-private:
+  private:
     ConnectionPool& pool_;
     IdempotencySettings settings_;
 };

@@ -26,8 +26,10 @@ RateSettings rate_settings_from_env() {
     const auto max_age = std::chrono::seconds(config::env_int_or("DUEPAY_RATE_MAX_AGE_SECONDS", 90000, 1, 7 * 86400));
     s.chainlink.max_age = max_age;
     s.cache.max_age = max_age;
-    s.cache.ttl = std::chrono::milliseconds(config::env_int_or("DUEPAY_RATE_CACHE_TTL_MS", 10000, 100, 600000));
-    s.max_read_age = std::chrono::milliseconds(config::env_int_or("DUEPAY_RATE_MAX_READ_AGE_MS", 30000, 1000, 3600000));
+    s.cache.ttl = std::chrono::milliseconds(
+        config::env_int_or("DUEPAY_RATE_CACHE_TTL_MS", 10000, 100, 600000));
+    s.max_read_age = std::chrono::milliseconds(
+        config::env_int_or("DUEPAY_RATE_MAX_READ_AGE_MS", 30000, 1000, 3600000));
     const std::string url = config::env_or("DUEPAY_RATE_HTTP_URL", "");
     if (!url.empty()) {
         HttpJsonSettings h;

@@ -44,12 +44,14 @@ RateSettings rate_settings_from_env();
 
 class RateSources {
 public:
-    // Throws config::ConfigError when the registry text has malformed priceFeeds. Starts the
-    // refresher threads: every token of every chain of the registry in THB and USD.
-    RateSources(std::string_view chains_json, RateSettings settings);
-    RateSource& source() { return *refreshing_; }
-    // Start-up only: waits (bounded) for the first refresh of every pair.
-    bool wait_first_round(std::chrono::milliseconds timeout) { return refreshing_->wait_first_round(timeout); }
+  // Throws config::ConfigError when the registry text has malformed priceFeeds. Starts the
+  // refresher threads: every token of every chain of the registry in THB and USD.
+  RateSources(std::string_view chains_json, RateSettings settings);
+  RateSource& source() { return *refreshing_; }
+  // Start-up only: waits (bounded) for the first refresh of every pair.
+  bool wait_first_round(std::chrono::milliseconds timeout) {
+      return refreshing_->wait_first_round(timeout);
+  }
 
 private:
     std::unique_ptr<ChainlinkRateSource> chain_;

@@ -274,8 +274,8 @@ std::string RpcClient::call(std::string_view method, std::string_view params_jso
     const CURLcode rc = curl_easy_perform(curl);
     if (rc != CURLE_OK) {
         // The URL may carry the provider's key (path, query or userinfo): only its host is said.
-        throw RpcError(std::string("rpc ") + std::string(method) + " to " + domain::redact_url(settings_.url) + ": " +
-                           curl_easy_strerror(rc),
+        throw RpcError(std::string("rpc ") + std::string(method) + " to " +
+                           domain::redact_url(settings_.url) + ": " + curl_easy_strerror(rc),
                        true);
     }
     long status = 0;

@@ -157,8 +157,8 @@ TEST_F(ApiRules, ReferenceOver255CharactersIs400And255IsEchoed) {
 TEST_F(ApiRules, ReturnUrlThatIsNotHttpsOrHasUserinfoIs400) {
     for (const char* u :
          {"http://shop.example/thanks", "ftp://shop.example/x", "shop.example", "https://",
-          "http://localhost.evil.example", "http://127.0.0.1@evil.example", "https://a:b@shop.example/",
-          "http://127.0.0.1.evil.example/x"}) {
+          "http://localhost.evil.example", "http://127.0.0.1@evil.example",
+          "https://a:b@shop.example/", "http://127.0.0.1.evil.example/x"}) {
         expect_error_envelope(
             create(std::string(R"({"chainId":80002,"amount":"1000","returnUrl":")") + u + "\"}"),
             400, "invalid_return_url");

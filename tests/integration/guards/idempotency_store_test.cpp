@@ -189,7 +189,8 @@ class BoundIdempotencyIt : public IdempotencyIt {};
 TEST_F(BoundIdempotencyIt, AnUnlockedBoundKeyIsResumedOnceWithTheSameEventBytes) {
     IdempotencyStore store(*pool_);
     ASSERT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::created);
-    const PreparedCreate prepared{"0x" + std::string(64, 'a'), std::string("{\"id\":\"e1\"}\0x", 13), "{\"body\":1}"};
+    const PreparedCreate prepared{"0x" + std::string(64, 'a'),
+                                  std::string("{\"id\":\"e1\"}\0x", 13), "{\"body\":1}"};
     ASSERT_TRUE(store.prepare(project_, "bound", fp_, prepared));
     EXPECT_FALSE(store.prepare(project_, "bound", fp_, prepared)) << "bound twice";
     // Still locked by its owner: a concurrent retry is in flight, not a new charge.
@@ -209,7 +210,8 @@ TEST_F(BoundIdempotencyIt, AnUnlockedBoundKeyIsResumedOnceWithTheSameEventBytes)
 }
 
 TEST_F(BoundIdempotencyIt, ABoundKeyOfACrashedOwnerIsResumedAfterTheLockTimeoutNeverReclaimed) {
-    IdempotencyStore store(*pool_, IdempotencySettings{std::chrono::hours(24), std::chrono::seconds(1)});
+    IdempotencyStore store(*pool_,
+                           IdempotencySettings{std::chrono::hours(24), std::chrono::seconds(1)});
     ASSERT_EQ(store.begin(project_, "crash", fp_).outcome, BeginOutcome::created);
     ASSERT_TRUE(store.prepare(project_, "crash", fp_, PreparedCreate{"0x01", "event", "body"}));
     // The owner dies without unlock or complete (a crash past the broker's ack).
@@ -221,8 +223,11 @@ TEST_F(BoundIdempotencyIt, ABoundKeyOfACrashedOwnerIsResumedAfterTheLockTimeoutN
 
 TEST_F(BoundIdempotencyIt, PurgeIsBoundedPerCall) {
     IdempotencyStore store(*pool_);
-    for (int i = 0; i < 5; ++i) ASSERT_EQ(store.begin(project_, "p" + std::to_string(i), fp_).outcome, BeginOutcome::created);
-    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where project_id = $1");
+    for (int i = 0; i < 5; ++i)
+        ASSERT_EQ(store.begin(project_, "p" + std::to_string(i), fp_).outcome,
+                  BeginOutcome::created);
+    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where "
+        "project_id = $1");
     // Other expired rows of the shared database may exist: the bound holds for them too.
     EXPECT_EQ(store.purge_expired(2), 2);
     EXPECT_LE(store.purge_expired(2), 2);
@@ -230,7 +235,10 @@ TEST_F(BoundIdempotencyIt, PurgeIsBoundedPerCall) {
     }
     pqxx::connection c(url_);
     pqxx::work tx(c);
-    EXPECT_EQ(tx.exec_params("select count(*) from idempotency_keys where project_id = $1", project_)[0][0].as<int>(), 0);
+    EXPECT_EQ(tx.exec_params("select count(*) from idempotency_keys where project_id = $1",
+                             project_)[0][0]
+                  .as<int>(),
+              0);
 }
 
 }  // namespace

@@ -123,12 +123,14 @@ TEST(IdempotentCrashIt, ARetryAfterACrashPastTheAckAnswersTheSameChargeNotASecon
 // DUEPAY_IDEMPOTENCY_PURGE_SECONDS, in bounded batches, from its own loop thread.
 TEST(IdempotencyPurgeIt, TheApiRolePurgesExpiredKeysPeriodically) {
     DUEPAY_REQUIRE_STACK(env);
-    const std::string project = "prj_it_purge_" + domain::to_hex(infra::random::random_bytes<6>()).substr(2);
+    const std::string project =
+        "prj_it_purge_" + domain::to_hex(infra::random::random_bytes<6>()).substr(2);
     auto insert_expired = [&](const std::string& key) {
         pqxx::connection conn(env.database_url);
         pqxx::work tx(conn);
         tx.exec_params(
-            "insert into idempotency_keys (project_id, key, fingerprint, state, locked_until, created_at, "
+            "insert into idempotency_keys (project_id, key, fingerprint, state, locked_until, "
+            "created_at, "
             "expires_at) values ($1, $2, '\\x00', 'completed', now(), now() - interval '2 days', "
             "now() - interval '1 day')",
             project, key);
@@ -137,14 +139,18 @@ TEST(IdempotencyPurgeIt, TheApiRolePurgesExpiredKeysPeriodically) {
     auto count = [&] {
         pqxx::connection conn(env.database_url);
         pqxx::nontransaction tx(conn);
-        return tx.exec_params1("select count(*) from idempotency_keys where project_id = $1", project)[0].as<int>();
+        return tx
+            .exec_params1("select count(*) from idempotency_keys where project_id = $1", project)[0]
+            .as<int>();
     };
     insert_expired("old-1");
     auto server = start_dev_server(env, "purge", 1, {{"DUEPAY_IDEMPOTENCY_PURGE_SECONDS", "1"}});
     ASSERT_TRUE(server.process->alive()) << server.process->log();
-    EXPECT_TRUE(wait_until([&] { return count() == 0; }, std::chrono::seconds(10))) << "not purged at start";
+    EXPECT_TRUE(wait_until([&] { return count() == 0; }, std::chrono::seconds(10)))
+        << "not purged at start";
     insert_expired("old-2");  // and again one period later
-    EXPECT_TRUE(wait_until([&] { return count() == 0; }, std::chrono::seconds(10))) << "not purged periodically";
+    EXPECT_TRUE(wait_until([&] { return count() == 0; }, std::chrono::seconds(10)))
+        << "not purged periodically";
     EXPECT_EQ(server.process->stop(), 0);
 }
 

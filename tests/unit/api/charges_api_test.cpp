@@ -104,30 +104,37 @@ public:
     infra::postgres::BeginResult begin(const std::string& project, const std::string& key,
                                        const infra::random::Digest32& fp) override {
         ++begins;
-        auto [it, inserted] = rows.try_emplace(project + "/" + key, Row{fp, std::nullopt, std::nullopt, true});
+        auto [it, inserted] =
+            rows.try_emplace(project + "/" + key, Row{fp, std::nullopt, std::nullopt, true});
         if (inserted) return {infra::postgres::BeginOutcome::created, std::nullopt, std::nullopt};
-        if (it->second.fingerprint != fp) return {infra::postgres::BeginOutcome::mismatch, std::nullopt, std::nullopt};
-        if (it->second.response) return {infra::postgres::BeginOutcome::replay, it->second.response, std::nullopt};
+        if (it->second.fingerprint != fp)
+            return {infra::postgres::BeginOutcome::mismatch, std::nullopt, std::nullopt};
+        if (it->second.response)
+            return {infra::postgres::BeginOutcome::replay, it->second.response, std::nullopt};
         if (it->second.prepared && !it->second.locked) {
             it->second.locked = true;
             return {infra::postgres::BeginOutcome::resume, std::nullopt, it->second.prepared};
         }
         return {infra::postgres::BeginOutcome::in_flight, std::nullopt, std::nullopt};
     }
-    bool prepare(const std::string& project, const std::string& key, const infra::random::Digest32& fp,
+    bool prepare(const std::string& project, const std::string& key,
+                 const infra::random::Digest32& fp,
                  const infra::postgres::PreparedCreate& prepared) override {
         ++prepares;
         auto it = rows.find(project + "/" + key);
-        if (it == rows.end() || it->second.fingerprint != fp || it->second.response || it->second.prepared) {
+        if (it == rows.end() || it->second.fingerprint != fp || it->second.response ||
+            it->second.prepared) {
             return false;
         }
         it->second.prepared = prepared;
         return true;
     }
-    void unlock(const std::string& project, const std::string& key, const infra::random::Digest32& fp) override {
+    void unlock(const std::string& project, const std::string& key,
+                const infra::random::Digest32& fp) override {
         ++unlocks;
         auto it = rows.find(project + "/" + key);
-        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response) it->second.locked = false;
+        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response)
+            it->second.locked = false;
     }
     bool complete(const std::string& project, const std::string& key, const infra::random::Digest32& fp,
                   const infra::postgres::StoredResponse& response) override {
@@ -533,8 +540,9 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysModeAsCreatesAre) {
 }
 
 TEST_F(ChargesApiTest, ReturnUrlIsParsedLiveKeysGetHttpsOnly) {
-    for (const char* url : {"http://localhost.evil.example", "http://127.0.0.1@evil.example",
-                            "https://user:pw@shop.example/", "https://shop.example\\\\@evil.example"}) {
+    for (const char* url :
+         {"http://localhost.evil.example", "http://127.0.0.1@evil.example",
+          "https://user:pw@shop.example/", "https://shop.example\\\\@evil.example"}) {
         auto r = call("POST", "/v1/invoices",
                       std::string(R"({"chainId":80002,"amount":"5","returnUrl":")") + url + "\"}");
         EXPECT_EQ(r.status, 400) << url;
@@ -543,12 +551,14 @@ TEST_F(ChargesApiTest, ReturnUrlIsParsedLiveKeysGetHttpsOnly) {
     auto dev = call("POST", "/v1/invoices",
                     R"({"chainId":80002,"amount":"5","returnUrl":"http://localhost:3000/done"})");
     EXPECT_EQ(dev.status, 201) << dev.body;
-    auto live_http = call("POST", "/v1/invoices",
-                          R"({"chainId":137,"amount":"5","returnUrl":"http://localhost:3000/done"})", kLiveKey);
+    auto live_http =
+        call("POST", "/v1/invoices",
+             R"({"chainId":137,"amount":"5","returnUrl":"http://localhost:3000/done"})", kLiveKey);
     EXPECT_EQ(live_http.status, 400);
     EXPECT_EQ(code_of(live_http), "invalid_return_url");
-    auto live_https = call("POST", "/v1/invoices",
-                           R"({"chainId":137,"amount":"5","returnUrl":"https://shop.example/done"})", kLiveKey);
+    auto live_https =
+        call("POST", "/v1/invoices",
+             R"({"chainId":137,"amount":"5","returnUrl":"https://shop.example/done"})", kLiveKey);
     EXPECT_EQ(live_https.status, 201) << live_https.body;
 }
 
@@ -722,7 +732,8 @@ TEST_F(ChargesApiTest, ABoundKeyStaysBoundThroughAFailedResumeAndRefusesAnotherB
     EXPECT_TRUE(limiter_.refunds.empty());
     EXPECT_EQ(idempotency_.rows.size(), 1u);
     // Another body with the key: 422, never a second charge.
-    auto other = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"6"})", kTestKey, "bound");
+    auto other =
+        call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"6"})", kTestKey, "bound");
     EXPECT_EQ(code_of(other), "idempotency_key_reused");
     log_.outcome = infra::kafka::AppendStatus::persisted;
     auto ok = call("POST", "/v1/invoices", kBody, kTestKey, "bound");

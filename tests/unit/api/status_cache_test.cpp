@@ -12,7 +12,8 @@ public:
     std::optional<ChargeStatus> find_status(const std::string& id) override {
         ++reads;
         std::optional<ChargeStatus> out;
-        if (auto it = statuses.find(id); it != statuses.end()) out = ChargeStatus{"prj", it->second, "test"};
+        if (auto it = statuses.find(id); it != statuses.end())
+            out = ChargeStatus{"prj", it->second, "test"};
         if (during_read) during_read();  // what happens after the row was read, before we return
         return out;
     }

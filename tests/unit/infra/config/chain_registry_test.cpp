@@ -11,7 +11,8 @@ namespace {
 
 constexpr const char* kFactory = R"("depositFactory":"0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9")";
 constexpr const char* kHash =
-    R"("forwarderInitCodeHash":"0x83ea636e1a7c5ea12df9fdbfbc95e938d35dc623aa2849608e73092fcdeca678")";
+    "\"forwarderInitCodeHash\":"
+    "\"0x83ea636e1a7c5ea12df9fdbfbc95e938d35dc623aa2849608e73092fcdeca678\"";
 
 std::string registry(bool transfer_rail, const std::string& extra) {
     return std::string(R"({"chains":[{"chainId":80002,"network":"testnet","rpcUrl":"http://x",)") +
