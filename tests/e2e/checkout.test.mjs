@@ -316,6 +316,14 @@ test(
       assert.equal(
           await page.$eval("[data-test=payment-uri]", (el) => el.getAttribute("href")), uri);
       assert.equal(await decodeQr(page, "transfer-pending"), uri);
+      // The copy button puts exactly the deposit address on the clipboard.
+      await browser.defaultBrowserContext().overridePermissions(
+          CHECKOUT, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
+      await page.click("[data-test=copy]");
+      await page.waitForFunction(
+          () => document.querySelector("[data-test=copy]").textContent === "Copied",
+          {timeout: 5000});
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), c.depositAddress);
       // The countdown runs.
       // (bounded wait rather than a fixed sleep: on a loaded machine a tick can come late)
       const t0 = await text(page, "[data-test=countdown]");
@@ -520,12 +528,17 @@ test("expired: payment disabled and said so", {skip}, async () => {
 
 test("Thai from Accept-Language, and the language switch", {skip}, async () => {
   const c = await createCharge(
-      {amount: "1500000", paymentMode: "both", fiat: undefined, reference: "ไทย-1"});
+      {fiat: {currency: "THB", amount: "350.00"}, paymentMode: "both", reference: "ไทย-1"});
   const page = await openPage(VIEWPORTS.mobile, {lang: "th-TH,th;q=0.9"});
   await page.goto(c.checkoutUrl, {waitUntil: "networkidle2"});
   assert.equal(await page.$eval("html", (h) => h.lang), "th");
   assert.equal(await text(page, "[data-test=status]"), "รอการชำระเงิน");
   assert.equal(await text(page, "[data-test=reference]"), "ไทย-1");
+  // Priced in baht: the fiat price beside the exact token amount the live rate gave.
+  assert.equal(await text(page, "[data-test=fiat]"), "≈ ฿350.00 THB");
+  const units = BigInt(c.amount).toString().padStart(7, "0");
+  const whole = `${units.slice(0, -6)}.${units.slice(-6)}`.replace(/\.?0+$/, "");
+  assert.equal(await text(page, "[data-test=amount]"), whole);
   await shot(page, "thai");
   await selfContained(c.checkoutUrl, {lang: "th"});
   await page.click("nav.lang a[hreflang=en]");
