@@ -52,13 +52,14 @@ function(duepay_benchmark name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark benchmark::benchmark_main)
 endfunction()
 
-# duepay_add_subdirs(a b c): add each listed sub-folder that has a CMakeLists.txt yet, so a folder
-# can be listed before its first source lands.
+# duepay_add_subdirs(a b c): add each listed sub-folder. A listed folder without a CMakeLists.txt
+# stops the configure: a typo or a removed folder must not silently drop its targets and tests.
 macro(duepay_add_subdirs)
   foreach(_dir ${ARGN})
-    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${_dir}/CMakeLists.txt)
-      add_subdirectory(${_dir})
+    if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${_dir}/CMakeLists.txt)
+      message(FATAL_ERROR "duepay_add_subdirs: ${CMAKE_CURRENT_SOURCE_DIR}/${_dir} has no CMakeLists.txt")
     endif()
+    add_subdirectory(${_dir})
   endforeach()
 endmacro()
 

@@ -437,7 +437,7 @@ void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record,
             }
             // Durable in the log: the charge exists. Wait (bounded) for the read model so the
             // buyer's first read finds it; answer 201 either way
-            // (docs/adr/0041-create-waits-for-projection.md).
+            // (docs/adr/0041-projector-and-read-your-writes.md).
             waiter->wait(invoice_id, timeout, [respond, body, invoice_id, guard](bool projected) {
                 if (!projected)
                     std::cerr << "api: projection of " << invoice_id << " not seen in time"

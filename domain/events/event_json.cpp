@@ -725,12 +725,6 @@ void append_json_string(std::string& out, std::string_view s) {
     out.push_back('"');
 }
 
-std::string_view EventEncoder::encode(const Event& event) {
-    buffer_.clear();
-    write_event(buffer_, event);
-    return buffer_;
-}
-
 void encode_event(const Event& event, std::string& out) {
     out.clear();
     write_event(out, event);

@@ -25,17 +25,6 @@ void encode_event(const Event& event, std::string& out);
 // rate, rateSource, bufferBps, rateReadAt): the API and the read model show the same object.
 std::string encode_fiat_quote(const FiatQuote& quote);
 
-// The hot path of producers and replays: one buffer reused across calls. Not thread-safe; one
-// encoder per thread.
-class EventEncoder {
-public:
-    // The JSON stays valid until the next call.
-    std::string_view encode(const Event& event);
-
-private:
-    std::string buffer_;
-};
-
 // A JSON string literal for s, escaped exactly as rapidjson::Writer does by default ('"', '\\',
 // \b \f \n \r \t, other control bytes as \u00XX; everything else, UTF-8 included, verbatim).
 void append_json_string(std::string& out, std::string_view s);

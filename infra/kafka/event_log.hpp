@@ -29,19 +29,6 @@ struct AppendResult {
     bool ok() const { return status == AppendStatus::persisted; }
 };
 
-// An infrastructure failure of the log (STYLE rule 3): retryable() says whether a retry can help.
-class EventLogError : public std::runtime_error {
-public:
-    EventLogError(const std::string& what, AppendStatus status, bool retryable)
-        : std::runtime_error(what), status_(status), retryable_(retryable) {}
-    AppendStatus status() const { return status_; }
-    bool retryable() const { return retryable_; }
-
-private:
-    AppendStatus status_;
-    bool retryable_;
-};
-
 class EventLog {
 public:
     virtual ~EventLog() = default;
@@ -49,9 +36,6 @@ public:
     // Starts an append; `done` runs exactly once, on a thread of the adapter, when the outcome is
     // known (bounded by the adapter's delivery timeout). Must not block for long.
     virtual void append_async(LogRecord record, std::function<void(AppendResult)> done) = 0;
-
-    // Appends and waits for the outcome; throws EventLogError unless persisted.
-    AppendResult append(LogRecord record);
 };
 
 }  // namespace duepay::infra::kafka

@@ -21,7 +21,7 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
     detail::set_conf(conf.get(), "heartbeat.interval.ms", "1000");
     detail::set_conf(conf.get(), "allow.auto.create.topics", "false");
     // Let the broker answer a fetch every few ms with what accumulated, instead of once per new
-    // record: each fetch costs the broker far more CPU than the bytes it carries (ADR 0042).
+    // record: each fetch costs the broker far more CPU than the bytes it carries.
     detail::set_conf(conf.get(), "fetch.wait.max.ms", "20");
     detail::set_conf(conf.get(), "fetch.min.bytes", "262144");
     rd_kafka_conf_set_rebalance_cb(conf.get(), &KafkaConsumer::on_rebalance);

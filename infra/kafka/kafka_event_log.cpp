@@ -115,20 +115,4 @@ int KafkaEventLog::flush(std::chrono::milliseconds timeout) {
     return rd_kafka_outq_len(producer_.get());
 }
 
-int KafkaEventLog::in_flight() const { return rd_kafka_outq_len(producer_.get()); }
-
-int KafkaEventLog::partition_count(std::chrono::milliseconds timeout) {
-    rd_kafka_topic_t* topic = rd_kafka_topic_new(producer_.get(), settings_.topic.c_str(), nullptr);
-    const rd_kafka_metadata_t* metadata = nullptr;
-    auto err = rd_kafka_metadata(producer_.get(), 0, topic, &metadata, static_cast<int>(timeout.count()));
-    rd_kafka_topic_destroy(topic);
-    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return -1;
-    int count = -1;
-    if (metadata->topic_cnt == 1 && metadata->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        count = metadata->topics[0].partition_cnt;
-    }
-    rd_kafka_metadata_destroy(metadata);
-    return count;
-}
-
 }  // namespace duepay::infra::kafka

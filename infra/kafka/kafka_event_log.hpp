@@ -32,12 +32,6 @@ public:
     // Waits until every pending append has its outcome, at most `timeout`; returns what is left.
     int flush(std::chrono::milliseconds timeout);
 
-    // Partitions of the topic (metadata round trip); -1 when the broker cannot be reached.
-    int partition_count(std::chrono::milliseconds timeout);
-
-    // Appends waiting for an outcome.
-    int in_flight() const;
-
 private:
     static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
     static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);

@@ -169,14 +169,6 @@ void prepare_charge_statements(pqxx::connection& conn) {
                      kUpsertTail);
 }
 
-bool insert_journal_entry(pqxx::transaction_base& tx, const JournalEntry& e) {
-    auto result = tx.exec_params(
-        "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", type, payload) "
-        "values ($1, $2, $3, $4, $5, $6, $7::jsonb) on conflict (event_id) do nothing",
-        e.event_id, e.invoice_id, e.topic, e.partition, e.offset, e.type, e.payload);
-    return result.affected_rows() == 1;
-}
-
 std::vector<std::pair<std::string, std::string>> load_journal(
     pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -194,23 +186,6 @@ std::vector<std::pair<std::string, std::string>> load_journal(
     out.reserve(rows.size());
     for (const auto& r : rows) out.emplace_back(r[0].as<std::string>(), r[1].as<std::string>());
     return out;
-}
-
-void upsert_charge(pqxx::transaction_base& tx, const ChargeRow& r) {
-    tx.exec_params(
-        "insert into charges (invoice_id, project_id, mode, chain_id, status, amount, token, token_symbol, "
-        "token_decimals, payment_mode, merchant, fee_bps, deadline, deposit_address, reference, return_url, "
-        "fiat, amount_confirmed, exception, timeline, event_count, last_event_id, created_at, updated_at) "
-        "values ($1,$2,$3,$4,$5,$6::numeric,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17::jsonb,$18::numeric,$19,"
-        "$20::jsonb,$21,$22,$23::timestamptz,$24::timestamptz) "
-        "on conflict (invoice_id) do update set status = excluded.status, amount_confirmed = "
-        "excluded.amount_confirmed, exception = excluded.exception, timeline = excluded.timeline, "
-        "event_count = excluded.event_count, last_event_id = excluded.last_event_id, "
-        "deposit_address = excluded.deposit_address, updated_at = excluded.updated_at",
-        r.invoice_id, r.project_id, r.mode, r.chain_id, r.status, r.amount, r.token, r.token_symbol,
-        r.token_decimals, r.payment_mode, r.merchant, r.fee_bps, r.deadline, r.deposit_address, r.reference,
-        r.return_url, r.fiat_json, r.amount_confirmed, r.exception, r.timeline_json, r.event_count,
-        r.last_event_id, r.created_at, r.updated_at);
 }
 
 std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::string& invoice_id) {

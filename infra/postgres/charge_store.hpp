@@ -29,18 +29,14 @@ struct JournalEntry {
     std::string payload;  // event JSON
 };
 
-// Inserts the entry unless its event_id is already there; true when inserted.
-bool insert_journal_entry(pqxx::transaction_base& tx, const JournalEntry& entry);
-
-// The same for many entries in one statement; returns the event ids actually inserted.
+// Inserts the entries whose event_id is not there yet, in one statement; returns the event ids
+// actually inserted.
 std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
                                              const std::vector<JournalEntry>& entries);
 
 // The stored events (JSON text) of each invoice, in log order, for re-folding.
 std::vector<std::pair<std::string, std::string>> load_journal(
     pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids);
-
-void upsert_charge(pqxx::transaction_base& tx, const ChargeRow& row);
 
 // Upserts many rows in one statement (json_populate_recordset).
 void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& rows);

@@ -285,7 +285,6 @@ std::string RpcClient::call(std::string_view method, std::string_view params_jso
     return detail::result_json(response_);
 }
 
-std::uint64_t RpcClient::chain_id() { return detail::parse_u64(call("eth_chainId", "[]")); }
 std::uint64_t RpcClient::block_number() { return detail::parse_u64(call("eth_blockNumber", "[]")); }
 
 std::optional<BlockHeader> RpcClient::block_by_number(std::uint64_t number) {

@@ -116,7 +116,6 @@ public:
     // One request; returns the "result" as JSON text. Throws RpcError.
     std::string call(std::string_view method, std::string_view params_json);
 
-    std::uint64_t chain_id();
     std::uint64_t block_number();
     std::optional<BlockHeader> block_by_number(std::uint64_t number);
     std::vector<Log> get_logs(const LogFilter& filter);

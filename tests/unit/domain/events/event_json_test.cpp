@@ -67,12 +67,10 @@ void expect_malformed(const std::string& json, const std::string& message_part);
 
 TEST(EventJson, ReusedBufferGivesSameBytes) {
     std::string buf;
-    EventEncoder encoder;
     for (int round = 0; round < 2; ++round) {
         for (const auto& e : examples::all()) {
             encode_event(e, buf);
             EXPECT_EQ(buf, encode_event(e));
-            EXPECT_EQ(encoder.encode(e), buf);
         }
     }
 }
