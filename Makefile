@@ -6,6 +6,8 @@
 #   make unit        build + unit tests only, no stack
 #   make deps        scripts/install-deps.sh (apt packages, npm ci, Kafka jars; quick when present)
 #   make stack-up / stack-down / stack-status   infra/dev/stack.sh (see infra/dev/README.md)
+#   make format-check  clang-format (.clang-format) in dry-run over every tracked C++ file; fails
+#                    on the first difference (FORMAT_FILES=... checks only those)
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= 2
@@ -14,7 +16,7 @@ MAKEFLAGS += --no-print-directory
 
 # Steps must run in order even under `make -j`.
 .NOTPARALLEL:
-.PHONY: run test build deps unit clean stack-up stack-down stack-status
+.PHONY: run test build deps unit clean stack-up stack-down stack-status format-check
 
 deps:
 	scripts/install-deps.sh
@@ -49,3 +51,10 @@ stack-status:
 
 clean:
 	rm -rf $(BUILD)
+
+FORMAT_FILES ?= $(shell git ls-files '*.cpp' '*.hpp' '*.h' '*.cc')
+
+format-check:
+	@command -v clang-format >/dev/null || \
+	  { echo "clang-format is not installed (make deps)" >&2; exit 1; }
+	clang-format --dry-run -Werror $(FORMAT_FILES)

@@ -293,16 +293,6 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
 
 }  // namespace
 
-std::string format_rfc3339_ms(std::int64_t unix_ms) {
-    const std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
-    std::tm tm{};
-    gmtime_r(&seconds, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(unix_ms % 1000));
-    return buf;
-}
-
 std::string new_uuid() {
     auto b = infra::random::random_bytes<16>();
     b[6] = static_cast<std::uint8_t>((b[6] & 0x0f) | 0x40);
@@ -483,7 +473,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
         q.rate = quote.fiat_per_token;
         q.rate_source = quote.source;
         q.buffer_bps = deps.fiat_buffer_bps;
-        q.rate_read_at = format_rfc3339_ms(
+        q.rate_read_at = ev::format_rfc3339_millis_utc(
             std::chrono::duration_cast<std::chrono::milliseconds>(quote.read_at.time_since_epoch()).count());
         fiat_quote = std::move(q);
     }
@@ -496,7 +486,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     event.project_id = owner.project_id;
     event.mode = owner.mode == "test" ? ev::Mode::test : ev::Mode::live;
     event.chain_id = in.chain->chain_id;
-    event.occurred_at = format_rfc3339_ms(now_ms);
+    event.occurred_at = ev::format_rfc3339_millis_utc(now_ms);
     domain::charge::Create command;  // the deadline, grace and deposit address are decided there
     command.invoice_id = event.invoice_id;
     command.amount = in.amount;

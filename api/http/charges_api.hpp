@@ -57,9 +57,6 @@ private:
     Authenticator auth_;
 };
 
-// "YYYY-MM-DDTHH:MM:SS.mmmZ" for unix milliseconds.
-std::string format_rfc3339_ms(std::int64_t unix_ms);
-
 // A UUID v4 text from the CSPRNG (event ids of commands).
 std::string new_uuid();
 

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <ctime>
 #include <deque>
 #include <iostream>
 #include <map>
@@ -39,15 +38,9 @@ using infra::rpc::Log;
 
 
 std::string now_rfc3339() {
-    const auto now = std::chrono::system_clock::now();
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-    const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
-    return buf;
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return format_rfc3339_millis_utc(
+        std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
 }
 
 // Everything chainwatch knows about one charge of its chain: the envelope of its charge.created

@@ -46,10 +46,7 @@ int settle(const SettleOptions& options) {
     infra::rpc::RpcClient rpc(infra::rpc::RpcSettings{chain->rpc_url});
     const auto receipt =
         send_signed(rpc, charge.chain_id, dev_buyer_key(0), chain->deposit_factory, data, 400000);
-    std::cout << R"({"txHash":")" << domain::to_hex(receipt.tx_hash) << R"(","blockNumber":)"
-              << receipt.block_number << R"(,"status":")"
-              << (receipt.success ? "success" : "reverted") << "\"}" << std::endl;
-    return receipt.success ? 0 : 4;
+    return print_receipt(receipt);
 }
 
 }  // namespace

@@ -165,13 +165,17 @@ int simulate_payment(const SimulateOptions& options) {
                               infra::rpc::erc20_transfer_calldata(*charge.deposit_address, amount),
                               100000);
     }
+    return print_receipt(receipt);
+}
+
+}  // namespace
+
+int print_receipt(const infra::rpc::Receipt& receipt) {
     std::cout << R"({"txHash":")" << to_hex(receipt.tx_hash) << R"(","blockNumber":)"
               << receipt.block_number << R"(,"status":")"
               << (receipt.success ? "success" : "reverted") << "\"}" << std::endl;
     return receipt.success ? 0 : 4;
 }
-
-}  // namespace
 
 cli::Run define_simulate_payment(CLI::App& cmd) {
     auto options = std::make_shared<SimulateOptions>();

@@ -37,6 +37,9 @@ infra::rpc::Receipt send_signed(infra::rpc::RpcClient& rpc, domain::ChainId chai
                                 const std::string& key_hex, const domain::Address& to,
                                 const domain::Bytes& data, std::uint64_t gas);
 
+// Prints {"txHash","blockNumber","status"}; returns the exit code: 0, or 4 when it reverted.
+int print_receipt(const infra::rpc::Receipt& receipt);
+
 // The i-th key of DUEPAY_DEV_BUYER_KEYS (comma-separated); ConfigError when missing.
 std::string dev_buyer_key(std::size_t index);
 

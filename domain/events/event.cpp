@@ -1,5 +1,7 @@
 #include "domain/events/event.hpp"
 
+#include <cstdio>
+
 namespace duepay::domain::events {
 
 std::string_view to_string(Mode mode) { return mode == Mode::test ? "test" : "live"; }
@@ -24,6 +26,29 @@ std::string_view to_string(FailureReason reason) {
 
 std::string_view event_type(const EventData& data) {
     return std::visit([](const auto& d) { return std::decay_t<decltype(d)>::kType; }, data);
+}
+
+std::string format_rfc3339_millis_utc(std::int64_t unix_ms) {
+    if (unix_ms < 0) unix_ms = 0;
+    const std::int64_t days = unix_ms / 86'400'000;
+    const std::int64_t ms_of_day = unix_ms % 86'400'000;
+    // days since 1970-01-01 -> (year, month, day): Howard Hinnant's civil_from_days.
+    const std::int64_t z = days + 719468;
+    const std::int64_t era = z / 146097;
+    const std::int64_t doe = z - era * 146097;
+    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const std::int64_t mp = (5 * doy + 2) / 153;
+    const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
+    const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
+    const std::int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", static_cast<int>(year),
+                  static_cast<int>(month), static_cast<int>(day),
+                  static_cast<int>(ms_of_day / 3'600'000),
+                  static_cast<int>(ms_of_day / 60'000 % 60),
+                  static_cast<int>(ms_of_day / 1000 % 60), static_cast<int>(ms_of_day % 1000));
+    return buf;
 }
 
 bool is_rfc3339_millis_utc(std::string_view t) {

@@ -187,4 +187,8 @@ inline constexpr std::string_view kEventTypes[] = {
 // "YYYY-MM-DDTHH:MM:SS.mmmZ" with in-range fields (the only timestamp form events carry).
 bool is_rfc3339_millis_utc(std::string_view text);
 
+// The one formatter of that form: unix milliseconds (1970 to 9999) -> "YYYY-MM-DDTHH:MM:SS.mmmZ".
+// Pure (civil calendar arithmetic); callers bring the clock.
+std::string format_rfc3339_millis_utc(std::int64_t unix_ms);
+
 }  // namespace duepay::domain::events
