@@ -15,12 +15,14 @@
 
 #include <pqxx/pqxx>
 
+#include "infra/error.hpp"
+
 namespace duepay::infra::postgres {
 
 // The database is unreachable or too busy: retryable.
-class DatabaseUnavailable : public std::runtime_error {
+class DatabaseUnavailable : public InfraError {
 public:
-    using std::runtime_error::runtime_error;
+    explicit DatabaseUnavailable(const std::string& what) : InfraError(what, true) {}
 };
 
 class ConnectionPool;

@@ -12,6 +12,7 @@
 #include "domain/money/fiat.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/types.hpp"
+#include "infra/error.hpp"
 
 namespace duepay::infra::rates {
 
@@ -27,13 +28,9 @@ struct Quote {
 // No usable rate right now: missing feed, stale or non-positive answer, transport failure. The API
 // answers 503 `rate_unavailable` (never a charge at a wrong price). `retryable()` says whether a
 // later attempt can help (a missing feed for a token cannot; a stale feed or a timeout can).
-class RateUnavailable : public std::runtime_error {
+class RateUnavailable : public InfraError {
 public:
-    RateUnavailable(const std::string& what, bool retryable) : std::runtime_error(what), retryable_(retryable) {}
-    bool retryable() const { return retryable_; }
-
-private:
-    bool retryable_;
+    RateUnavailable(const std::string& what, bool retryable) : InfraError(what, retryable) {}
 };
 
 class RateSource {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "domain/types.hpp"
+#include "infra/error.hpp"
 
 namespace duepay::infra::rpc {
 
@@ -25,15 +26,13 @@ using domain::Bytes;
 using domain::Bytes32;
 using domain::uint256;
 
-class RpcError : public std::runtime_error {
+class RpcError : public InfraError {
 public:
     RpcError(const std::string& what, bool retryable, int code = 0)
-        : std::runtime_error(what), retryable_(retryable), code_(code) {}
-    bool retryable() const { return retryable_; }
+        : InfraError(what, retryable), code_(code) {}
     int code() const { return code_; }  // the JSON-RPC error code, 0 for transport errors
 
 private:
-    bool retryable_;
     int code_;
 };
 

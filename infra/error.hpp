@@ -1,0 +1,23 @@
+// The one base of infrastructure failures (STYLE rule 3: input rejections are values, failures of
+// the world are exceptions). retryable() says whether the same call may succeed later (a timeout,
+// an unreachable server) or cannot (the server refused the request as such). Adapters throw their
+// own subclass (RpcError, RateUnavailable, DatabaseUnavailable) so callers can catch one kind, or
+// every kind as InfraError and decide by retryable().
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace duepay::infra {
+
+class InfraError : public std::runtime_error {
+  public:
+    InfraError(const std::string& what, bool retryable)
+        : std::runtime_error(what), retryable_(retryable) {}
+    bool retryable() const { return retryable_; }
+
+  private:
+    bool retryable_;
+};
+
+}  // namespace duepay::infra

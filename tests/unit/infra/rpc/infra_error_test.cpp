@@ -1,0 +1,47 @@
+// One base for infrastructure failures (infra/error.hpp): every adapter's exception is caught as
+// InfraError and keeps what it says about retrying.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <type_traits>
+
+#include "infra/error.hpp"
+#include "infra/postgres/pool.hpp"
+#include "infra/rates/rate_source.hpp"
+#include "infra/rpc/rpc_client.hpp"
+
+namespace duepay::infra {
+namespace {
+
+static_assert(std::is_base_of_v<InfraError, rpc::RpcError>);
+static_assert(std::is_base_of_v<InfraError, rates::RateUnavailable>);
+static_assert(std::is_base_of_v<InfraError, postgres::DatabaseUnavailable>);
+
+bool retryable_when_caught_as_base(const std::function<void()>& thrower) {
+    try {
+        thrower();
+    } catch (const InfraError& e) {
+        return e.retryable();
+    }
+    ADD_FAILURE() << "nothing thrown";
+    return false;
+}
+
+TEST(InfraError, EveryAdapterErrorIsCaughtAsOneBaseAndKeepsRetryable) {
+    EXPECT_FALSE(
+        retryable_when_caught_as_base([] { throw rpc::RpcError("refused", false, -32601); }));
+    EXPECT_TRUE(retryable_when_caught_as_base([] { throw rpc::RpcError("timeout", true); }));
+    EXPECT_FALSE(
+        retryable_when_caught_as_base([] { throw rates::RateUnavailable("no feed", false); }));
+    EXPECT_TRUE(retryable_when_caught_as_base([] { throw rates::RateUnavailable("stale", true); }));
+    EXPECT_TRUE(retryable_when_caught_as_base([] { throw postgres::DatabaseUnavailable("down"); }));
+    try {
+        throw rpc::RpcError("refused", false, -32601);
+    } catch (const rpc::RpcError& e) {
+        EXPECT_EQ(e.code(), -32601);
+        EXPECT_STREQ(e.what(), "refused");
+    }
+}
+
+}  // namespace
+}  // namespace duepay::infra
