@@ -9,6 +9,7 @@
 
 #include "api/http/charges_api.hpp"
 #include "api/http/envelope.hpp"
+#include "domain/events/event.hpp"
 #include "domain/hex.hpp"
 #include "domain/webhooks/endpoint_url.hpp"
 #include "domain/webhooks/webhook_event.hpp"
@@ -330,7 +331,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     if (route.kind == Route::test) {
         const auto event_id = infra::webhooks::new_test_event_id();
         const auto event = dw::test_event(
-            event_id, format_rfc3339_ms(deps_.now_ms()),
+            event_id, domain::events::format_rfc3339_millis_utc(deps_.now_ms()),
             mode == "live" ? domain::events::Mode::live : domain::events::Mode::test, id);
         const bool found = pool.with_transaction([&](pqxx::work& tx) {
             if (!pg::find_webhook_endpoint(tx, project, mode, id)) return false;
