@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "consumers/cli/admin.hpp"
+#include "consumers/roles/webhooks.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/hex.hpp"
 #include "domain/text.hpp"
@@ -125,6 +126,9 @@ std::optional<std::string> reapply(pqxx::work& tx, const pg::QuarantineEntry& e)
     message.offset = e.record.offset;
     message.key = e.record.key.value_or("");
     message.value = e.record.value;
+    if (consumers::is_webhooks_group(e.record.consumer_group)) {
+        return consumers::reapply_webhook_message(tx, message);  // docs/webhooks.md
+    }
     return projections::charges::reapply_message(tx, message);
 }
 

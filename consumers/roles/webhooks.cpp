@@ -14,6 +14,7 @@
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/postgres/offset_store.hpp"
+#include "infra/postgres/quarantine_store.hpp"
 #include "infra/postgres/webhook_store.hpp"
 #include "infra/random/random.hpp"
 #include "infra/webhooks/http_sender.hpp"
@@ -34,9 +35,13 @@ struct EnqueueStats {
     std::size_t deliveries = 0;
 };
 
-// One batch: journal, re-fold the touched charges, enqueue, store offsets. The caller commits.
-EnqueueStats enqueue_batch(pqxx::work& tx, const std::string& group_id,
-                           const std::vector<infra::kafka::ConsumedMessage>& batch) {
+// Journal, re-fold the touched charges, enqueue; with `consuming` also quarantine what cannot be
+// decoded (ADR 0043: recorded with its raw bytes, the offset moves on) and store the offsets.
+// Returns the first decoding error in `refused` (for a retry from the quarantine). The caller
+// commits.
+EnqueueStats apply_messages(pqxx::work& tx, const std::string& group_id,
+                            const std::vector<infra::kafka::ConsumedMessage>& batch, bool consuming,
+                            std::optional<std::string>* refused = nullptr) {
     EnqueueStats stats;
     stats.messages = batch.size();
     std::map<std::pair<std::string, std::int32_t>, std::int64_t> next_offsets;
@@ -46,8 +51,18 @@ EnqueueStats enqueue_batch(pqxx::work& tx, const std::string& group_id,
         next = std::max(next, m.offset + 1);
         auto event = ev::decode_event(m.value);
         if (!event) {
-            std::cerr << "webhooks: skipping undecodable event at " << m.topic << "/" << m.partition
-                      << "@" << m.offset << ": " << event.error().message << std::endl;
+            if (refused != nullptr && !*refused) *refused = event.error().message;
+            if (consuming) {
+                pg::QuarantinedRecord record;
+                record.consumer_group = group_id;
+                record.topic = m.topic;
+                record.partition = m.partition;
+                record.offset = m.offset;
+                record.key = m.key;
+                record.value = m.value;
+                record.error = event.error().message;
+                pg::quarantine_record(tx, record);  // logs loudly and counts
+            }
             continue;
         }
         entries.push_back(
@@ -88,8 +103,10 @@ EnqueueStats enqueue_batch(pqxx::work& tx, const std::string& group_id,
             }
         }
     }
-    for (const auto& [tp, next] : next_offsets)
-        pg::store_next_offset(tx, group_id, tp.first, tp.second, next);
+    if (consuming) {
+        for (const auto& [tp, next] : next_offsets)
+            pg::store_next_offset(tx, group_id, tp.first, tp.second, next);
+    }
     return stats;
 }
 
@@ -108,7 +125,7 @@ void run_enqueuer(const WebhooksSettings& s, const std::atomic<bool>& stop) {
         if (batch.empty()) continue;
         try {
             pqxx::work tx(*conn);
-            const auto stats = enqueue_batch(tx, s.group_id, batch);
+            const auto stats = apply_messages(tx, s.group_id, batch, true);
             tx.commit();
             if (stats.webhook_events > 0) {
                 std::cerr << "webhooks: " << stats.webhook_events << " events, " << stats.deliveries
@@ -290,6 +307,17 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
 }
 
 }  // namespace
+
+bool is_webhooks_group(std::string_view group_id) {
+    return group_id.find("webhooks") != std::string_view::npos;
+}
+
+std::optional<std::string> reapply_webhook_message(pqxx::work& tx,
+                                                   const infra::kafka::ConsumedMessage& message) {
+    std::optional<std::string> refused;
+    apply_messages(tx, "", {message}, false, &refused);
+    return refused;
+}
 
 WebhooksSettings webhooks_settings_from_env() {
     WebhooksSettings s;

@@ -13,9 +13,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <optional>
+#include <pqxx/pqxx>
 #include <string>
+#include <string_view>
 
 #include "domain/webhooks/retry_schedule.hpp"
+#include "infra/kafka/kafka_consumer.hpp"
 
 namespace duepay::consumers {
 
@@ -35,9 +39,18 @@ struct WebhooksSettings {
     std::chrono::seconds disable_after{std::chrono::hours(72)};
     std::chrono::seconds keep_attempts{std::chrono::hours(24 * 30)};
     std::chrono::seconds housekeeping_interval{60};  // disable failing endpoints, purge attempts
-    bool enqueue = true;   // run the enqueuer loop
-    bool dispatch = true;  // run the dispatcher loop
+    bool enqueue = true;                             // run the enqueuer loop
+    bool dispatch = true;                            // run the dispatcher loop
 };
+
+// A consumer group of this role: its name contains "webhooks" (duepay-webhooks by default).
+bool is_webhooks_group(std::string_view group_id);
+
+// What `duepay admin quarantine retry` runs for a webhooks group: the message applied as the
+// enqueuer does (journal, re-fold, enqueue; offsets untouched). nullopt when it applied, else why
+// not.
+std::optional<std::string> reapply_webhook_message(pqxx::work& tx,
+                                                   const infra::kafka::ConsumedMessage& message);
 
 // From the environment (docs/webhooks.md "Configuration"); throws infra::config::ConfigError.
 WebhooksSettings webhooks_settings_from_env();

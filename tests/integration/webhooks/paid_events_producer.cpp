@@ -1,6 +1,7 @@
 // Helper of webhooks.test.mjs and bench/webhooks (not a test itself): appends N charges that are
 // created and then paid (charge.created + charge.paid, 2N events) to a topic.
-//   webhooks_paid_events_producer --topic T --project P --count N [--rate R]
+//   webhooks_paid_events_producer --topic T --project P --count N [--rate R] [--garbage G]
+// --garbage G first appends G records that are not events (a consumer must quarantine them).
 // Without --rate: appends all, waits for every ack, then prints each invoice id on its own line.
 // With --rate R (paid events per second): paces the appends and prints "<invoice id> <unix ms>"
 // as each charge.paid is acked, so a receiver can measure append -> delivery latency.
@@ -60,12 +61,14 @@ int main(int argc, char** argv) {
     std::string project;
     int count = 0;
     double rate = 0;
+    int garbage = 0;  // undecodable records appended first (the consumer must quarantine them)
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         if (flag == "--topic") topic = argv[i + 1];
         if (flag == "--project") project = argv[i + 1];
         if (flag == "--count") count = std::atoi(argv[i + 1]);
         if (flag == "--rate") rate = std::atof(argv[i + 1]);
+        if (flag == "--garbage") garbage = std::atoi(argv[i + 1]);
     }
     const char* bootstrap = std::getenv("KAFKA_BOOTSTRAP");
     if (topic.empty() || project.empty() || count < 1 || bootstrap == nullptr) {
@@ -82,6 +85,12 @@ int main(int argc, char** argv) {
     std::atomic<int> failed{0};
     std::mutex out;
     std::vector<std::string> ids;
+    for (int i = 0; i < garbage; ++i) {
+        log.append_async({"garbage-" + std::to_string(i), "{\"not\":\"an event\"}"},
+                         [&](kafka::AppendResult r) {
+                             if (r.status != kafka::AppendStatus::persisted) ++failed;
+                         });
+    }
     const auto started = std::chrono::steady_clock::now();
     for (int i = 0; i < count; ++i) {
         if (rate > 0) {

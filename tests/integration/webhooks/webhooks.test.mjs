@@ -477,7 +477,8 @@ test(`kill -9 of the webhooks role while ${CRASH_EVENTS} paid events are in flig
   const endpointId = `we_${Date.now().toString(16).padStart(24, "0").slice(-24)}`;
   await psql(`insert into webhook_endpoints (id, project_id, mode, url, events, secret) values ('${endpointId}',
     '${project}', 'test', '${rec.url}', '{invoice.paid}', 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=')`);
-  const produced = await run(PRODUCER, ["--topic", topic, "--project", project, "--count", String(CRASH_EVENTS)],
+  const produced = await run(PRODUCER, ["--topic", topic, "--project", project, "--count", String(CRASH_EVENTS),
+    "--garbage", "1"],
     { env, maxBuffer: 1 << 24, timeout: 120000 });
   const invoices = new Set(produced.stdout.trim().split("\n"));
   assert.equal(invoices.size, CRASH_EVENTS);
@@ -503,5 +504,8 @@ test(`kill -9 of the webhooks role while ${CRASH_EVENTS} paid events are in flig
   assert.equal(Number(queued), CRASH_EVENTS);
   const [events] = await psql(`select count(*) from webhook_events where project_id = '${project}'`);
   assert.equal(Number(events), CRASH_EVENTS);
+  // The record that is not an event was quarantined (once), not retried forever.
+  const [quarantined] = await psql(`select count(*) from quarantined_events where consumer_group = '${group}'`);
+  assert.equal(Number(quarantined), 1);
   role.kill("SIGTERM");
 });
