@@ -23,4 +23,8 @@ std::size_t utf8_code_points(std::string_view s);
 // (control characters, NUL, anything non-ASCII) as \xHH; at most `max_bytes` input bytes shown.
 std::string escape_for_log(std::string_view s, std::size_t max_bytes = 200);
 
+// `s` safe inside HTML or XML text and quoted attribute values: & < > " ' as entities, every
+// other byte unchanged. One escaper for the checkout page and the QR code's SVG.
+std::string escape_html(std::string_view s);
+
 }  // namespace duepay::domain

@@ -11,6 +11,8 @@
 #include <ctime>
 #include <vector>
 
+#include "domain/text.hpp"
+
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip712.hpp"
 #include "domain/evm/wallet_calls.hpp"
@@ -339,17 +341,17 @@ void head(std::string& h, Lang lang, const std::string& title, std::string_view 
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
          "<meta name=\"referrer\" content=\"no-referrer\"><link rel=\"icon\" "
          "href=\"data:,\"><title>";
-    h += html_escape(title);
+    h += domain::escape_html(title);
     h += "</title><link rel=\"stylesheet\" href=\"/static/checkout.css?v=";
-    h += html_escape(version);
+    h += domain::escape_html(version);
     h += "\">";
     if (valid_accent(accent)) {
         h += "<link rel=\"stylesheet\" href=\"/static/accent/";
-        h += html_escape(accent->substr(1));
+        h += domain::escape_html(accent->substr(1));
         h += ".css\">";
     }
     h += "<script src=\"/static/checkout.js?v=";
-    h += html_escape(version);
+    h += domain::escape_html(version);
     h += "\" defer></script>";
     if (auto_refresh) h += "<noscript><meta http-equiv=\"refresh\" content=\"15\"></noscript>";
     h += "</head>";
@@ -643,33 +645,6 @@ Lang choose_lang(std::string_view query_lang, std::string_view accept_language) 
 
 std::string_view lang_code(Lang lang) { return lang == Lang::th ? "th" : "en"; }
 
-std::string html_escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 16);
-    for (char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
-
 std::string format_remaining(std::int64_t seconds) {
     if (seconds <= 0) return "0s";
     const auto h = seconds / 3600;
@@ -690,7 +665,7 @@ std::string format_remaining(std::int64_t seconds) {
 
 std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
                         std::string_view qr_svg, std::string_view asset_version) {
-    const auto e = [](std::string_view s) { return html_escape(s); };
+    const auto e = [](std::string_view s) { return domain::escape_html(s); };
     const bool open = payable(v.status);
     std::string h;
     h.reserve(16 * 1024 + qr_svg.size());

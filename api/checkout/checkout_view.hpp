@@ -98,9 +98,6 @@ std::string append_return_params(std::string_view url, std::string_view invoice_
 Lang choose_lang(std::string_view query_lang, std::string_view accept_language);
 std::string_view lang_code(Lang lang);
 
-// Text for HTML element content and attribute values: & < > " ' escaped.
-std::string html_escape(std::string_view text);
-
 // The full HTML page. `qr_svg` is the QR of view.payment_uri (empty: none); `now_unix` fills the
 // initial countdown; `asset_version` busts caches of /static/*.
 std::string render_page(const CheckoutView& view, Lang lang, std::int64_t now_unix,

@@ -6,39 +6,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "domain/text.hpp"
+
 namespace duepay::infra::qr {
 namespace {
 
 struct QrFree {
     void operator()(QRcode* code) const { QRcode_free(code); }
 };
-
-std::string escape_xml(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
 
 }  // namespace
 
@@ -66,7 +41,7 @@ std::string qr_svg(std::string_view text, std::string_view title) {
     }
     const std::string n = std::to_string(size);
     return "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + n + " " + n +
-           "\" role=\"img\" shape-rendering=\"crispEdges\"><title>" + escape_xml(title) +
+           "\" role=\"img\" shape-rendering=\"crispEdges\"><title>" + domain::escape_html(title) +
            "</title><rect width=\"" + n + "\" height=\"" + n + "\" fill=\"#fff\"/><path d=\"" +
            path + "\" fill=\"#000\"/></svg>";
 }

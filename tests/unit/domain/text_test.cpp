@@ -47,5 +47,12 @@ TEST(Text, EscapeForLogKeepsPrintableAsciiOnly) {
     EXPECT_EQ(escape_for_log("abcdef", 3), "abc...");
 }
 
+TEST(Text, EscapeHtmlTurnsMarkupIntoText) {
+    EXPECT_EQ(escape_html("<script>alert('x') & \"y\"</script>"),
+              "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
+    EXPECT_EQ(escape_html("\xe0\xb8\x81 ok"), "\xe0\xb8\x81 ok");
+    EXPECT_EQ(escape_html(""), "");
+}
+
 }  // namespace
 }  // namespace duepay::domain
