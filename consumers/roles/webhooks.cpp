@@ -241,6 +241,9 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
     std::vector<pg::AttemptOutcome> unrecorded;
     std::uint64_t next_tag = 1;
     auto last_claim = std::chrono::steady_clock::time_point{};
+    // The last claim found work: claim again as soon as a slot is free instead of waiting for the
+    // claim interval, which only paces the polling of an empty (or fully leased) queue.
+    bool queue_had_work = false;
     auto last_housekeeping = std::chrono::steady_clock::time_point{};
     std::cerr << "webhooks: dispatcher, " << s.max_in_flight << " in flight, " << s.per_endpoint
               << " per endpoint" << (s.allow_insecure ? ", insecure URLs allowed (dev)" : "")
@@ -253,12 +256,13 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
                 conn = std::make_unique<pqxx::connection>(s.database_url);
             const auto now = std::chrono::steady_clock::now();
             if (!stopping() && in_flight.size() < s.max_in_flight &&
-                now - last_claim >= s.claim_interval) {
+                (queue_had_work || now - last_claim >= s.claim_interval)) {
                 last_claim = now;
                 pqxx::work tx(*conn);
                 auto claimed = pg::claim_webhook_deliveries(tx, s.max_in_flight - in_flight.size(),
                                                             s.per_endpoint, s.lease, lease_token());
                 tx.commit();
+                queue_had_work = !claimed.empty();
                 for (auto& d : claimed) {
                     infra::webhooks::HttpRequest request;
                     request.tag = next_tag++;
