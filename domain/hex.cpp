@@ -23,7 +23,8 @@ std::string to_hex(std::span<const std::uint8_t> bytes) {
 }
 
 std::optional<Bytes> from_hex(std::string_view text) {
-    if (text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
+    if (text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        text.remove_prefix(2);
     if (text.size() % 2 != 0) return std::nullopt;
     Bytes out(text.size() / 2);
     for (std::size_t i = 0; i < out.size(); ++i) {

@@ -17,9 +17,9 @@ struct Error {
 
 template <class T>
 class [[nodiscard]] Result {
-public:
-    Result(T value) : v_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-    Result(Error error) : v_(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  public:
+    Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+    Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
     bool ok() const { return std::holds_alternative<T>(v_); }
     explicit operator bool() const { return ok(); }
@@ -32,7 +32,7 @@ public:
 
     const Error& error() const { return std::get<Error>(v_); }
 
-private:
+  private:
     std::variant<T, Error> v_;
 };
 

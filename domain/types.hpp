@@ -3,12 +3,11 @@
 #pragma once
 
 #include <array>
+#include <boost/multiprecision/cpp_int.hpp>
 #include <compare>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <boost/multiprecision/cpp_int.hpp>
 
 namespace duepay::domain {
 

@@ -43,8 +43,8 @@ struct CheckoutServerSettings {
     std::string listen = "127.0.0.1:8081";
     int threads = 2;
     bool access_log = true;
-    std::string database_url;  // for LISTEN; empty: no live events (waits end by time only)
-    int stream_seconds = 25;   // longest wait of one SSE request for a change
+    std::string database_url;         // for LISTEN; empty: no live events (waits end by time only)
+    int stream_seconds = 25;          // longest wait of one SSE request for a change
     std::size_t max_streams = 10000;  // waiting SSE requests per process
     std::chrono::milliseconds request_timeout{10000};  // first to last byte of a request
 };

@@ -11,13 +11,12 @@
 #include <ctime>
 #include <vector>
 
-#include "domain/text.hpp"
-
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip712.hpp"
 #include "domain/evm/wallet_calls.hpp"
 #include "domain/hex.hpp"
 #include "domain/money/token_amount.hpp"
+#include "domain/text.hpp"
 
 namespace duepay::api::checkout {
 namespace {

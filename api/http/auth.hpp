@@ -32,14 +32,14 @@ inline constexpr std::size_t kKeyCacheEntries = 10000;
 bool plausible_key(std::string_view key);
 
 class Authenticator {
-public:
+  public:
     explicit Authenticator(KeyDirectory& keys, std::chrono::milliseconds ttl = kKeyCacheTtl)
         : keys_(keys), ttl_(ttl) {}
 
     // The owner of the presented key, or nullopt (401). Throws DatabaseUnavailable.
     std::optional<KeyOwner> authenticate(const ApiRequest& request);
 
-private:
+  private:
     using Clock = std::chrono::steady_clock;
     struct Known {
         KeyOwner owner;

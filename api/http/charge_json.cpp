@@ -34,24 +34,30 @@ void raw_json(Writer& w, const char* key, const std::string& json) {
 }
 
 // Signs the intent; nullopt when it cannot be built (no signer, unparsable stored values).
-std::optional<std::string> sign_intent(const infra::postgres::ChargeRow& row, const infra::config::ChainInfo& chain,
+std::optional<std::string> sign_intent(const infra::postgres::ChargeRow& row,
+                                       const infra::config::ChainInfo& chain,
                                        const domain::evm::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
     auto merchant = domain::evm::parse_address(row.merchant);
     auto token = domain::evm::parse_address(row.token);
     auto amount = domain::money::parse_token_amount(row.amount);
     if (!id || !merchant || !token || !amount) return std::nullopt;
-    domain::evm::PaymentIntent intent{*id, *merchant, *token, *amount, static_cast<std::uint16_t>(row.fee_bps),
+    domain::evm::PaymentIntent intent{*id,
+                                      *merchant,
+                                      *token,
+                                      *amount,
+                                      static_cast<std::uint16_t>(row.fee_bps),
                                       domain::uint256(row.deadline)};
-    const auto digest = domain::evm::intent_digest(domain::evm::Eip712Domain{chain.chain_id, chain.router}, intent);
+    const auto digest =
+        domain::evm::intent_digest(domain::evm::Eip712Domain{chain.chain_id, chain.router}, intent);
     return domain::to_hex(signer.sign_digest(digest).bytes);
 }
 
 }  // namespace
 
-std::string charge_json(const infra::postgres::ChargeRow& row, const infra::config::ChainInfo* chain,
-                        const domain::evm::Signer* signer, const std::string& checkout_url, bool full,
-                        const Branding* branding) {
+std::string charge_json(const infra::postgres::ChargeRow& row,
+                        const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
+                        const std::string& checkout_url, bool full, const Branding* branding) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     const bool wallet = row.payment_mode != "transfer";
@@ -102,7 +108,8 @@ std::string charge_json(const infra::postgres::ChargeRow& row, const infra::conf
         if (row.token_symbol) {
             str(w, "symbol", *row.token_symbol);
         } else {
-            opt_str(w, "symbol", listed ? std::optional<std::string>(listed->symbol) : std::nullopt);
+            opt_str(w, "symbol",
+                    listed ? std::optional<std::string>(listed->symbol) : std::nullopt);
         }
         w.Key("decimals");
         if (row.token_decimals) {

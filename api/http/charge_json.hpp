@@ -28,8 +28,9 @@ inline Branding branding_of(const infra::postgres::KeyOwner& owner) {
 // read-model fields of 2.5 (status, token metadata {address EIP-55, symbol, decimals, name},
 // branding (null when `branding` is not given), amounts confirmed, timeline, timestamps).
 // The intent is signed with `signer` when the mode includes the wallet rail and a signer exists.
-std::string charge_json(const infra::postgres::ChargeRow& row, const infra::config::ChainInfo* chain,
-                        const domain::evm::Signer* signer, const std::string& checkout_url, bool full,
+std::string charge_json(const infra::postgres::ChargeRow& row,
+                        const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
+                        const std::string& checkout_url, bool full,
                         const Branding* branding = nullptr);
 
 }  // namespace duepay::api

@@ -13,9 +13,9 @@
 #include "api/http/charge_json.hpp"
 #include "api/http/envelope.hpp"
 #include "api/http/webhooks_api.hpp"
+#include "domain/charge/decide.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
-#include "domain/charge/decide.hpp"
 #include "domain/hex.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/money/token_amount.hpp"
@@ -49,7 +49,7 @@ struct CreateGuard {
     IdempotencyKeys* keys = nullptr;
     CreationLimiter* limiter = nullptr;
     std::string project_id;
-    std::optional<std::string> key;        // set once begin() gave us the key
+    std::optional<std::string> key;  // set once begin() gave us the key
     infra::random::Digest32 fingerprint{};
     std::optional<std::string> quota_month;  // set once the limiter allowed (metered plans)
     bool prepared = false;  // the key is bound to the charge being appended (never deleted now)
@@ -114,7 +114,8 @@ struct CreateGuard {
         stored.body = response.body;
         try {
             if (!keys->complete(project_id, *key, fingerprint, stored)) {
-                std::cerr << "api: idempotency key of " << project_id << " was no longer ours at completion" << std::endl;
+                std::cerr << "api: idempotency key of " << project_id
+                          << " was no longer ours at completion" << std::endl;
             }
         } catch (const std::exception& e) {
             std::cerr << "api: storing the idempotent response failed: " << e.what() << std::endl;
@@ -188,25 +189,32 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     }
     CreateInput in;
     if (!doc.HasMember("chainId") || !doc["chainId"].IsUint64()) {
-        return bad_request("invalid_chain_id", "chainId is required and must be a positive integer");
+        return bad_request("invalid_chain_id",
+                           "chainId is required and must be a positive integer");
     }
     in.chain = chains.find(domain::ChainId{doc["chainId"].GetUint64()});
-    if (in.chain == nullptr) return bad_request("unsupported_chain", "chainId is not a supported chain");
+    if (in.chain == nullptr)
+        return bad_request("unsupported_chain", "chainId is not a supported chain");
     const bool test_key = owner.mode == "test";
     if (test_key != in.chain->testnet) {
-        return bad_request("key_mode_mismatch", test_key ? "a test key can only create charges on a testnet"
-                                                         : "a live key can only create charges on a mainnet");
+        return bad_request("key_mode_mismatch",
+                           test_key ? "a test key can only create charges on a testnet"
+                                    : "a live key can only create charges on a mainnet");
     }
     if (!owner.payout_address) {
-        return error_response(409, "payout_wallet_not_set", "set and verify a payout wallet before creating charges");
+        return error_response(409, "payout_wallet_not_set",
+                              "set and verify a payout wallet before creating charges");
     }
     if (doc.HasMember("merchant")) {
-        if (!doc["merchant"].IsString()) return bad_request("invalid_address", "merchant must be an address string");
+        if (!doc["merchant"].IsString())
+            return bad_request("invalid_address", "merchant must be an address string");
         auto merchant = domain::evm::parse_address(str(doc["merchant"]));
-        if (!merchant) return bad_request(merchant.error().code, "merchant: " + merchant.error().message);
+        if (!merchant)
+            return bad_request(merchant.error().code, "merchant: " + merchant.error().message);
         auto payout = domain::evm::parse_address(*owner.payout_address);
         if (!payout || !(*merchant == *payout)) {
-            return error_response(403, "merchant_mismatch", "merchant differs from the verified payout address");
+            return error_response(403, "merchant_mismatch",
+                                  "merchant differs from the verified payout address");
         }
     }
     const bool has_amount = doc.HasMember("amount") && !doc["amount"].IsNull();
@@ -222,14 +230,18 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
         if (!known) return bad_request("invalid_fiat_currency", "fiat.currency must be THB or USD");
         const auto currency = domain::money::parse_fiat_currency(str(fiat["currency"]));
         if (!fiat.HasMember("amount") || !fiat["amount"].IsString()) {
-            return bad_request("invalid_fiat_amount", "fiat.amount must be a decimal string such as \"350.00\"");
+            return bad_request("invalid_fiat_amount",
+                               "fiat.amount must be a decimal string such as \"350.00\"");
         }
         auto amount = domain::money::parse_fiat_amount(*currency, str(fiat["amount"]));
-        if (!amount) return bad_request(amount.error().code, "fiat.amount: " + amount.error().message);
+        if (!amount)
+            return bad_request(amount.error().code, "fiat.amount: " + amount.error().message);
         in.fiat = *amount;
     } else {
         if (!doc["amount"].IsString()) {
-            return bad_request("invalid_amount", "amount must be a decimal-integer string in the token smallest unit");
+            return bad_request(
+                "invalid_amount",
+                "amount must be a decimal-integer string in the token smallest unit");
         }
         auto amount = domain::money::parse_charge_amount(str(doc["amount"]));
         if (!amount) return bad_request(amount.error().code, amount.error().message);
@@ -238,11 +250,13 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
 
     std::string symbol = in.chain->default_token;
     if (doc.HasMember("token")) {
-        if (!doc["token"].IsString()) return bad_request("unsupported_token", "token must be a token symbol");
+        if (!doc["token"].IsString())
+            return bad_request("unsupported_token", "token must be a token symbol");
         symbol = std::string(str(doc["token"]));
     }
     in.token = in.chain->token_by_symbol(symbol);
-    if (in.token == nullptr) return bad_request("unsupported_token", "token is not supported on this chain");
+    if (in.token == nullptr)
+        return bad_request("unsupported_token", "token is not supported on this chain");
 
     if (doc.HasMember("paymentMode")) {
         const auto& m = doc["paymentMode"];
@@ -254,12 +268,14 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
         } else if (mode == "both") {
             in.payment_mode = ev::PaymentMode::both;
         } else {
-            return bad_request("invalid_payment_mode", "paymentMode must be wallet, transfer or both");
+            return bad_request("invalid_payment_mode",
+                               "paymentMode must be wallet, transfer or both");
         }
     }
     if (!in.chain->transfer_rail) {
         if (in.payment_mode == ev::PaymentMode::transfer) {
-            return bad_request("transfer_rail_unavailable", "this chain has no transfer rail; use wallet");
+            return bad_request("transfer_rail_unavailable",
+                               "this chain has no transfer rail; use wallet");
         }
         in.payment_mode = ev::PaymentMode::wallet;  // spec 4.1: both falls back to wallet
     }
@@ -267,7 +283,8 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
         const auto& r = doc["reference"];
         // Characters are code points (the string is valid UTF-8 by now), not bytes.
         if (!r.IsString() || domain::utf8_code_points(str(r)) > 255) {
-            return bad_request("invalid_reference", "reference must be a string of at most 255 characters");
+            return bad_request("invalid_reference",
+                               "reference must be a string of at most 255 characters");
         }
         in.reference = std::string(str(r));
     }
@@ -284,7 +301,8 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     if (doc.HasMember("expiresInSeconds")) {
         const auto& e = doc["expiresInSeconds"];
         if (!e.IsUint64() || e.GetUint64() < 1 || e.GetUint64() > 86400) {
-            return bad_request("invalid_expires_in", "expiresInSeconds must be an integer from 1 to 86400");
+            return bad_request("invalid_expires_in",
+                               "expiresInSeconds must be an integer from 1 to 86400");
         }
         in.expires_in = static_cast<std::uint32_t>(e.GetUint64());
     }
@@ -298,8 +316,8 @@ std::string new_uuid() {
     b[6] = static_cast<std::uint8_t>((b[6] & 0x0f) | 0x40);
     b[8] = static_cast<std::uint8_t>((b[8] & 0x3f) | 0x80);
     const std::string hex = domain::to_hex(b).substr(2);
-    return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
-           hex.substr(20);
+    return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+           hex.substr(16, 4) + "-" + hex.substr(20);
 }
 
 ChargesApi::ChargesApi(ApiDeps deps) : deps_(std::move(deps)), auth_(*deps_.keys) {}
@@ -334,7 +352,8 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         if (deps_.webhooks != nullptr && WebhooksApi::owns(request.path)) {
             return respond(deps_.webhooks->handle(request));
         }
-        if (!is_invoices && !is_charge) return respond(error_response(404, "route_not_found", "no such route"));
+        if (!is_invoices && !is_charge)
+            return respond(error_response(404, "route_not_found", "no such route"));
         const char* allowed = is_invoices ? "POST" : "GET";
         if (request.method != allowed) {
             auto r = error_response(405, "method_not_allowed", "method not allowed");
@@ -347,15 +366,18 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         if (is_invoices) return create(request, *owner, respond);
         return respond(read(charge_id, *owner, status_only));
     } catch (const infra::postgres::DatabaseUnavailable& e) {
-        std::cerr << "api: database unavailable: request_id=" << request.request_id << " " << e.what() << std::endl;
-        respond(error_response(503, "database_unavailable", "the database is unavailable; retry later",
-                               deps_.retry_after_ms));
+        std::cerr << "api: database unavailable: request_id=" << request.request_id << " "
+                  << e.what() << std::endl;
+        respond(error_response(503, "database_unavailable",
+                               "the database is unavailable; retry later", deps_.retry_after_ms));
     } catch (const pqxx::broken_connection& e) {
-        std::cerr << "api: database connection lost: request_id=" << request.request_id << " " << e.what() << std::endl;
-        respond(error_response(503, "database_unavailable", "the database is unavailable; retry later",
-                               deps_.retry_after_ms));
+        std::cerr << "api: database connection lost: request_id=" << request.request_id << " "
+                  << e.what() << std::endl;
+        respond(error_response(503, "database_unavailable",
+                               "the database is unavailable; retry later", deps_.retry_after_ms));
     } catch (const std::exception& e) {
-        std::cerr << "api: internal error: request_id=" << request.request_id << " " << e.what() << std::endl;
+        std::cerr << "api: internal error: request_id=" << request.request_id << " " << e.what()
+                  << std::endl;
         respond(error_response(500, "internal_error", "internal server error"));
     }
 }
@@ -372,7 +394,8 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
         if (!status || status->project_id != owner.project_id || status->mode != owner.mode) {
             return error_response(404, "charge_not_found", "charge not found");
         }
-        return success_response(200, R"({"invoiceId":")" + invoice_id + R"(","status":")" + status->status + "\"}");
+        return success_response(
+            200, R"({"invoiceId":")" + invoice_id + R"(","status":")" + status->status + "\"}");
     }
     auto row = deps_.charges->find(invoice_id);
     if (!row || row->project_id != owner.project_id || row->mode != owner.mode) {
@@ -380,7 +403,8 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
     }
     const auto* chain = deps_.chains->find(domain::ChainId{row->chain_id});
     const auto branding = branding_of(owner);
-    return success_response(200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true, &branding));
+    return success_response(
+        200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true, &branding));
 }
 
 namespace {
@@ -451,16 +475,18 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     std::optional<ev::FiatQuote> fiat_quote;
     if (in.fiat) {  // docs/pricing.md: live rate, buffer in the merchant's favour, round up
         if (deps.rates == nullptr) {
-            return fail(error_response(501, "fiat_pricing_unavailable", "fiat pricing is not configured; use amount"));
+            return fail(error_response(501, "fiat_pricing_unavailable",
+                                       "fiat pricing is not configured; use amount"));
         }
         infra::rates::Quote quote;
         try {
             quote = deps.rates->quote(in.fiat->currency, in.token->symbol, in.chain->chain_id);
         } catch (const infra::rates::RateUnavailable& e) {
             std::cerr << "api: rate unavailable: " << e.what() << std::endl;
-            return fail(error_response(503, "rate_unavailable",
-                                          "no current exchange rate for this token; retry later or use amount",
-                                          deps.retry_after_ms));
+            return fail(
+                error_response(503, "rate_unavailable",
+                               "no current exchange rate for this token; retry later or use amount",
+                               deps.retry_after_ms));
         }
         auto amount = domain::money::fiat_to_token_amount(*in.fiat, quote.fiat_per_token,
                                                           static_cast<unsigned>(in.token->decimals),
@@ -474,11 +500,13 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
         q.rate_source = quote.source;
         q.buffer_bps = deps.fiat_buffer_bps;
         q.rate_read_at = ev::format_rfc3339_millis_utc(
-            std::chrono::duration_cast<std::chrono::milliseconds>(quote.read_at.time_since_epoch()).count());
+            std::chrono::duration_cast<std::chrono::milliseconds>(quote.read_at.time_since_epoch())
+                .count());
         fiat_quote = std::move(q);
     }
     const auto merchant = domain::evm::parse_address(*owner.payout_address);
-    if (!merchant) throw std::runtime_error("stored payout address is malformed: " + *owner.payout_address);
+    if (!merchant)
+        throw std::runtime_error("stored payout address is malformed: " + *owner.payout_address);
 
     ev::Event event;
     event.id = deps.new_event_id();
@@ -518,9 +546,11 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     row.merchant = domain::evm::to_checksum(created.merchant);
     row.fee_bps = static_cast<int>(created.fee_bps);
     row.deadline = static_cast<std::int64_t>(created.deadline);
-    if (created.deposit_address) row.deposit_address = domain::evm::to_checksum(*created.deposit_address);
+    if (created.deposit_address)
+        row.deposit_address = domain::evm::to_checksum(*created.deposit_address);
     row.reference = created.reference;
-    if (fiat_quote) row.fiat_json = ev::encode_fiat_quote(*fiat_quote);  // as the projection stores it
+    if (fiat_quote)
+        row.fiat_json = ev::encode_fiat_quote(*fiat_quote);  // as the projection stores it
     event.data = std::move(created);
 
     // Nothing is appended that a consumer cannot apply: the bytes must decode to this very event
@@ -531,7 +561,8 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
                   << std::endl;
         return fail(error_response(422, encoded.error().code, encoded.error().message));
     }
-    auto body = std::make_shared<std::string>(charge_json(row, in.chain, deps.signer, deps.checkout_url, false));
+    auto body = std::make_shared<std::string>(
+        charge_json(row, in.chain, deps.signer, deps.checkout_url, false));
     infra::kafka::LogRecord record{row.invoice_id, std::move(encoded).value()};
     // Bind the Idempotency-Key to this charge before it can reach the log (ADR 0091): a retry
     // after an unknown outcome or a crash re-appends these bytes instead of a second charge.
@@ -575,17 +606,20 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
         auto key = infra::postgres::parse_idempotency_key(*header);
         if (!key) return respond(bad_request("invalid_idempotency_key", key.error().message));
         if (deps_.idempotency != nullptr) {
-            const auto fingerprint = infra::postgres::request_fingerprint(request.method, request.path, request.body);
+            const auto fingerprint =
+                infra::postgres::request_fingerprint(request.method, request.path, request.body);
             auto begun = deps_.idempotency->begin(owner.project_id, *key, fingerprint);
             switch (begun.outcome) {
                 case infra::postgres::BeginOutcome::replay:
                     return respond(replayed(begun.response.value()));
                 case infra::postgres::BeginOutcome::in_flight:
-                    return respond(error_response(409, "idempotency_key_in_use",
-                                                  "a request with this Idempotency-Key is in progress; retry later"));
+                    return respond(error_response(
+                        409, "idempotency_key_in_use",
+                        "a request with this Idempotency-Key is in progress; retry later"));
                 case infra::postgres::BeginOutcome::mismatch:
-                    return respond(error_response(422, "idempotency_key_reused",
-                                                  "this Idempotency-Key was used with a different request"));
+                    return respond(
+                        error_response(422, "idempotency_key_reused",
+                                       "this Idempotency-Key was used with a different request"));
                 case infra::postgres::BeginOutcome::created:
                     guard->key = *key;
                     guard->fingerprint = fingerprint;
@@ -617,9 +651,10 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
             }
             if (decision.outcome == infra::postgres::LimitOutcome::quota_exceeded) {
                 guard->release(false);
-                return respond(error_response(429, "monthly_quota_exceeded",
-                                              "the plan's monthly charge quota is used up; retry next month",
-                                              decision.retry_after_ms));
+                return respond(
+                    error_response(429, "monthly_quota_exceeded",
+                                   "the plan's monthly charge quota is used up; retry next month",
+                                   decision.retry_after_ms));
             }
             if (!decision.month.empty()) guard->quota_month = decision.month;
         }

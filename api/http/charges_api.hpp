@@ -28,28 +28,29 @@ struct ApiDeps {
     ProjectionWaiter* waiter = nullptr;
     infra::kafka::EventLog* log = nullptr;
     const infra::config::ChainRegistry* chains = nullptr;
-    const domain::evm::Signer* signer = nullptr;  // null: charges are created without intent/signature
-    std::string checkout_url;                     // e.g. http://127.0.0.1:8080
-    std::function<std::int64_t()> now_ms;         // unix milliseconds
+    const domain::evm::Signer* signer =
+        nullptr;                           // null: charges are created without intent/signature
+    std::string checkout_url;              // e.g. http://127.0.0.1:8080
+    std::function<std::int64_t()> now_ms;  // unix milliseconds
     std::function<domain::InvoiceId()> new_invoice_id;
     std::function<std::string()> new_event_id;
     std::chrono::milliseconds projection_timeout{5000};
-    long long retry_after_ms = 1000;              // advertised on 503
-    infra::rates::RateSource* rates = nullptr;    // null: fiat prices answer 501 (docs/pricing.md)
-    unsigned fiat_buffer_bps = 50;                // in the merchant's favour, 0..10000
-    IdempotencyKeys* idempotency = nullptr;       // null: Idempotency-Key is validated, not stored
-    CreationLimiter* limiter = nullptr;           // null: no rate limit or quota (docs/limits.md)
-    WebhooksApi* webhooks = nullptr;              // null: /v1/webhook-* are 404s (docs/webhooks.md)
+    long long retry_after_ms = 1000;            // advertised on 503
+    infra::rates::RateSource* rates = nullptr;  // null: fiat prices answer 501 (docs/pricing.md)
+    unsigned fiat_buffer_bps = 50;              // in the merchant's favour, 0..10000
+    IdempotencyKeys* idempotency = nullptr;     // null: Idempotency-Key is validated, not stored
+    CreationLimiter* limiter = nullptr;         // null: no rate limit or quota (docs/limits.md)
+    WebhooksApi* webhooks = nullptr;            // null: /v1/webhook-* are 404s (docs/webhooks.md)
 };
 
 class ChargesApi {
-public:
+  public:
     explicit ChargesApi(ApiDeps deps);
 
     // Routes one request; `respond` is called exactly once.
     void handle(const ApiRequest& request, Responder respond);
 
-private:
+  private:
     void create(const ApiRequest& request, const KeyOwner& owner, Responder respond);
     ApiResponse read(const std::string& raw_id, const KeyOwner& owner, bool status_only);
 

@@ -27,12 +27,13 @@ std::optional<ChargeStatus> PgChargeReader::find_status(const std::string& invoi
     });
 }
 
-PgProjectionWaiter::PgProjectionWaiter(infra::postgres::ConnectionPool& pool, const std::string& database_url,
-                                       StatusCache* cache)
+PgProjectionWaiter::PgProjectionWaiter(infra::postgres::ConnectionPool& pool,
+                                       const std::string& database_url, StatusCache* cache)
     : pool_(pool), cache_(cache) {
     sweeper_ = std::thread([this] { sweep_loop(); });
     listener_ = std::make_unique<infra::postgres::NotifyListener>(
-        database_url, infra::postgres::kChargesChannel, [this](const std::string& p) { on_payload(p); },
+        database_url, infra::postgres::kChargesChannel,
+        [this](const std::string& p) { on_payload(p); },
         [this] {
             if (cache_ != nullptr) cache_->clear();
             std::lock_guard lock(mutex_);
@@ -57,7 +58,8 @@ void PgProjectionWaiter::wait(const std::string& invoice_id, std::chrono::millis
     {
         std::lock_guard lock(mutex_);
         if (!recent_.contains(invoice_id)) {
-            waiters_.emplace(invoice_id, Waiter{std::chrono::steady_clock::now() + timeout, std::move(done)});
+            waiters_.emplace(invoice_id,
+                             Waiter{std::chrono::steady_clock::now() + timeout, std::move(done)});
             return;
         }
     }
@@ -77,13 +79,15 @@ void PgProjectionWaiter::on_payload(const std::string& payload) {
             start = end + 1;
             if (cache_ != nullptr) cache_->invalidate(id);
             auto range = waiters_.equal_range(id);
-            for (auto it = range.first; it != range.second; ++it) ready.push_back(std::move(it->second.done));
+            for (auto it = range.first; it != range.second; ++it)
+                ready.push_back(std::move(it->second.done));
             waiters_.erase(range.first, range.second);
             if (recent_.insert(id).second) recent_order_.emplace_back(now, std::move(id));
         }
         // Remember ids for 30 s (and at most 200k of them).
         while (!recent_order_.empty() &&
-               (recent_order_.front().first + std::chrono::seconds(30) < now || recent_order_.size() > 200'000)) {
+               (recent_order_.front().first + std::chrono::seconds(30) < now ||
+                recent_order_.size() > 200'000)) {
             recent_.erase(recent_order_.front().second);
             recent_order_.pop_front();
         }

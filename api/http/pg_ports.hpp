@@ -18,34 +18,35 @@
 namespace duepay::api {
 
 class PgKeyDirectory final : public KeyDirectory {
-public:
+  public:
     explicit PgKeyDirectory(infra::postgres::ConnectionPool& pool) : pool_(pool) {}
     std::optional<KeyOwner> find(const infra::random::Digest32& key_hash) override;
 
-private:
+  private:
     infra::postgres::ConnectionPool& pool_;
 };
 
 class PgChargeReader final : public ChargeReader {
-public:
+  public:
     explicit PgChargeReader(infra::postgres::ConnectionPool& pool) : pool_(pool) {}
     std::optional<ChargeRow> find(const std::string& invoice_id) override;
     std::optional<ChargeStatus> find_status(const std::string& invoice_id) override;
 
-private:
+  private:
     infra::postgres::ConnectionPool& pool_;
 };
 
 class PgIdempotencyKeys final : public IdempotencyKeys {
-public:
-  explicit PgIdempotencyKeys(infra::postgres::ConnectionPool& pool,
-                             infra::postgres::IdempotencySettings settings = {})
-      : store_(pool, settings) {}
-  infra::postgres::BeginResult begin(const std::string& project_id, const std::string& key,
-                                     const infra::random::Digest32& fingerprint) override {
-      return store_.begin(project_id, key, fingerprint);
+  public:
+    explicit PgIdempotencyKeys(infra::postgres::ConnectionPool& pool,
+                               infra::postgres::IdempotencySettings settings = {})
+        : store_(pool, settings) {}
+    infra::postgres::BeginResult begin(const std::string& project_id, const std::string& key,
+                                       const infra::random::Digest32& fingerprint) override {
+        return store_.begin(project_id, key, fingerprint);
     }
-    bool complete(const std::string& project_id, const std::string& key, const infra::random::Digest32& fingerprint,
+    bool complete(const std::string& project_id, const std::string& key,
+                  const infra::random::Digest32& fingerprint,
                   const infra::postgres::StoredResponse& response) override {
         return store_.complete(project_id, key, fingerprint, response);
     }
@@ -71,16 +72,18 @@ public:
 
 // Limits by plan (creation_limits_for_plan); the plan `unmetered` never reaches the database.
 class PgCreationLimiter final : public CreationLimiter {
-public:
+  public:
     explicit PgCreationLimiter(infra::postgres::ConnectionPool& pool) : limiter_(pool) {}
-    infra::postgres::LimitDecision take(const std::string& project_id, const std::string& plan) override {
-        return limiter_.take_charge_creation(project_id, infra::postgres::creation_limits_for_plan(plan));
+    infra::postgres::LimitDecision take(const std::string& project_id,
+                                        const std::string& plan) override {
+        return limiter_.take_charge_creation(project_id,
+                                             infra::postgres::creation_limits_for_plan(plan));
     }
     void refund_quota(const std::string& project_id, const std::string& month) override {
         if (!month.empty()) limiter_.refund_quota(project_id, month);
     }
 
-private:
+  private:
     infra::postgres::RateLimiter limiter_;
 };
 
@@ -88,7 +91,7 @@ private:
 // while (the NOTIFY can beat the Kafka ack to the API). A sweeper thread times waiters out and, if
 // the LISTEN connection was lost, re-checks pending waiters against the table.
 class PgProjectionWaiter final : public ProjectionWaiter {
-public:
+  public:
     // `cache` (optional) is invalidated by every notification and cleared on a LISTEN reconnect.
     PgProjectionWaiter(infra::postgres::ConnectionPool& pool, const std::string& database_url,
                        StatusCache* cache = nullptr);
@@ -99,7 +102,7 @@ public:
 
     bool listening() const { return listener_ && listener_->listening(); }
 
-private:
+  private:
     struct Waiter {
         std::chrono::steady_clock::time_point deadline;
         std::function<void(bool)> done;

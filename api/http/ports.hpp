@@ -20,14 +20,14 @@ using infra::postgres::ChargeStatus;
 using infra::postgres::KeyOwner;
 
 class KeyDirectory {
-public:
+  public:
     virtual ~KeyDirectory() = default;
     // The active key with this SHA-256 hash; throws infra::postgres::DatabaseUnavailable.
     virtual std::optional<KeyOwner> find(const infra::random::Digest32& key_hash) = 0;
 };
 
 class ChargeReader {
-public:
+  public:
     virtual ~ChargeReader() = default;
     virtual std::optional<ChargeRow> find(const std::string& invoice_id) = 0;
     virtual std::optional<ChargeStatus> find_status(const std::string& invoice_id) = 0;
@@ -36,7 +36,7 @@ public:
 // Waits until the projector has written a charge row. `done(true)` once the row exists,
 // `done(false)` when `timeout` passed first; called exactly once, on a thread of the waiter.
 class ProjectionWaiter {
-public:
+  public:
     virtual ~ProjectionWaiter() = default;
     virtual void wait(const std::string& invoice_id, std::chrono::milliseconds timeout,
                       std::function<void(bool projected)> done) = 0;
@@ -45,9 +45,10 @@ public:
 // Idempotency-Key claims of POST /v1/invoices (docs/limits.md); Postgres: IdempotencyStore.
 // Each call throws infra::postgres::DatabaseUnavailable when the database is down.
 class IdempotencyKeys {
-public:
+  public:
     virtual ~IdempotencyKeys() = default;
-    virtual infra::postgres::BeginResult begin(const std::string& project_id, const std::string& key,
+    virtual infra::postgres::BeginResult begin(const std::string& project_id,
+                                               const std::string& key,
                                                const infra::random::Digest32& fingerprint) = 0;
     virtual bool complete(const std::string& project_id, const std::string& key,
                           const infra::random::Digest32& fingerprint,
@@ -66,9 +67,10 @@ public:
 // The creation rate limit and monthly quota of a project's plan (docs/limits.md); Postgres:
 // RateLimiter. Throws infra::postgres::DatabaseUnavailable.
 class CreationLimiter {
-public:
+  public:
     virtual ~CreationLimiter() = default;
-    virtual infra::postgres::LimitDecision take(const std::string& project_id, const std::string& plan) = 0;
+    virtual infra::postgres::LimitDecision take(const std::string& project_id,
+                                                const std::string& plan) = 0;
     virtual void refund_quota(const std::string& project_id, const std::string& month) = 0;
 };
 

@@ -15,10 +15,13 @@
 namespace duepay::api {
 
 class StatusCache final : public ChargeReader {
-public:
-    explicit StatusCache(ChargeReader& inner, std::size_t capacity = 200'000) : inner_(inner), capacity_(capacity) {}
+  public:
+    explicit StatusCache(ChargeReader& inner, std::size_t capacity = 200'000)
+        : inner_(inner), capacity_(capacity) {}
 
-    std::optional<ChargeRow> find(const std::string& invoice_id) override { return inner_.find(invoice_id); }
+    std::optional<ChargeRow> find(const std::string& invoice_id) override {
+        return inner_.find(invoice_id);
+    }
     std::optional<ChargeStatus> find_status(const std::string& invoice_id) override;
 
     // The projector changed this charge (from NOTIFY).
@@ -29,7 +32,7 @@ public:
     std::uint64_t hits() const;
     std::uint64_t misses() const;
 
-private:
+  private:
     struct Entry {
         std::optional<ChargeStatus> status;  // nullopt: a tombstone left by an invalidation
         std::uint64_t seq = 0;               // seq_ when written

@@ -54,7 +54,8 @@ const char* kAdminUsage =
     "       All print JSON; errors are {\"error\":{\"code\",\"message\"}} on stderr, exit 1\n"
     "       (2 for usage). Details: docs/accounts.md.\n";
 
-std::string flag(const std::vector<std::string>& args, const std::string& name, const std::string& fallback) {
+std::string flag(const std::vector<std::string>& args, const std::string& name,
+                 const std::string& fallback) {
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
         if (args[i] == name) return args[i + 1];
     }
@@ -67,22 +68,22 @@ int demo() {
     const auto key = derive_test_key(secret, kDemoKeyId);
     pqxx::connection conn(url);
     pqxx::work tx(conn);
-    // Plan unmetered: the demo and the load benches create far more than any plan allows (docs/limits.md).
-    infra::postgres::upsert_project(tx, {kDemoProjectId, "Demo shop", "unmetered", std::string(kDemoPayout)});
+    // Plan unmetered: the demo and the load benches create far more than any plan allows
+    // (docs/limits.md).
+    infra::postgres::upsert_project(
+        tx, {kDemoProjectId, "Demo shop", "unmetered", std::string(kDemoPayout)});
     // A revoked demo key stays revoked: ops revoked it for a reason (docs/accounts.md).
     if (!infra::postgres::upsert_api_key(tx, kDemoKeyId, kDemoProjectId, "test",
                                          infra::random::sha256(key), key.substr(0, 12))) {
         tx.abort();
-        std::cerr
-            << R"({"error":{"code":"key_revoked","message":"the demo key )" << kDemoKeyId
-            << R"( was revoked and stays revoked; create another key with )"
-            << R"(duepay admin key create"}})"
-            << std::endl;
+        std::cerr << R"({"error":{"code":"key_revoked","message":"the demo key )" << kDemoKeyId
+                  << R"( was revoked and stays revoked; create another key with )"
+                  << R"(duepay admin key create"}})" << std::endl;
         return 1;
     }
     tx.commit();
-    std::cout << R"({"projectId":")" << kDemoProjectId << R"(","keyId":")" << kDemoKeyId << R"(","key":")" << key
-              << "\"}" << std::endl;
+    std::cout << R"({"projectId":")" << kDemoProjectId << R"(","keyId":")" << kDemoKeyId
+              << R"(","key":")" << key << "\"}" << std::endl;
     return 0;
 }
 

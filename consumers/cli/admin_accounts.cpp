@@ -1,16 +1,16 @@
 // `duepay admin project|key|wallet|chains`: projects, API keys, payout wallet proof and the chain
 // registry as JSON (docs/accounts.md). Rejections print {"error":{"code","message"}} on stderr
 // and exit 1; usage errors exit 2; the store is infra/postgres/account_store.
-#include <iostream>
-#include <optional>
-#include <regex>
-#include <string>
-#include <vector>
-
-#include <pqxx/pqxx>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <iostream>
+#include <optional>
+#include <pqxx/pqxx>
+#include <regex>
+#include <string>
+#include <vector>
 
 #include "consumers/cli/admin.hpp"
 #include "domain/evm/address.hpp"
@@ -81,11 +81,13 @@ std::string check_plan(const std::string& plan) {
 }
 
 int check_window(const std::string& text) {
-    if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos) {
+    if (text.empty() || text.size() > 6 ||
+        text.find_first_not_of("0123456789") != std::string::npos) {
         throw AdminError{"invalid_window", "--window-seconds must be an integer from 1 to 86400"};
     }
     const int v = std::stoi(text);
-    if (v < 1 || v > 86400) throw AdminError{"invalid_window", "--window-seconds must be an integer from 1 to 86400"};
+    if (v < 1 || v > 86400)
+        throw AdminError{"invalid_window", "--window-seconds must be an integer from 1 to 86400"};
     return v;
 }
 
@@ -93,7 +95,8 @@ int check_window(const std::string& text) {
 std::string check_logo(const std::string& url) {
     static const std::regex ok(R"(^https?://[^\s"'<>]{1,500}$)");
     if (!url.empty() && !std::regex_match(url, ok)) {
-        throw AdminError{"invalid_logo_url", "--logo-url must be an http(s) URL of at most 500 characters"};
+        throw AdminError{"invalid_logo_url",
+                         "--logo-url must be an http(s) URL of at most 500 characters"};
     }
     return url;
 }
@@ -107,7 +110,8 @@ std::string check_color(const std::string& color) {
 }
 
 std::string check_name(const std::string& name) {
-    if (name.empty() || name.size() > 120) throw AdminError{"invalid_name", "--name must be 1 to 120 characters"};
+    if (name.empty() || name.size() > 120)
+        throw AdminError{"invalid_name", "--name must be 1 to 120 characters"};
     return name;
 }
 
@@ -155,9 +159,12 @@ int project_command(const std::vector<std::string>& args) {
         p.id = random_id("prj_");
         p.name = check_name(required(args, "--name"));
         p.plan = check_plan(opt_flag(args, "--plan").value_or("free"));
-        p.payment_window_seconds = check_window(opt_flag(args, "--window-seconds").value_or("3600"));
-        if (auto logo = opt_flag(args, "--logo-url"); logo && !logo->empty()) p.logo_url = check_logo(*logo);
-        if (auto color = opt_flag(args, "--accent-color"); color && !color->empty()) p.accent_color = check_color(*color);
+        p.payment_window_seconds =
+            check_window(opt_flag(args, "--window-seconds").value_or("3600"));
+        if (auto logo = opt_flag(args, "--logo-url"); logo && !logo->empty())
+            p.logo_url = check_logo(*logo);
+        if (auto color = opt_flag(args, "--accent-color"); color && !color->empty())
+            p.accent_color = check_color(*color);
         pqxx::work tx(conn);
         pg::insert_project(tx, p);
         result = load_project(tx, p.id);
@@ -170,15 +177,18 @@ int project_command(const std::vector<std::string>& args) {
         pg::ProjectChanges c;
         if (auto v = opt_flag(args, "--name")) c.name = check_name(*v);
         if (auto v = opt_flag(args, "--plan")) c.plan = check_plan(*v);
-        if (auto v = opt_flag(args, "--window-seconds")) c.payment_window_seconds = check_window(*v);
+        if (auto v = opt_flag(args, "--window-seconds"))
+            c.payment_window_seconds = check_window(*v);
         if (auto v = opt_flag(args, "--logo-url")) c.logo_url = check_logo(*v);
         if (auto v = opt_flag(args, "--accent-color")) c.accent_color = check_color(*v);
         if (!c.name && !c.plan && !c.payment_window_seconds && !c.logo_url && !c.accent_color) {
             throw AdminError{"missing_argument",
-                             "give at least one of --name, --plan, --window-seconds, --logo-url, --accent-color"};
+                             "give at least one of --name, --plan, --window-seconds, --logo-url, "
+                             "--accent-color"};
         }
         pqxx::work tx(conn);
-        if (!pg::update_project(tx, id, c)) throw AdminError{"project_not_found", "no project " + id};
+        if (!pg::update_project(tx, id, c))
+            throw AdminError{"project_not_found", "no project " + id};
         result = load_project(tx, id);
         tx.commit();
     } else {
@@ -213,16 +223,19 @@ int key_command(const std::vector<std::string>& args) {
     if (sub == "create") {
         const auto project = required(args, "--project");
         const auto mode = required(args, "--mode");
-        if (mode != "test" && mode != "live") throw AdminError{"invalid_mode", "--mode must be test or live"};
+        if (mode != "test" && mode != "live")
+            throw AdminError{"invalid_mode", "--mode must be test or live"};
         const auto key_id = random_id("key_");
         // Test keys: HMAC of the server secret and the key id, so `key show` can show them again.
         // Live keys: 32 random bytes, printed now and never again (docs/adr/0080).
         const std::string secret =
-            mode == "test" ? derive_test_key(infra::config::require_env("DUEPAY_SERVER_SECRET"), key_id)
-                           : "dp_live_" + domain::to_hex(infra::random::random_bytes<32>()).substr(2);
+            mode == "test"
+                ? derive_test_key(infra::config::require_env("DUEPAY_SERVER_SECRET"), key_id)
+                : "dp_live_" + domain::to_hex(infra::random::random_bytes<32>()).substr(2);
         pqxx::work tx(conn);
         load_project(tx, project);
-        pg::upsert_api_key(tx, key_id, project, mode, infra::random::sha256(secret), secret.substr(0, 12));
+        pg::upsert_api_key(tx, key_id, project, mode, infra::random::sha256(secret),
+                           secret.substr(0, 12));
         auto record = pg::find_api_key(tx, key_id);
         tx.commit();
         write_key(w, *record, secret);
@@ -232,9 +245,11 @@ int key_command(const std::vector<std::string>& args) {
         auto k = pg::find_api_key(tx, key_id);
         if (!k) throw AdminError{"key_not_found", "no key " + key_id};
         if (k->mode != "test") {
-            throw AdminError{"live_key_not_shown", "live keys are shown once, at creation; create a new one"};
+            throw AdminError{"live_key_not_shown",
+                             "live keys are shown once, at creation; create a new one"};
         }
-        const auto secret = derive_test_key(infra::config::require_env("DUEPAY_SERVER_SECRET"), key_id);
+        const auto secret =
+            derive_test_key(infra::config::require_env("DUEPAY_SERVER_SECRET"), key_id);
         if (!infra::random::constant_time_equal(infra::random::sha256(secret), k->key_hash)) {
             throw AdminError{"key_not_derivable",
                              "this test key was not derived from the current DUEPAY_SERVER_SECRET"};
@@ -267,12 +282,14 @@ int key_command(const std::vector<std::string>& args) {
 
 // ---- payout wallet proof (EIP-191) ----
 
-std::string challenge_message(const std::string& project, const std::string& address, const std::string& nonce,
-                              const std::string& expires) {
+std::string challenge_message(const std::string& project, const std::string& address,
+                              const std::string& nonce, const std::string& expires) {
     return "duepay payout wallet verification\n\n"
-           "Sign this message to prove that you control this wallet and want it to receive the payments "
+           "Sign this message to prove that you control this wallet and want it to receive the "
+           "payments "
            "of the project below. Signing costs nothing and authorises no transaction.\n\n"
-           "Project: " + project + "\nAddress: " + address + "\nNonce: " + nonce + "\nExpires: " + expires;
+           "Project: " +
+           project + "\nAddress: " + address + "\nNonce: " + nonce + "\nExpires: " + expires;
 }
 
 int wallet_command(const std::vector<std::string>& args) {
@@ -285,8 +302,9 @@ int wallet_command(const std::vector<std::string>& args) {
     if (sub == "challenge") {
         int ttl = 600;
         if (auto v = opt_flag(args, "--ttl-seconds")) {
-            if (v->empty() || v->size() > 4 || v->find_first_not_of("0123456789") != std::string::npos ||
-                std::stoi(*v) < 1 || std::stoi(*v) > 3600) {
+            if (v->empty() || v->size() > 4 ||
+                v->find_first_not_of("0123456789") != std::string::npos || std::stoi(*v) < 1 ||
+                std::stoi(*v) > 3600) {
                 throw AdminError{"invalid_ttl", "--ttl-seconds must be an integer from 1 to 3600"};
             }
             ttl = std::stoi(*v);
@@ -294,10 +312,10 @@ int wallet_command(const std::vector<std::string>& args) {
         const auto nonce = domain::to_hex(infra::random::random_bytes<16>()).substr(2);
         pqxx::work tx(conn);
         load_project(tx, project);
-        auto c = pg::insert_wallet_challenge(tx, random_id("wch_"), project, address, nonce, ttl,
-                                             [&](const std::string& expires) {
-                                                 return challenge_message(project, address, nonce, expires);
-                                             });
+        auto c = pg::insert_wallet_challenge(
+            tx, random_id("wch_"), project, address, nonce, ttl, [&](const std::string& expires) {
+                return challenge_message(project, address, nonce, expires);
+            });
         tx.commit();
         w.StartObject();
         str(w, "challengeId", c.id);
@@ -313,14 +331,22 @@ int wallet_command(const std::vector<std::string>& args) {
         pqxx::work tx(conn);
         load_project(tx, project);
         auto c = pg::find_wallet_challenge(tx, project, address, opt_flag(args, "--nonce"));
-        if (!c) throw AdminError{"challenge_not_found", "no challenge for this project and address; run wallet challenge"};
-        if (c->used) throw AdminError{"challenge_used", "this challenge was already used; request a new one"};
-        if (c->expired) throw AdminError{"challenge_expired", "the challenge expired at " + c->expires_at + "; request a new one"};
-        auto signer = infra::crypto::recover_signer(domain::evm::personal_message_hash(c->message), *signature);
+        if (!c)
+            throw AdminError{"challenge_not_found",
+                             "no challenge for this project and address; run wallet challenge"};
+        if (c->used)
+            throw AdminError{"challenge_used",
+                             "this challenge was already used; request a new one"};
+        if (c->expired)
+            throw AdminError{"challenge_expired",
+                             "the challenge expired at " + c->expires_at + "; request a new one"};
+        auto signer = infra::crypto::recover_signer(domain::evm::personal_message_hash(c->message),
+                                                    *signature);
         if (!signer) throw AdminError{signer.error().code, signer.error().message};
         const auto recovered = domain::evm::to_checksum(*signer);
         if (recovered != address) {
-            throw AdminError{"signer_mismatch", "the message was signed by " + recovered + ", not " + address};
+            throw AdminError{"signer_mismatch",
+                             "the message was signed by " + recovered + ", not " + address};
         }
         pg::mark_challenge_used(tx, c->id);
         pg::set_payout_address(tx, project, address);
@@ -405,7 +431,8 @@ void print_error(const std::string& code, const std::string& message) {
 std::optional<int> run_account_command(const std::vector<std::string>& args) {
     if (args.empty()) return std::nullopt;
     const auto& group = args[0];
-    if (group != "project" && group != "key" && group != "wallet" && group != "chains") return std::nullopt;
+    if (group != "project" && group != "key" && group != "wallet" && group != "chains")
+        return std::nullopt;
     try {
         if (group == "project") return project_command(args);
         if (group == "key") return key_command(args);
@@ -418,7 +445,8 @@ std::optional<int> run_account_command(const std::vector<std::string>& args) {
         print_error("config_error", e.what());
         return 1;
     } catch (const pqxx::broken_connection& e) {
-        print_error("database_unavailable", std::string("cannot reach Postgres (DATABASE_URL): ") + e.what());
+        print_error("database_unavailable",
+                    std::string("cannot reach Postgres (DATABASE_URL): ") + e.what());
         return 1;
     } catch (const std::exception& e) {
         print_error("internal_error", e.what());

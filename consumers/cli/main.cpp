@@ -231,7 +231,8 @@ cli::Run define_webhooks(CLI::App& cmd) {
     role_flag(cmd, "--webhooks-group", g_flags.webhooks_group,
               "consumer group (DUEPAY_WEBHOOKS_GROUP, duepay-webhooks)");
     cmd.footer(
-        "DUEPAY_WEBHOOK_ALLOW_INSECURE, DUEPAY_WEBHOOK_RETRY_SCHEDULE, DUEPAY_WEBHOOK_PER_ENDPOINT,\n"
+        "DUEPAY_WEBHOOK_ALLOW_INSECURE, DUEPAY_WEBHOOK_RETRY_SCHEDULE, "
+        "DUEPAY_WEBHOOK_PER_ENDPOINT,\n"
         "DUEPAY_WEBHOOK_MAX_IN_FLIGHT, DUEPAY_WEBHOOK_DISABLE_AFTER_SECONDS (docs/webhooks.md).");
     return [](const std::atomic<bool>& stop) {
         auto s = consumers::webhooks_settings_from_env();

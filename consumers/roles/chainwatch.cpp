@@ -36,7 +36,6 @@ namespace charge = duepay::domain::charge;
 using infra::rpc::BlockHeader;
 using infra::rpc::Log;
 
-
 std::string now_rfc3339() {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     return format_rfc3339_millis_utc(
@@ -60,7 +59,7 @@ struct SeenBlock {
 
 // Waits for the broker's verdict on every append of a batch.
 class Acks {
-public:
+  public:
     void expect() {
         std::lock_guard lock(mutex_);
         ++pending_;
@@ -82,7 +81,7 @@ public:
         }
     }
 
-private:
+  private:
     std::mutex mutex_;
     std::condition_variable cv_;
     int pending_ = 0;
@@ -90,7 +89,7 @@ private:
 };
 
 class Chainwatch {
-public:
+  public:
     Chainwatch(const ChainwatchSettings& s, const infra::config::ChainInfo& chain,
                infra::postgres::ChainCheckpointStore& checkpoints, infra::kafka::EventLog& log)
         : s_(s),
@@ -136,7 +135,8 @@ public:
             reset_to_start("checkpoint block " + std::to_string(checkpoint_.number) +
                            " is no longer on the chain (node restarted or deep reorg)");
         } else {
-            std::cerr << "chainwatch " << s_.chain_id << ": resuming after block " << checkpoint_.number << std::endl;
+            std::cerr << "chainwatch " << s_.chain_id << ": resuming after block "
+                      << checkpoint_.number << std::endl;
         }
     }
 
@@ -145,7 +145,8 @@ public:
     bool step() {
         const auto started = std::chrono::steady_clock::now();
         const std::uint64_t head = rpc_.block_number();
-        const std::uint64_t next = window_.empty() ? checkpoint_.number + 1 : window_.back().header.number + 1;
+        const std::uint64_t next =
+            window_.empty() ? checkpoint_.number + 1 : window_.back().header.number + 1;
         if (next > head) return false;
         const std::uint64_t to = std::min(head, next + s_.max_range - 1);
         std::vector<BlockHeader> headers;
@@ -179,16 +180,20 @@ public:
         }
         confirm_up_to(head);
         flush_and_checkpoint();
-        if (trace_ || last - next >= 10 || matched >= 100) {  // backfills and big ranges report their pace
-            std::cerr << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last << ", " << scanner_.last_log_count()
-                      << " logs, " << matched << " matched, " << emitted_ - emitted_before << " events in "
-                      << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()
+        if (trace_ || last - next >= 10 ||
+            matched >= 100) {  // backfills and big ranges report their pace
+            std::cerr << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last << ", "
+                      << scanner_.last_log_count() << " logs, " << matched << " matched, "
+                      << emitted_ - emitted_before << " events in "
+                      << std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - started)
+                             .count()
                       << " ms (" << charges_.size() << " charges)" << std::endl;
         }
         return true;
     }
 
-private:
+  private:
     static infra::rpc::ScanTargets targets(const ChainwatchSettings& s,
                                            const infra::config::ChainInfo& chain) {
         infra::rpc::ScanTargets t;
@@ -202,10 +207,12 @@ private:
     void reset_to_start(const std::string& why) {
         const std::uint64_t start = s_.start_block > 0 ? s_.start_block - 1 : 0;
         auto h = rpc_.block_by_number(start);
-        if (!h) throw infra::rpc::RpcError("start block " + std::to_string(start) + " not found", true);
+        if (!h)
+            throw infra::rpc::RpcError("start block " + std::to_string(start) + " not found", true);
         checkpoint_ = {h->number, h->hash};
         window_.clear();
-        std::cerr << "chainwatch " << s_.chain_id << ": " << why << "; scanning from block " << start + 1 << std::endl;
+        std::cerr << "chainwatch " << s_.chain_id << ": " << why << "; scanning from block "
+                  << start + 1 << std::endl;
     }
 
     charge::ObservePayment observation(const Match& m, const BlockHeader& h,
@@ -221,7 +228,8 @@ private:
     }
 
     void confirm_up_to(std::uint64_t head) {
-        while (!window_.empty() && head - window_.front().header.number + 1 >= chain_.confirmations) {
+        while (!window_.empty() &&
+               head - window_.front().header.number + 1 >= chain_.confirmations) {
             const auto& b = window_.front();
             expire_before(b.header);
             for (const auto& m : b.matches) {
@@ -290,7 +298,8 @@ private:
         }
         auto canonical = rpc_.block_by_number(checkpoint_.number);
         if (!canonical || canonical->hash != checkpoint_.hash) {
-            reset_to_start("reorg below the checkpoint (block " + std::to_string(checkpoint_.number) + ")");
+            reset_to_start("reorg below the checkpoint (block " +
+                           std::to_string(checkpoint_.number) + ")");
         }
     }
 
@@ -337,7 +346,8 @@ private:
     void emit(Tracked& t, const std::string& invoice, EventData data, std::uint32_t log_index) {
         Event e;
         e.id = fact_id(t, data, log_index);
-        if (t.state.seen_event_ids.contains(e.id)) return;  // emitted before (maybe by a previous run)
+        if (t.state.seen_event_ids.contains(e.id))
+            return;  // emitted before (maybe by a previous run)
         e.invoice_id = t.created_envelope.invoice_id;
         e.project_id = t.created_envelope.project_id;
         e.mode = t.created_envelope.mode;
@@ -367,9 +377,9 @@ private:
     infra::rpc::RpcClient rpc_;
     infra::rpc::ChainScanner scanner_;
     std::unordered_map<std::string, Tracked> charges_;
-    infra::rpc::WatchList watch_;  // what the scanner asks the node for
-    std::multimap<std::uint64_t, std::string> expiries_;        // limit -> invoice hex
-    std::deque<SeenBlock> window_;                              // fetched, below confirmation depth
+    infra::rpc::WatchList watch_;                         // what the scanner asks the node for
+    std::multimap<std::uint64_t, std::string> expiries_;  // limit -> invoice hex
+    std::deque<SeenBlock> window_;                        // fetched, below confirmation depth
     infra::postgres::ChainCheckpoint checkpoint_;
     Acks acks_;
     std::size_t learnt_ = 0;
@@ -419,16 +429,20 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     const auto registry = infra::config::ChainRegistry::load_file(settings.chains_file);
     const auto* chain = registry.find(ChainId{settings.chain_id});
     if (chain == nullptr) {
-        std::cerr << "chainwatch: chain " << settings.chain_id << " is not in " << settings.chains_file << std::endl;
+        std::cerr << "chainwatch: chain " << settings.chain_id << " is not in "
+                  << settings.chains_file << std::endl;
         return 2;
     }
     // Leadership: one chainwatch per chain. The lock lives as long as its connection.
     infra::postgres::ChainLeaderLock leader(settings.database_url, settings.chain_id);
     for (bool announced = false;;) {
         if (leader.try_acquire()) break;
-        if (!announced) std::cerr << "chainwatch " << settings.chain_id << ": standby (another leader holds the lock)" << std::endl;
+        if (!announced)
+            std::cerr << "chainwatch " << settings.chain_id
+                      << ": standby (another leader holds the lock)" << std::endl;
         announced = true;
-        for (int i = 0; i < 10 && !stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        for (int i = 0; i < 10 && !stop; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (stop) return 0;
     }
     std::cerr << "chainwatch " << settings.chain_id << ": leader, rpc "
@@ -436,7 +450,8 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
               << " confirmations" << std::endl;
 
     infra::postgres::ChainCheckpointStore checkpoints(settings.database_url);
-    infra::kafka::KafkaEventLog log(infra::kafka::ProducerSettings{settings.bootstrap, settings.topic});
+    infra::kafka::KafkaEventLog log(
+        infra::kafka::ProducerSettings{settings.bootstrap, settings.topic});
     Chainwatch watch(settings, *chain, checkpoints, log);
     infra::postgres::QuarantineWriter quarantined(settings.database_url);
     // No stored offsets: every start replays the topic from the beginning (the charges of this
@@ -444,7 +459,9 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     infra::kafka::KafkaConsumer consumer(
         infra::kafka::ConsumerSettings{settings.bootstrap, settings.group_id, settings.topic,
                                        "duepay-chainwatch-" + std::to_string(settings.chain_id)},
-        [](const std::string&, const std::vector<std::int32_t>&) { return std::map<std::int32_t, std::int64_t>{}; });
+        [](const std::string&, const std::vector<std::int32_t>&) {
+            return std::map<std::int32_t, std::int64_t>{};
+        });
     // Catch up with the topic before touching the chain, so decisions see every earlier fact.
     const auto catchup_started = std::chrono::steady_clock::now();
     while (!stop && consumer.assignment().empty() &&
@@ -452,12 +469,13 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
         drain(consumer, watch, quarantined, settings.group_id, std::chrono::milliseconds(200));
     }
     for (int quiet = 0; !stop && quiet < 3;) {
-        quiet = drain(consumer, watch, quarantined, settings.group_id, std::chrono::milliseconds(300)) == 0
+        quiet = drain(consumer, watch, quarantined, settings.group_id,
+                      std::chrono::milliseconds(300)) == 0
                     ? quiet + 1
                     : 0;
     }
-    std::cerr << "chainwatch " << settings.chain_id << ": caught up, " << watch.charges() << " charges of this chain"
-              << std::endl;
+    std::cerr << "chainwatch " << settings.chain_id << ": caught up, " << watch.charges()
+              << " charges of this chain" << std::endl;
 
     int backoff_ms = 200;
     bool loaded = false;
@@ -492,7 +510,8 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
                 consumer.close();
                 return kRpcRefused;
             }
-            std::cerr << "chainwatch " << settings.chain_id << ": rpc: " << e.what() << "; retrying" << std::endl;
+            std::cerr << "chainwatch " << settings.chain_id << ": rpc: " << e.what() << "; retrying"
+                      << std::endl;
             std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
             backoff_ms = std::min(backoff_ms * 2, 5000);
         } catch (const std::exception& e) {
@@ -506,7 +525,8 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     }
     consumer.close();
     log.flush(std::chrono::milliseconds(5000));
-    std::cerr << "chainwatch " << settings.chain_id << ": stopped, " << watch.emitted() << " events emitted" << std::endl;
+    std::cerr << "chainwatch " << settings.chain_id << ": stopped, " << watch.emitted()
+              << " events emitted" << std::endl;
     return 0;
 }
 
@@ -519,8 +539,10 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
     s.group_id = "duepay-chainwatch-" + std::to_string(chain_id);
     s.chains_file = infra::config::require_env("DUEPAY_CHAINS_FILE");
     const std::string start_var = "DUEPAY_START_BLOCK_" + std::to_string(chain_id);
-    s.start_block = static_cast<std::uint64_t>(infra::config::env_int_or(start_var.c_str(), 0, 0, 1LL << 62));
-    s.max_range = static_cast<std::uint64_t>(infra::config::env_int_or("DUEPAY_CHAINWATCH_RANGE", 500, 1, 100000));
+    s.start_block =
+        static_cast<std::uint64_t>(infra::config::env_int_or(start_var.c_str(), 0, 0, 1LL << 62));
+    s.max_range = static_cast<std::uint64_t>(
+        infra::config::env_int_or("DUEPAY_CHAINWATCH_RANGE", 500, 1, 100000));
     s.topic_chunk = static_cast<std::size_t>(
         infra::config::env_int_or("DUEPAY_CHAINWATCH_TOPIC_CHUNK", 200, 1, 10000));
     s.retain_seconds = static_cast<std::uint64_t>(infra::config::env_int_or(

@@ -19,14 +19,14 @@ struct ChainwatchSettings {
     std::uint64_t chain_id = 0;
     std::string bootstrap;
     std::string topic;
-    std::string group_id;          // default duepay-chainwatch-<chainId>
+    std::string group_id;  // default duepay-chainwatch-<chainId>
     std::string database_url;
     std::string chains_file;
     std::uint64_t start_block = 0;  // DUEPAY_START_BLOCK_<id>: where a first scan begins
     std::uint64_t max_range = 500;  // blocks per eth_getLogs
     std::size_t topic_chunk = 200;  // deposit addresses per Transfer eth_getLogs (to-topic filter)
     std::uint64_t retain_seconds = 7 * 24 * 3600;  // chain time a done charge stays watched
-    int poll_ms = 100;              // idle wait between head polls
+    int poll_ms = 100;                             // idle wait between head polls
 };
 
 // Settings for one chain from the environment (KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC,

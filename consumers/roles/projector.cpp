@@ -4,9 +4,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <thread>
-
 #include <pqxx/pqxx>
+#include <thread>
 
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
@@ -51,7 +50,8 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
         }
     };
     infra::kafka::KafkaConsumer consumer(
-        infra::kafka::ConsumerSettings{settings.bootstrap, settings.group_id, settings.topic, "duepay-projector"},
+        infra::kafka::ConsumerSettings{settings.bootstrap, settings.group_id, settings.topic,
+                                       "duepay-projector"},
         lookup);
     std::cerr << "projector: group " << settings.group_id << " on " << settings.topic << std::endl;
     const char* trace_env = std::getenv("DUEPAY_PROJECTOR_TRACE");
@@ -59,7 +59,8 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
     std::size_t total = 0;
     auto last_report = std::chrono::steady_clock::now();
     while (!stop) {
-        auto batch = consumer.poll_batch(settings.batch_max, std::chrono::milliseconds(settings.poll_timeout_ms));
+        auto batch = consumer.poll_batch(settings.batch_max,
+                                         std::chrono::milliseconds(settings.poll_timeout_ms));
         if (batch.empty()) continue;
         try {
             const auto started = std::chrono::steady_clock::now();
@@ -80,7 +81,8 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
         } catch (const std::exception& e) {
             // Nothing of the batch is durable: wait until Postgres answers again, then re-read the
             // batch from the stored offsets (never skip it).
-            std::cerr << "projector: batch failed, retrying from stored offsets: " << e.what() << std::endl;
+            std::cerr << "projector: batch failed, retrying from stored offsets: " << e.what()
+                      << std::endl;
             for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
                 try {
@@ -89,7 +91,8 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
                     probe.exec("select 1");
                     break;
                 } catch (const std::exception& again) {
-                    std::cerr << "projector: database still unavailable: " << again.what() << std::endl;
+                    std::cerr << "projector: database still unavailable: " << again.what()
+                              << std::endl;
                     conn.reset();
                 }
             }

@@ -22,8 +22,9 @@ namespace duepay::domain::charge {
 enum class Status { pending, confirming, paid, underpaid, expired, failed, refunded };
 enum class Exception { none, overpaid, paid_late, partial, wrong_token };
 
-inline constexpr Status kAllStatuses[] = {Status::pending, Status::confirming, Status::paid, Status::underpaid,
-                                          Status::expired, Status::failed,     Status::refunded};
+inline constexpr Status kAllStatuses[] = {Status::pending,   Status::confirming, Status::paid,
+                                          Status::underpaid, Status::expired,    Status::failed,
+                                          Status::refunded};
 
 std::string_view to_string(Status status);
 std::string_view to_string(Exception exception);

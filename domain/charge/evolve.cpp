@@ -1,7 +1,6 @@
-#include "domain/charge/charge_state.hpp"
-
 #include <type_traits>
 
+#include "domain/charge/charge_state.hpp"
 #include "domain/hex.hpp"
 
 namespace duepay::domain::charge {
@@ -16,8 +15,10 @@ template <class Map>
 TokenAmount sum(const Map& m) {
     uint256 total = 0;
     for (const auto& [key, value] : m) {
-        if constexpr (std::is_same_v<typename Map::mapped_type, Unconfirmed>) total = add(total, value.amount.value);
-        else total = add(total, value.value);
+        if constexpr (std::is_same_v<typename Map::mapped_type, Unconfirmed>)
+            total = add(total, value.amount.value);
+        else
+            total = add(total, value.value);
     }
     return TokenAmount{total};
 }
@@ -51,7 +52,8 @@ Exception derive_exception(const ChargeState& s) {
     }
     if (s.failed) return Exception::wrong_token;
     if (s.expired) {
-        if (s.amount_late.value > 0) return received >= s.amount_due.value ? Exception::paid_late : Exception::partial;
+        if (s.amount_late.value > 0)
+            return received >= s.amount_due.value ? Exception::paid_late : Exception::partial;
         if (s.amount_confirmed.value > 0) return Exception::partial;
     }
     return Exception::none;
@@ -60,9 +62,12 @@ Exception derive_exception(const ChargeState& s) {
 std::string tx_of(const EventData& data) {
     return std::visit(
         [](const auto& d) -> std::string {
-            if constexpr (requires { d.payment; }) return to_hex(d.payment.tx_hash);
-            else if constexpr (requires { d.tx_hash; }) return to_hex(d.tx_hash);
-            else return {};
+            if constexpr (requires { d.payment; })
+                return to_hex(d.payment.tx_hash);
+            else if constexpr (requires { d.tx_hash; })
+                return to_hex(d.tx_hash);
+            else
+                return {};
         },
         data);
 }
@@ -76,11 +81,14 @@ bool record(ChargeState& s, const Event& event) {
                 return false;  // a charge is created once
             } else if constexpr (std::is_same_v<T, PaymentDetected>) {
                 const auto key = key_of(d.payment);
-                if (s.confirmed.contains(key) || s.late.contains(key) || s.wrong_token.contains(key)) return true;
+                if (s.confirmed.contains(key) || s.late.contains(key) ||
+                    s.wrong_token.contains(key))
+                    return true;
                 s.unconfirmed[key] = Unconfirmed{d.payment.block_hash, d.payment.amount};
             } else if constexpr (std::is_same_v<T, PaymentReorged>) {
                 const auto it = s.unconfirmed.find(PaymentKey{d.tx_hash, d.log_index});
-                if (it != s.unconfirmed.end() && it->second.block_hash == d.block_hash) s.unconfirmed.erase(it);
+                if (it != s.unconfirmed.end() && it->second.block_hash == d.block_hash)
+                    s.unconfirmed.erase(it);
             } else if constexpr (std::is_same_v<T, DepositSeen> || std::is_same_v<T, ChargePaid> ||
                                  std::is_same_v<T, ChargeUnderpaid>) {
                 confirm(s, d.payment);
@@ -119,29 +127,42 @@ uint256 saturating_add(const uint256& a, const uint256& b) {
 }
 
 bool holds_funds(const ChargeState& s) {
-    return s.amount_confirmed.value > 0 || s.amount_late.value > 0 || s.amount_wrong_token.value > 0;
+    return s.amount_confirmed.value > 0 || s.amount_late.value > 0 ||
+           s.amount_wrong_token.value > 0;
 }
 
 std::string_view to_string(Status status) {
     switch (status) {
-        case Status::pending: return "pending";
-        case Status::confirming: return "confirming";
-        case Status::paid: return "paid";
-        case Status::underpaid: return "underpaid";
-        case Status::expired: return "expired";
-        case Status::failed: return "failed";
-        case Status::refunded: return "refunded";
+        case Status::pending:
+            return "pending";
+        case Status::confirming:
+            return "confirming";
+        case Status::paid:
+            return "paid";
+        case Status::underpaid:
+            return "underpaid";
+        case Status::expired:
+            return "expired";
+        case Status::failed:
+            return "failed";
+        case Status::refunded:
+            return "refunded";
     }
     return "pending";
 }
 
 std::string_view to_string(Exception exception) {
     switch (exception) {
-        case Exception::none: return "none";
-        case Exception::overpaid: return "overpaid";
-        case Exception::paid_late: return "paid_late";
-        case Exception::partial: return "partial";
-        case Exception::wrong_token: return "wrong_token";
+        case Exception::none:
+            return "none";
+        case Exception::overpaid:
+            return "overpaid";
+        case Exception::paid_late:
+            return "paid_late";
+        case Exception::partial:
+            return "partial";
+        case Exception::wrong_token:
+            return "wrong_token";
     }
     return "none";
 }

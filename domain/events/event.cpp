@@ -8,9 +8,12 @@ std::string_view to_string(Mode mode) { return mode == Mode::test ? "test" : "li
 
 std::string_view to_string(PaymentMode mode) {
     switch (mode) {
-        case PaymentMode::wallet: return "wallet";
-        case PaymentMode::transfer: return "transfer";
-        case PaymentMode::both: return "both";
+        case PaymentMode::wallet:
+            return "wallet";
+        case PaymentMode::transfer:
+            return "transfer";
+        case PaymentMode::both:
+            return "both";
     }
     return "both";
 }
@@ -19,7 +22,8 @@ std::string_view to_string(Rail rail) { return rail == Rail::wallet ? "wallet" :
 
 std::string_view to_string(FailureReason reason) {
     switch (reason) {
-        case FailureReason::wrong_token: return "wrong_token";
+        case FailureReason::wrong_token:
+            return "wrong_token";
     }
     return "wrong_token";
 }
@@ -64,9 +68,10 @@ bool is_rfc3339_millis_utc(std::string_view t) {
         return true;
     };
     int year, month, day, hour, minute, second, millis;
-    if (!digits(0, 4, year) || t[4] != '-' || !digits(5, 2, month) || t[7] != '-' || !digits(8, 2, day) ||
-        t[10] != 'T' || !digits(11, 2, hour) || t[13] != ':' || !digits(14, 2, minute) || t[16] != ':' ||
-        !digits(17, 2, second) || t[19] != '.' || !digits(20, 3, millis) || t[23] != 'Z')
+    if (!digits(0, 4, year) || t[4] != '-' || !digits(5, 2, month) || t[7] != '-' ||
+        !digits(8, 2, day) || t[10] != 'T' || !digits(11, 2, hour) || t[13] != ':' ||
+        !digits(14, 2, minute) || t[16] != ':' || !digits(17, 2, second) || t[19] != '.' ||
+        !digits(20, 3, millis) || t[23] != 'Z')
         return false;
     static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1]) return false;

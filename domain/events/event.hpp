@@ -27,12 +27,12 @@ std::string_view to_string(FailureReason reason);
 
 // How a fiat price was turned into the token amount (charge.created data.fiat).
 struct FiatQuote {
-    money::FiatAmount amount;        // currency + minor units; JSON "currency" and "amount" ("350.00")
-    TokenAmount token_amount;        // the converted amount; equals ChargeCreated::amount
-    money::Rational rate;            // fiat per ONE whole token, exact ("35.12" or "10001/285")
-    std::string rate_source;         // e.g. "chainlink:80002"
-    std::uint32_t buffer_bps = 0;    // 0..10000, in the merchant's favour
-    std::string rate_read_at;        // RFC 3339 UTC with milliseconds
+    money::FiatAmount amount;  // currency + minor units; JSON "currency" and "amount" ("350.00")
+    TokenAmount token_amount;  // the converted amount; equals ChargeCreated::amount
+    money::Rational rate;      // fiat per ONE whole token, exact ("35.12" or "10001/285")
+    std::string rate_source;   // e.g. "chainlink:80002"
+    std::uint32_t buffer_bps = 0;  // 0..10000, in the merchant's favour
+    std::string rate_read_at;      // RFC 3339 UTC with milliseconds
     bool operator==(const FiatQuote&) const = default;
 };
 
@@ -52,17 +52,17 @@ struct Payment {
 // The merchant asked for a charge (api). Starts the stream; status pending.
 struct ChargeCreated {
     static constexpr std::string_view kType = "charge.created";
-    TokenAmount amount;                       // due, smallest unit, > 0
+    TokenAmount amount;  // due, smallest unit, > 0
     Address token;
     std::string token_symbol;
-    std::uint32_t token_decimals = 0;         // 0..77
+    std::uint32_t token_decimals = 0;  // 0..77
     PaymentMode payment_mode = PaymentMode::both;
-    Address merchant;                         // the verified payout wallet
-    std::uint32_t fee_bps = 0;                // 0..10000
-    std::uint64_t deadline = 0;               // unix seconds (chain time); JSON decimal string
-    std::uint64_t grace_seconds = 0;          // transfer rail: watched this long after the deadline
-    std::optional<Address> deposit_address;   // set iff payment_mode is transfer or both
-    std::optional<std::string> reference;     // at most 255 characters
+    Address merchant;                        // the verified payout wallet
+    std::uint32_t fee_bps = 0;               // 0..10000
+    std::uint64_t deadline = 0;              // unix seconds (chain time); JSON decimal string
+    std::uint64_t grace_seconds = 0;         // transfer rail: watched this long after the deadline
+    std::optional<Address> deposit_address;  // set iff payment_mode is transfer or both
+    std::optional<std::string> reference;    // at most 255 characters
     std::optional<std::string> return_url;
     std::optional<FiatQuote> fiat;
     bool operator==(const ChargeCreated&) const = default;
@@ -113,7 +113,7 @@ struct ChargeUnderpaid {
 // it has been processed, without full payment.
 struct ChargeExpired {
     static constexpr std::string_view kType = "charge.expired";
-    std::uint64_t deadline = 0;         // JSON decimal string, as in charge.created
+    std::uint64_t deadline = 0;  // JSON decimal string, as in charge.created
     std::uint64_t grace_seconds = 0;
     std::uint64_t block_number = 0;     // first block whose timestamp passed the limit
     std::uint64_t block_timestamp = 0;  // its timestamp, unix seconds
@@ -164,13 +164,13 @@ inline constexpr std::uint32_t kSchemaVersion = 1;
 
 // The envelope. `type` is not stored: it is the variant alternative (event_type()).
 struct Event {
-    std::string id;            // commands: a random UUID-like id; chain facts: chain_fact_id()
+    std::string id;  // commands: a random UUID-like id; chain facts: chain_fact_id()
     std::uint32_t schema_version = kSchemaVersion;
     InvoiceId invoice_id;
     std::string project_id;
     Mode mode = Mode::test;
     ChainId chain_id;
-    std::string occurred_at;   // RFC 3339 UTC with milliseconds, "2026-11-21T22:00:00.000Z"
+    std::string occurred_at;  // RFC 3339 UTC with milliseconds, "2026-11-21T22:00:00.000Z"
     EventData data;
     bool operator==(const Event&) const = default;
 };
@@ -180,7 +180,7 @@ inline std::string_view event_type(const Event& event) { return event_type(event
 
 // All eleven type names, in variant order.
 inline constexpr std::string_view kEventTypes[] = {
-    ChargeCreated::kType, PaymentDetected::kType, DepositSeen::kType, PaymentReorged::kType,
+    ChargeCreated::kType, PaymentDetected::kType, DepositSeen::kType,   PaymentReorged::kType,
     ChargePaid::kType,    ChargeUnderpaid::kType, ChargeExpired::kType, LateDeposit::kType,
     ChargeSettled::kType, ChargeRefunded::kType,  ChargeFailed::kType};
 

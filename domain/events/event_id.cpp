@@ -9,27 +9,31 @@ namespace {
 
 constexpr std::string_view kDomain = "duepay:chain-fact:v1";
 
-evm::Keccak256& feed_common(evm::Keccak256& h, std::string_view type, ChainId chain_id, const Bytes32& tx_hash,
-                            std::uint32_t log_index) {
+evm::Keccak256& feed_common(evm::Keccak256& h, std::string_view type, ChainId chain_id,
+                            const Bytes32& tx_hash, std::uint32_t log_index) {
     const std::uint8_t zero = 0;
     std::uint8_t chain[8];
-    for (int i = 0; i < 8; ++i) chain[i] = static_cast<std::uint8_t>(chain_id.value >> (56 - 8 * i));
+    for (int i = 0; i < 8; ++i)
+        chain[i] = static_cast<std::uint8_t>(chain_id.value >> (56 - 8 * i));
     std::uint8_t log[4];
     for (int i = 0; i < 4; ++i) log[i] = static_cast<std::uint8_t>(log_index >> (24 - 8 * i));
     h.update(kDomain).update(std::span(&zero, 1)).update(type).update(std::span(&zero, 1));
-    h.update(std::span<const std::uint8_t>(chain, 8)).update(tx_hash).update(std::span<const std::uint8_t>(log, 4));
+    h.update(std::span<const std::uint8_t>(chain, 8))
+        .update(tx_hash)
+        .update(std::span<const std::uint8_t>(log, 4));
     return h;
 }
 
 }  // namespace
 
-std::string chain_fact_id(std::string_view type, ChainId chain_id, const Bytes32& tx_hash, std::uint32_t log_index) {
+std::string chain_fact_id(std::string_view type, ChainId chain_id, const Bytes32& tx_hash,
+                          std::uint32_t log_index) {
     evm::Keccak256 h;
     return to_hex(feed_common(h, type, chain_id, tx_hash, log_index).finish());
 }
 
-std::string chain_fact_id(std::string_view type, ChainId chain_id, const Bytes32& tx_hash, std::uint32_t log_index,
-                          const Bytes32& block_hash) {
+std::string chain_fact_id(std::string_view type, ChainId chain_id, const Bytes32& tx_hash,
+                          std::uint32_t log_index, const Bytes32& block_hash) {
     evm::Keccak256 h;
     return to_hex(feed_common(h, type, chain_id, tx_hash, log_index).update(block_hash).finish());
 }

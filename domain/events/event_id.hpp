@@ -16,11 +16,12 @@ namespace duepay::domain::events {
 
 // For facts that are final once emitted: deposit_seen, paid, underpaid, late_deposit, failed,
 // settled (logIndex 0 when the fact is a transaction rather than a log).
-std::string chain_fact_id(std::string_view type, ChainId chain_id, const Bytes32& tx_hash, std::uint32_t log_index);
+std::string chain_fact_id(std::string_view type, ChainId chain_id, const Bytes32& tx_hash,
+                          std::uint32_t log_index);
 
 // For facts tied to one block: payment_detected and payment_reorged. The same transaction
 // re-mined in another block after a reorg is a new detection, not a duplicate.
-std::string chain_fact_id(std::string_view type, ChainId chain_id, const Bytes32& tx_hash, std::uint32_t log_index,
-                          const Bytes32& block_hash);
+std::string chain_fact_id(std::string_view type, ChainId chain_id, const Bytes32& tx_hash,
+                          std::uint32_t log_index, const Bytes32& block_hash);
 
 }  // namespace duepay::domain::events

@@ -41,7 +41,7 @@ namespace {
 constexpr char kHexDigits[] = "0123456789abcdef";
 
 class Encoder {
-public:
+  public:
     explicit Encoder(std::string& out) : out_(out) {}
 
     // Keys are short literals: one append of ,"key":
@@ -114,7 +114,7 @@ public:
         out_.push_back('"');
     }
 
-private:
+  private:
     std::string& out_;
     bool first_ = true;
 };
@@ -238,7 +238,8 @@ std::string_view as_string(const Value& v, const Path& at) {
     return {v.GetString(), v.GetStringLength()};
 }
 
-std::uint64_t as_u64(const Value& v, const Path& at, std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+std::uint64_t as_u64(const Value& v, const Path& at,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
     if (!v.IsUint64()) fail(at, "must be a non-negative integer");
     const std::uint64_t x = v.GetUint64();
     if (x > max) fail(at, "must be at most " + std::to_string(max));
@@ -248,13 +249,15 @@ std::uint64_t as_u64(const Value& v, const Path& at, std::uint64_t max = std::nu
 // Unix seconds as a canonical decimal string that fits 64 bits.
 std::uint64_t as_dec_u64(const Value& v, const Path& at) {
     const auto s = as_string(v, at);
-    if (s.empty() || s.size() > 20) fail(at, "must be a decimal-integer string of at most 20 digits");
+    if (s.empty() || s.size() > 20)
+        fail(at, "must be a decimal-integer string of at most 20 digits");
     if (s.size() > 1 && s[0] == '0') fail(at, "must not have leading zeros");
     std::uint64_t x = 0;
     for (char c : s) {
         if (c < '0' || c > '9') fail(at, "must be a decimal-integer string");
         const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
-        if (x > (std::numeric_limits<std::uint64_t>::max() - d) / 10) fail(at, "does not fit 64 bits");
+        if (x > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
+            fail(at, "does not fit 64 bits");
         x = x * 10 + d;
     }
     return x;
@@ -270,8 +273,10 @@ TokenAmount as_amount(const Value& v, const Path& at) {
 constexpr std::array<std::int8_t, 256> kNibble = [] {
     std::array<std::int8_t, 256> t{};
     t.fill(-1);
-    for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
-    for (int c = 'a'; c <= 'f'; ++c) t[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'a' + 10);
+    for (int c = '0'; c <= '9'; ++c)
+        t[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
+    for (int c = 'a'; c <= 'f'; ++c)
+        t[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'a' + 10);
     return t;
 }();
 
@@ -291,8 +296,10 @@ bool hex8_to_4(const char* p, std::uint8_t* out) {
     const std::uint64_t digit = in_range('0', '9');
     const std::uint64_t alpha = in_range('a', 'f');
     if ((digit | alpha) != kHigh) return false;
-    const std::uint64_t nib = (w & 0x0f0f0f0f0f0f0f0fULL) + (alpha >> 7) * 9;  // 'a' (0x61) -> 1 + 9
-    std::uint64_t z = ((nib << 4) | (nib >> 8)) & 0x00ff00ff00ff00ffULL;      // byte 2j = n[2j]<<4 | n[2j+1]
+    const std::uint64_t nib =
+        (w & 0x0f0f0f0f0f0f0f0fULL) + (alpha >> 7) * 9;  // 'a' (0x61) -> 1 + 9
+    std::uint64_t z =
+        ((nib << 4) | (nib >> 8)) & 0x00ff00ff00ff00ffULL;  // byte 2j = n[2j]<<4 | n[2j+1]
     z = (z | (z >> 8)) & 0x0000ffff0000ffffULL;
     z = (z | (z >> 16)) & 0xffffffffULL;
     const auto packed = static_cast<std::uint32_t>(z);
@@ -346,7 +353,8 @@ std::string_view as_text(const Value& v, const Path& at, std::size_t max_bytes) 
 
 std::string_view as_timestamp(const Value& v, const Path& at) {
     const auto s = as_string(v, at);
-    if (!is_rfc3339_millis_utc(s)) fail(at, "must be an RFC 3339 UTC time with milliseconds (2026-01-31T12:00:00.000Z)");
+    if (!is_rfc3339_millis_utc(s))
+        fail(at, "must be an RFC 3339 UTC time with milliseconds (2026-01-31T12:00:00.000Z)");
     return s;
 }
 
@@ -372,7 +380,8 @@ std::string_view as_id(const Value& v, const Path& at) {
 
 // One pass over an object's members: each must be one of `names`, at most once; all required.
 template <std::size_t N, class OnField>
-void read_object(const Value& v, const Path& at, const std::array<std::string_view, N>& names, OnField&& on_field) {
+void read_object(const Value& v, const Path& at, const std::array<std::string_view, N>& names,
+                 OnField&& on_field) {
     static_assert(N <= 32);
     if (!v.IsObject()) fail(at, "must be an object");
     const std::string path = at.str();
@@ -408,37 +417,59 @@ void read_payment_field(std::size_t i, const Value& v, const Path& at, Payment& 
     switch (i) {
         case 0: {
             const auto s = as_string(v, at);
-            if (s == "wallet") p.rail = Rail::wallet;
-            else if (s == "transfer") p.rail = Rail::transfer;
-            else fail(at, "must be \"wallet\" or \"transfer\"");
+            if (s == "wallet")
+                p.rail = Rail::wallet;
+            else if (s == "transfer")
+                p.rail = Rail::transfer;
+            else
+                fail(at, "must be \"wallet\" or \"transfer\"");
             break;
         }
-        case 1: p.tx_hash = as_bytes32(v, at); break;
-        case 2: p.log_index = static_cast<std::uint32_t>(as_u64(v, at, std::numeric_limits<std::uint32_t>::max())); break;
-        case 3: p.block_number = as_u64(v, at); break;
-        case 4: p.block_hash = as_bytes32(v, at); break;
-        case 5: p.from = as_address(v, at); break;
-        case 6: p.token = as_address(v, at); break;
-        case 7: p.amount = as_amount(v, at); break;
-        default: break;
+        case 1:
+            p.tx_hash = as_bytes32(v, at);
+            break;
+        case 2:
+            p.log_index = static_cast<std::uint32_t>(
+                as_u64(v, at, std::numeric_limits<std::uint32_t>::max()));
+            break;
+        case 3:
+            p.block_number = as_u64(v, at);
+            break;
+        case 4:
+            p.block_hash = as_bytes32(v, at);
+            break;
+        case 5:
+            p.from = as_address(v, at);
+            break;
+        case 6:
+            p.token = as_address(v, at);
+            break;
+        case 7:
+            p.amount = as_amount(v, at);
+            break;
+        default:
+            break;
     }
 }
 
 Payment read_payment(const Value& v, const Path& at) {
     Payment p;
-    read_object(v, at, kPaymentNames, [&](std::size_t i, const Value& f, const Path& fp) { read_payment_field(i, f, fp, p); });
+    read_object(v, at, kPaymentNames, [&](std::size_t i, const Value& f, const Path& fp) {
+        read_payment_field(i, f, fp, p);
+    });
     return p;
 }
 
 Payment read_transfer_payment(const Value& v, const Path& at) {
     Payment p = read_payment(v, at);
-    if (p.rail != Rail::transfer) fail(Path{at.str(), "rail"}, "must be \"transfer\" for a deposit");
+    if (p.rail != Rail::transfer)
+        fail(Path{at.str(), "rail"}, "must be \"transfer\" for a deposit");
     return p;
 }
 
 FiatQuote read_fiat(const Value& v, const Path& at) {
-    static constexpr std::array<std::string_view, 7> kNames = {"currency", "amount",     "tokenAmount", "rate",
-                                                               "rateSource", "bufferBps", "rateReadAt"};
+    static constexpr std::array<std::string_view, 7> kNames = {
+        "currency", "amount", "tokenAmount", "rate", "rateSource", "bufferBps", "rateReadAt"};
     FiatQuote q;
     std::string_view amount_text;
     read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
@@ -449,17 +480,27 @@ FiatQuote read_fiat(const Value& v, const Path& at) {
                 q.amount.currency = *c;
                 break;
             }
-            case 1: amount_text = as_string(f, fp); break;
-            case 2: q.token_amount = as_amount(f, fp); break;
+            case 1:
+                amount_text = as_string(f, fp);
+                break;
+            case 2:
+                q.token_amount = as_amount(f, fp);
+                break;
             case 3: {
                 auto r = money::parse_rate(as_string(f, fp));
                 if (!r) fail(fp, r.error().message);
                 q.rate = *r;
                 break;
             }
-            case 4: q.rate_source = as_text(f, fp, 64); break;
-            case 5: q.buffer_bps = static_cast<std::uint32_t>(as_u64(f, fp, money::kMaxBufferBps)); break;
-            case 6: q.rate_read_at = as_timestamp(f, fp); break;
+            case 4:
+                q.rate_source = as_text(f, fp, 64);
+                break;
+            case 5:
+                q.buffer_bps = static_cast<std::uint32_t>(as_u64(f, fp, money::kMaxBufferBps));
+                break;
+            case 6:
+                q.rate_read_at = as_timestamp(f, fp);
+                break;
         }
     });
     // The currency may come after the amount in the object, so parse the amount last.
@@ -474,8 +515,9 @@ FiatQuote read_fiat(const Value& v, const Path& at) {
 
 ChargeCreated read_created(const Value& v, const Path& at) {
     static constexpr std::array<std::string_view, 13> kNames = {
-        "amount",       "token",        "tokenSymbol", "tokenDecimals", "paymentMode", "merchant", "feeBps",
-        "deadline",     "graceSeconds", "depositAddress", "reference",  "returnUrl",   "fiat"};
+        "amount",    "token",     "tokenSymbol", "tokenDecimals", "paymentMode",
+        "merchant",  "feeBps",    "deadline",    "graceSeconds",  "depositAddress",
+        "reference", "returnUrl", "fiat"};
     ChargeCreated d;
     read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
         switch (i) {
@@ -483,21 +525,40 @@ ChargeCreated read_created(const Value& v, const Path& at) {
                 d.amount = as_amount(f, fp);
                 if (d.amount.value == 0) fail(fp, "amount must be greater than zero");
                 break;
-            case 1: d.token = as_address(f, fp); break;
-            case 2: d.token_symbol = as_text(f, fp, 32); break;
-            case 3: d.token_decimals = static_cast<std::uint32_t>(as_u64(f, fp, money::kMaxTokenDecimals)); break;
+            case 1:
+                d.token = as_address(f, fp);
+                break;
+            case 2:
+                d.token_symbol = as_text(f, fp, 32);
+                break;
+            case 3:
+                d.token_decimals =
+                    static_cast<std::uint32_t>(as_u64(f, fp, money::kMaxTokenDecimals));
+                break;
             case 4: {
                 const auto s = as_string(f, fp);
-                if (s == "wallet") d.payment_mode = PaymentMode::wallet;
-                else if (s == "transfer") d.payment_mode = PaymentMode::transfer;
-                else if (s == "both") d.payment_mode = PaymentMode::both;
-                else fail(fp, "must be \"wallet\", \"transfer\" or \"both\"");
+                if (s == "wallet")
+                    d.payment_mode = PaymentMode::wallet;
+                else if (s == "transfer")
+                    d.payment_mode = PaymentMode::transfer;
+                else if (s == "both")
+                    d.payment_mode = PaymentMode::both;
+                else
+                    fail(fp, "must be \"wallet\", \"transfer\" or \"both\"");
                 break;
             }
-            case 5: d.merchant = as_address(f, fp); break;
-            case 6: d.fee_bps = static_cast<std::uint32_t>(as_u64(f, fp, 10000)); break;
-            case 7: d.deadline = as_dec_u64(f, fp); break;
-            case 8: d.grace_seconds = as_u64(f, fp); break;
+            case 5:
+                d.merchant = as_address(f, fp);
+                break;
+            case 6:
+                d.fee_bps = static_cast<std::uint32_t>(as_u64(f, fp, 10000));
+                break;
+            case 7:
+                d.deadline = as_dec_u64(f, fp);
+                break;
+            case 8:
+                d.grace_seconds = as_u64(f, fp);
+                break;
             case 9:
                 if (!f.IsNull()) d.deposit_address = as_address(f, fp);
                 break;
@@ -520,8 +581,10 @@ ChargeCreated read_created(const Value& v, const Path& at) {
     if (d.payment_mode == PaymentMode::wallet && d.deposit_address)
         fail(Path{path, "depositAddress"}, "must be null when paymentMode is \"wallet\"");
     if (d.payment_mode != PaymentMode::wallet && !d.deposit_address)
-        fail(Path{path, "depositAddress"}, "must be set when paymentMode is \"transfer\" or \"both\"");
-    if (d.fiat && d.fiat->token_amount != d.amount) fail(Path{path, "fiat.tokenAmount"}, "must equal data.amount");
+        fail(Path{path, "depositAddress"},
+             "must be set when paymentMode is \"transfer\" or \"both\"");
+    if (d.fiat && d.fiat->token_amount != d.amount)
+        fail(Path{path, "fiat.tokenAmount"}, "must equal data.amount");
     return d;
 }
 
@@ -530,10 +593,13 @@ T read_payment_with_total(const Value& v, const Path& at) {
     static constexpr auto kNames = payment_names_plus<1>({"confirmedTotal"});
     T d;
     read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
-        if (i < kPaymentFields) read_payment_field(i, f, fp, d.payment);
-        else d.confirmed_total = as_amount(f, fp);
+        if (i < kPaymentFields)
+            read_payment_field(i, f, fp, d.payment);
+        else
+            d.confirmed_total = as_amount(f, fp);
     });
-    if (d.confirmed_total.value < d.payment.amount.value) fail(Path{at.str(), "confirmedTotal"}, "must be at least data.amount");
+    if (d.confirmed_total.value < d.payment.amount.value)
+        fail(Path{at.str(), "confirmedTotal"}, "must be at least data.amount");
     return d;
 }
 
@@ -545,54 +611,93 @@ EventData read_data(std::string_view type, const Value& v, const Path& at) {
     if (type == ChargePaid::kType) return read_payment_with_total<ChargePaid>(v, at);
     if (type == ChargeUnderpaid::kType) return read_payment_with_total<ChargeUnderpaid>(v, at);
     if (type == PaymentReorged::kType) {
-        static constexpr std::array<std::string_view, 4> kNames = {"txHash", "logIndex", "blockNumber", "blockHash"};
+        static constexpr std::array<std::string_view, 4> kNames = {"txHash", "logIndex",
+                                                                   "blockNumber", "blockHash"};
         PaymentReorged d;
         read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
             switch (i) {
-                case 0: d.tx_hash = as_bytes32(f, fp); break;
-                case 1: d.log_index = static_cast<std::uint32_t>(as_u64(f, fp, std::numeric_limits<std::uint32_t>::max())); break;
-                case 2: d.block_number = as_u64(f, fp); break;
-                case 3: d.block_hash = as_bytes32(f, fp); break;
+                case 0:
+                    d.tx_hash = as_bytes32(f, fp);
+                    break;
+                case 1:
+                    d.log_index = static_cast<std::uint32_t>(
+                        as_u64(f, fp, std::numeric_limits<std::uint32_t>::max()));
+                    break;
+                case 2:
+                    d.block_number = as_u64(f, fp);
+                    break;
+                case 3:
+                    d.block_hash = as_bytes32(f, fp);
+                    break;
             }
         });
         return d;
     }
     if (type == ChargeExpired::kType) {
-        static constexpr std::array<std::string_view, 4> kNames = {"deadline", "graceSeconds", "blockNumber", "blockTimestamp"};
+        static constexpr std::array<std::string_view, 4> kNames = {"deadline", "graceSeconds",
+                                                                   "blockNumber", "blockTimestamp"};
         ChargeExpired d;
         read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
             switch (i) {
-                case 0: d.deadline = as_dec_u64(f, fp); break;
-                case 1: d.grace_seconds = as_u64(f, fp); break;
-                case 2: d.block_number = as_u64(f, fp); break;
-                case 3: d.block_timestamp = as_u64(f, fp); break;
+                case 0:
+                    d.deadline = as_dec_u64(f, fp);
+                    break;
+                case 1:
+                    d.grace_seconds = as_u64(f, fp);
+                    break;
+                case 2:
+                    d.block_number = as_u64(f, fp);
+                    break;
+                case 3:
+                    d.block_timestamp = as_u64(f, fp);
+                    break;
             }
         });
         return d;
     }
     if (type == ChargeSettled::kType) {
-        static constexpr std::array<std::string_view, 5> kNames = {"txHash", "blockNumber", "depositAddress", "token", "amount"};
+        static constexpr std::array<std::string_view, 5> kNames = {
+            "txHash", "blockNumber", "depositAddress", "token", "amount"};
         ChargeSettled d;
         read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
             switch (i) {
-                case 0: d.tx_hash = as_bytes32(f, fp); break;
-                case 1: d.block_number = as_u64(f, fp); break;
-                case 2: d.deposit_address = as_address(f, fp); break;
-                case 3: d.token = as_address(f, fp); break;
-                case 4: d.amount = as_amount(f, fp); break;
+                case 0:
+                    d.tx_hash = as_bytes32(f, fp);
+                    break;
+                case 1:
+                    d.block_number = as_u64(f, fp);
+                    break;
+                case 2:
+                    d.deposit_address = as_address(f, fp);
+                    break;
+                case 3:
+                    d.token = as_address(f, fp);
+                    break;
+                case 4:
+                    d.amount = as_amount(f, fp);
+                    break;
             }
         });
         return d;
     }
     if (type == ChargeRefunded::kType) {
-        static constexpr std::array<std::string_view, 4> kNames = {"txHash", "to", "token", "amount"};
+        static constexpr std::array<std::string_view, 4> kNames = {"txHash", "to", "token",
+                                                                   "amount"};
         ChargeRefunded d;
         read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
             switch (i) {
-                case 0: d.tx_hash = as_bytes32(f, fp); break;
-                case 1: d.to = as_address(f, fp); break;
-                case 2: d.token = as_address(f, fp); break;
-                case 3: d.amount = as_amount(f, fp); break;
+                case 0:
+                    d.tx_hash = as_bytes32(f, fp);
+                    break;
+                case 1:
+                    d.to = as_address(f, fp);
+                    break;
+                case 2:
+                    d.token = as_address(f, fp);
+                    break;
+                case 3:
+                    d.amount = as_amount(f, fp);
+                    break;
             }
         });
         return d;
@@ -622,33 +727,49 @@ std::string_view known_type(std::string_view type, const Path& at) {
 
 Event read_event(const Value& root) {
     static constexpr std::array<std::string_view, 9> kNames = {
-        "id", "type", "schemaVersion", "invoiceId", "projectId", "mode", "chainId", "occurredAt", "data"};
+        "id",   "type",    "schemaVersion", "invoiceId", "projectId",
+        "mode", "chainId", "occurredAt",    "data"};
     Event e;
     std::string_view type;
     const Value* data = nullptr;
     read_object(root, Path{"", ""}, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
         switch (i) {
-            case 0: e.id = as_id(f, fp); break;
-            case 1: type = known_type(as_string(f, fp), fp); break;
+            case 0:
+                e.id = as_id(f, fp);
+                break;
+            case 1:
+                type = known_type(as_string(f, fp), fp);
+                break;
             case 2:
                 if (!f.IsUint() || f.GetUint() != kSchemaVersion) fail(fp, "must be 1");
                 e.schema_version = kSchemaVersion;
                 break;
-            case 3: e.invoice_id = InvoiceId{as_bytes32(f, fp)}; break;
-            case 4: e.project_id = as_id(f, fp); break;
+            case 3:
+                e.invoice_id = InvoiceId{as_bytes32(f, fp)};
+                break;
+            case 4:
+                e.project_id = as_id(f, fp);
+                break;
             case 5: {
                 const auto s = as_string(f, fp);
-                if (s == "test") e.mode = Mode::test;
-                else if (s == "live") e.mode = Mode::live;
-                else fail(fp, "must be \"test\" or \"live\"");
+                if (s == "test")
+                    e.mode = Mode::test;
+                else if (s == "live")
+                    e.mode = Mode::live;
+                else
+                    fail(fp, "must be \"test\" or \"live\"");
                 break;
             }
             case 6:
                 e.chain_id = ChainId{as_u64(f, fp)};
                 if (e.chain_id.value == 0) fail(fp, "must be a positive integer");
                 break;
-            case 7: e.occurred_at = as_timestamp(f, fp); break;
-            case 8: data = &f; break;
+            case 7:
+                e.occurred_at = as_timestamp(f, fp);
+                break;
+            case 8:
+                data = &f;
+                break;
         }
     });
     e.data = read_data(type, *data, Path{"", "data"});
@@ -708,13 +829,27 @@ void append_json_string(std::string& out, std::string_view s) {
         clean_from = i + 1;
         out.push_back('\\');
         switch (c) {
-            case '"': out.push_back('"'); break;
-            case '\\': out.push_back('\\'); break;
-            case '\b': out.push_back('b'); break;
-            case '\f': out.push_back('f'); break;
-            case '\n': out.push_back('n'); break;
-            case '\r': out.push_back('r'); break;
-            case '\t': out.push_back('t'); break;
+            case '"':
+                out.push_back('"');
+                break;
+            case '\\':
+                out.push_back('\\');
+                break;
+            case '\b':
+                out.push_back('b');
+                break;
+            case '\f':
+                out.push_back('f');
+                break;
+            case '\n':
+                out.push_back('n');
+                break;
+            case '\r':
+                out.push_back('r');
+                break;
+            case '\t':
+                out.push_back('t');
+                break;
             default:
                 out.append("u00", 3);
                 out.push_back(kUpperHex[c >> 4]);
@@ -760,7 +895,8 @@ Result<Event> decode_event(std::string_view json) {
     doc.ParseInsitu<rapidjson::kParseDefaultFlags>(text);
     if (doc.HasParseError()) {
         return make_error("malformed_event", std::string("malformed event: not valid JSON (") +
-                                                 rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
+                                                 rapidjson::GetParseError_En(doc.GetParseError()) +
+                                                 " at offset " +
                                                  std::to_string(doc.GetErrorOffset()) + ")");
     }
     try {

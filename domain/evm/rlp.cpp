@@ -12,7 +12,8 @@ Bytes be_bytes(std::uint64_t n) {
     return out;
 }
 
-Bytes with_prefix(std::uint8_t short_base, std::uint8_t long_base, std::span<const std::uint8_t> payload) {
+Bytes with_prefix(std::uint8_t short_base, std::uint8_t long_base,
+                  std::span<const std::uint8_t> payload) {
     Bytes out;
     if (payload.size() <= 55) {
         out.push_back(static_cast<std::uint8_t>(short_base + payload.size()));

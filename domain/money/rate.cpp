@@ -1,9 +1,8 @@
 #include "domain/money/rate.hpp"
 
+#include <boost/multiprecision/integer.hpp>
 #include <limits>
 #include <numeric>
-
-#include <boost/multiprecision/integer.hpp>
 
 namespace duepay::domain::money {
 
@@ -21,11 +20,25 @@ std::uint64_t small_digits(std::string_view s) {
 }
 
 BigInt pow10(unsigned n) {
-    static constexpr std::uint64_t kSmall[] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-                                               10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-                                               100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-                                               100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-                                               100000000000000000ULL, 1000000000000000000ULL,
+    static constexpr std::uint64_t kSmall[] = {1ULL,
+                                               10ULL,
+                                               100ULL,
+                                               1000ULL,
+                                               10000ULL,
+                                               100000ULL,
+                                               1000000ULL,
+                                               10000000ULL,
+                                               100000000ULL,
+                                               1000000000ULL,
+                                               10000000000ULL,
+                                               100000000000ULL,
+                                               1000000000000ULL,
+                                               10000000000000ULL,
+                                               100000000000000ULL,
+                                               1000000000000000ULL,
+                                               10000000000000000ULL,
+                                               100000000000000000ULL,
+                                               1000000000000000000ULL,
                                                10000000000000000000ULL};
     if (n < std::size(kSmall)) return BigInt(kSmall[n]);
     BigInt r = 1;
@@ -76,7 +89,8 @@ Result<Rational> parse_rate(std::string_view text) {
     if (const auto slash = text.find('/'); slash != std::string_view::npos) {
         auto num = text.substr(0, slash);
         auto den = text.substr(slash + 1);
-        if (!all_digits(num) || !all_digits(den)) return invalid_rate("rate fraction must be <digits>/<digits>");
+        if (!all_digits(num) || !all_digits(den))
+            return invalid_rate("rate fraction must be <digits>/<digits>");
         if ((num.size() > 1 && num[0] == '0') || (den.size() > 1 && den[0] == '0'))
             return invalid_rate("rate must not have leading zeros");
         return Rational::make(digits_to_int(num), digits_to_int(den));
@@ -85,10 +99,14 @@ Result<Rational> parse_rate(std::string_view text) {
     auto int_part = text.substr(0, dot);
     auto frac_part = dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
     if (!all_digits(int_part)) return invalid_rate("rate must be a positive decimal");
-    if (dot != std::string_view::npos && !all_digits(frac_part)) return invalid_rate("rate must be a positive decimal");
-    if (int_part.size() > 1 && int_part[0] == '0') return invalid_rate("rate must not have leading zeros");
-    if (int_part.size() + frac_part.size() > 78) return invalid_rate("rate has more than 78 digits");
-    BigInt num = digits_to_int(int_part) * pow10(static_cast<unsigned>(frac_part.size())) + digits_to_int(frac_part);
+    if (dot != std::string_view::npos && !all_digits(frac_part))
+        return invalid_rate("rate must be a positive decimal");
+    if (int_part.size() > 1 && int_part[0] == '0')
+        return invalid_rate("rate must not have leading zeros");
+    if (int_part.size() + frac_part.size() > 78)
+        return invalid_rate("rate has more than 78 digits");
+    BigInt num = digits_to_int(int_part) * pow10(static_cast<unsigned>(frac_part.size())) +
+                 digits_to_int(frac_part);
     return Rational::make(num, pow10(static_cast<unsigned>(frac_part.size())));
 }
 
@@ -98,13 +116,22 @@ std::string to_string(const Rational& rate) {
         const auto num = rate.num().convert_to<std::uint64_t>();
         std::uint64_t d = rate.den().convert_to<std::uint64_t>();
         unsigned twos = 0, fives = 0;
-        while (d % 2 == 0) { d /= 2; ++twos; }
-        while (d % 5 == 0) { d /= 5; ++fives; }
-        if (d != 1) return std::to_string(num) + "/" + std::to_string(rate.den().convert_to<std::uint64_t>());
+        while (d % 2 == 0) {
+            d /= 2;
+            ++twos;
+        }
+        while (d % 5 == 0) {
+            d /= 5;
+            ++fives;
+        }
+        if (d != 1)
+            return std::to_string(num) + "/" +
+                   std::to_string(rate.den().convert_to<std::uint64_t>());
         const unsigned scale = std::max(twos, fives);
         if (scale <= 19) {
             __extension__ typedef unsigned __int128 U128;
-            const std::uint64_t factor = pow10(scale).convert_to<std::uint64_t>() / rate.den().convert_to<std::uint64_t>();
+            const std::uint64_t factor =
+                pow10(scale).convert_to<std::uint64_t>() / rate.den().convert_to<std::uint64_t>();
             const U128 scaled = static_cast<U128>(num) * factor;
             if ((scaled >> 64) == 0) {
                 std::string digits = std::to_string(static_cast<std::uint64_t>(scaled));
@@ -118,8 +145,14 @@ std::string to_string(const Rational& rate) {
     // Finite decimal iff den = 2^a * 5^b; then scale to 10^max(a,b).
     BigInt d = rate.den();
     unsigned twos = 0, fives = 0;
-    while (d % 2 == 0) { d /= 2; ++twos; }
-    while (d % 5 == 0) { d /= 5; ++fives; }
+    while (d % 2 == 0) {
+        d /= 2;
+        ++twos;
+    }
+    while (d % 5 == 0) {
+        d /= 5;
+        ++fives;
+    }
     if (d != 1) return rate.num().str() + "/" + rate.den().str();
     const unsigned scale = std::max(twos, fives);
     const BigInt scaled = rate.num() * (pow10(scale) / rate.den());
@@ -133,21 +166,27 @@ std::string to_string(const Rational& rate) {
 
 Rational fiat_per_token_via_usd(const Rational& usd_per_token, const Rational& usd_per_fiat) {
     // (a/b) / (c/d) = (a*d) / (b*c); both inputs are positive, so make() cannot fail.
-    return Rational::make(usd_per_token.num() * usd_per_fiat.den(), usd_per_token.den() * usd_per_fiat.num()).value();
+    return Rational::make(usd_per_token.num() * usd_per_fiat.den(),
+                          usd_per_token.den() * usd_per_fiat.num())
+        .value();
 }
 
 Result<TokenAmount> fiat_to_token_amount(const FiatAmount& fiat, const Rational& fiat_per_token,
                                          unsigned token_decimals, unsigned buffer_bps) {
-    if (buffer_bps > kMaxBufferBps) return make_error("invalid_buffer", "buffer must be at most 10000 bps");
-    if (token_decimals > kMaxTokenDecimals) return make_error("invalid_decimals", "token decimals must be at most 77");
+    if (buffer_bps > kMaxBufferBps)
+        return make_error("invalid_buffer", "buffer must be at most 10000 bps");
+    if (token_decimals > kMaxTokenDecimals)
+        return make_error("invalid_decimals", "token decimals must be at most 77");
     // fiat = minor / 100; rate = num / den.
     // token = minor/100 * 10^dec * (10000+buf)/10000 / (num/den)
     //       = minor * 10^dec * (10000+buf) * den / (100 * 10000 * num)
-    const BigInt numerator = BigInt(fiat.minor_units) * pow10(token_decimals) * (kMaxBufferBps + buffer_bps) * fiat_per_token.den();
+    const BigInt numerator = BigInt(fiat.minor_units) * pow10(token_decimals) *
+                             (kMaxBufferBps + buffer_bps) * fiat_per_token.den();
     const BigInt denominator = BigInt(100) * kMaxBufferBps * fiat_per_token.num();
     BigInt q = numerator / denominator;
     if (q * denominator != numerator) q += 1;  // ceiling: round in the merchant's favour
-    if (q > BigInt(kMaxUint256)) return make_error("amount_overflow", "converted token amount is above 2^256-1");
+    if (q > BigInt(kMaxUint256))
+        return make_error("amount_overflow", "converted token amount is above 2^256-1");
     return TokenAmount{static_cast<uint256>(q)};
 }
 

@@ -2,10 +2,9 @@
 // arithmetic (Boost cpp_int); the only rounding is the final ceiling, in the merchant's favour.
 #pragma once
 
+#include <boost/multiprecision/cpp_int.hpp>
 #include <string>
 #include <string_view>
-
-#include <boost/multiprecision/cpp_int.hpp>
 
 #include "domain/money/fiat.hpp"
 #include "domain/result.hpp"
@@ -17,7 +16,7 @@ using BigInt = boost::multiprecision::cpp_int;
 
 // A strictly positive rational num/den, always in lowest terms (so == compares values).
 class Rational {
-public:
+  public:
     Rational() = default;  // 1/1, so a struct holding a rate can be default-constructed
     // Reduces; returns an "invalid_rate" error unless num > 0 and den > 0.
     static Result<Rational> make(BigInt num, BigInt den);
@@ -26,7 +25,7 @@ public:
     const BigInt& den() const { return den_; }
     bool operator==(const Rational&) const = default;
 
-private:
+  private:
     Rational(BigInt num, BigInt den) : num_(std::move(num)), den_(std::move(den)) {}
     BigInt num_ = 1;
     BigInt den_ = 1;

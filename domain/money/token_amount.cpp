@@ -10,7 +10,8 @@ namespace {
 
 __extension__ typedef unsigned __int128 U128;
 
-constexpr std::uint64_t kChunk = 10'000'000'000'000'000'000ULL;  // 10^19, the largest power of 10 in 64 bits
+constexpr std::uint64_t kChunk =
+    10'000'000'000'000'000'000ULL;  // 10^19, the largest power of 10 in 64 bits
 constexpr std::size_t kChunkDigits = 19;
 constexpr std::size_t kMaxDigits = 78;  // 2^256-1 has 78 decimal digits
 
@@ -49,8 +50,11 @@ Result<TokenAmount> parse_token_amount(std::string_view text) {
     if (text[0] == '-') return invalid("amount must not be negative or carry a sign");
     if (text[0] == '+') return invalid("amount must not carry a sign");
     for (char c : text) {
-        if (c == '.' || c == ',') return invalid("amount must be an integer in the token's smallest unit, without a fraction");
-        if (c == 'e' || c == 'E') return invalid("amount must be a plain decimal integer, without an exponent");
+        if (c == '.' || c == ',')
+            return invalid(
+                "amount must be an integer in the token's smallest unit, without a fraction");
+        if (c == 'e' || c == 'E')
+            return invalid("amount must be a plain decimal integer, without an exponent");
         if (c < '0' || c > '9') return invalid("amount must contain decimal digits only");
     }
     if (text.size() > 1 && text[0] == '0') return invalid("amount must not have leading zeros");
@@ -64,7 +68,8 @@ Result<TokenAmount> parse_token_amount(std::string_view text) {
     // Accumulate 19-digit chunks into four limbs: limbs = limbs * 10^k + chunk.
     Limbs limbs{};
     std::size_t pos = 0;
-    const std::size_t first = text.size() % kChunkDigits == 0 ? kChunkDigits : text.size() % kChunkDigits;
+    const std::size_t first =
+        text.size() % kChunkDigits == 0 ? kChunkDigits : text.size() % kChunkDigits;
     std::size_t take = first;
     while (pos < text.size()) {
         std::uint64_t chunk = 0;

@@ -1,9 +1,9 @@
 #include "infra/config/chain_registry.hpp"
 
+#include <rapidjson/document.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <rapidjson/document.h>
 
 #include "domain/hex.hpp"
 #include "infra/config/env.hpp"
@@ -59,16 +59,19 @@ domain::Result<ChainRegistry> ChainRegistry::parse(std::string_view json) {
         const std::string where = "chain " + std::to_string(info.chain_id.value) + ": ";
         info.name = string_of(c, "name");
         const std::string network = string_of(c, "network");
-        if (network != "testnet" && network != "mainnet") return bad(where + "network must be testnet|mainnet");
+        if (network != "testnet" && network != "mainnet")
+            return bad(where + "network must be testnet|mainnet");
         info.testnet = network == "testnet";
         info.rpc_url = string_of(c, "rpcUrl");
         info.public_rpc_url = string_of(c, "publicRpcUrl");
         info.explorer_url = string_of(c, "explorerUrl");
-        while (!info.explorer_url.empty() && info.explorer_url.back() == '/') info.explorer_url.pop_back();
+        while (!info.explorer_url.empty() && info.explorer_url.back() == '/')
+            info.explorer_url.pop_back();
         info.block_time_seconds = static_cast<std::uint32_t>(uint_of(c, "blockTimeSeconds", 1));
         info.confirmations = static_cast<std::uint32_t>(uint_of(c, "confirmations", 1));
         info.grace_seconds = uint_of(c, "graceSeconds", 0);
-        info.transfer_rail = c.HasMember("transferRail") && c["transferRail"].IsBool() && c["transferRail"].GetBool();
+        info.transfer_rail = c.HasMember("transferRail") && c["transferRail"].IsBool() &&
+                             c["transferRail"].GetBool();
         const auto fee = uint_of(c, "feeBps", 0);
         if (fee > 10000) return bad(where + "feeBps above 10000");
         info.fee_bps = static_cast<std::uint16_t>(fee);
@@ -102,7 +105,8 @@ domain::Result<ChainRegistry> ChainRegistry::parse(std::string_view json) {
                 token.symbol = string_of(t, "symbol");
                 token.name = string_of(t, "name");
                 auto address = address_of(t, "address");
-                if (token.symbol.empty() || !address) return bad(where + "a token without symbol or address");
+                if (token.symbol.empty() || !address)
+                    return bad(where + "a token without symbol or address");
                 token.address = *address;
                 token.decimals = static_cast<int>(uint_of(t, "decimals", 0));
                 info.tokens.push_back(std::move(token));

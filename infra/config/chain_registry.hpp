@@ -43,17 +43,17 @@ struct ChainInfo {
 };
 
 class ChainRegistry {
-public:
-  // Parses the JSON text; error code "invalid_chain_registry" with the offending field. A chain
-  // with transferRail true must name a non-zero depositFactory and forwarderInitCodeHash.
-  static domain::Result<ChainRegistry> parse(std::string_view json);
-  // Reads and parses a file; throws ConfigError when it cannot.
-  static ChainRegistry load_file(const std::string& path);
+  public:
+    // Parses the JSON text; error code "invalid_chain_registry" with the offending field. A chain
+    // with transferRail true must name a non-zero depositFactory and forwarderInitCodeHash.
+    static domain::Result<ChainRegistry> parse(std::string_view json);
+    // Reads and parses a file; throws ConfigError when it cannot.
+    static ChainRegistry load_file(const std::string& path);
 
-  const ChainInfo* find(domain::ChainId id) const;
-  const std::vector<ChainInfo>& chains() const { return chains_; }
+    const ChainInfo* find(domain::ChainId id) const;
+    const std::vector<ChainInfo>& chains() const { return chains_; }
 
-private:
+  private:
     std::vector<ChainInfo> chains_;
 };
 

@@ -9,7 +9,7 @@ namespace duepay::infra::config {
 
 // A missing or malformed setting: not retryable, the process should exit with the message.
 class ConfigError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -30,7 +30,7 @@ struct AppendResult {
 };
 
 class EventLog {
-public:
+  public:
     virtual ~EventLog() = default;
 
     // Starts an append; `done` runs exactly once, on a thread of the adapter, when the outcome is

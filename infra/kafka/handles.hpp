@@ -1,11 +1,11 @@
 // Owners of librdkafka C handles (STYLE rule 4). Internal to infra/kafka.
 #pragma once
 
+#include <librdkafka/rdkafka.h>
+
 #include <memory>
 #include <stdexcept>
 #include <string>
-
-#include <librdkafka/rdkafka.h>
 
 namespace duepay::infra::kafka::detail {
 
@@ -13,7 +13,9 @@ struct KafkaDeleter {
     void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
     void operator()(rd_kafka_conf_t* conf) const { rd_kafka_conf_destroy(conf); }
     void operator()(rd_kafka_message_t* msg) const { rd_kafka_message_destroy(msg); }
-    void operator()(rd_kafka_topic_partition_list_t* list) const { rd_kafka_topic_partition_list_destroy(list); }
+    void operator()(rd_kafka_topic_partition_list_t* list) const {
+        rd_kafka_topic_partition_list_destroy(list);
+    }
 };
 
 using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;

@@ -97,7 +97,8 @@ void KafkaConsumer::rewind_to_stored() {
     // after can hit a librdkafka 2.0 race (two FETCH_STOPs for one partition, an assertion that
     // aborts the process; seen in postgres_restart_test). The re-assign stays as the fallback.
     std::map<std::string, std::vector<std::int32_t>> by_topic;
-    for (int i = 0; i < list->cnt; ++i) by_topic[list->elems[i].topic].push_back(list->elems[i].partition);
+    for (int i = 0; i < list->cnt; ++i)
+        by_topic[list->elems[i].topic].push_back(list->elems[i].partition);
     std::map<std::string, std::map<std::int32_t, std::int64_t>> stored;
     try {
         for (const auto& [topic, parts] : by_topic) stored[topic] = lookup_(topic, parts);
@@ -114,8 +115,9 @@ void KafkaConsumer::rewind_to_stored() {
     rd_kafka_error_t* error = rd_kafka_seek_partitions(consumer_.get(), list.get(), 5000);
     bool ok = error == nullptr;
     if (error != nullptr) {
-        std::cerr << "kafka consumer " << settings_.group_id << ": seek to the stored offsets failed ("
-                  << rd_kafka_error_string(error) << "); re-assigning" << std::endl;
+        std::cerr << "kafka consumer " << settings_.group_id
+                  << ": seek to the stored offsets failed (" << rd_kafka_error_string(error)
+                  << "); re-assigning" << std::endl;
         rd_kafka_error_destroy(error);
     }
     for (int i = 0; ok && i < list->cnt; ++i) ok = list->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -141,17 +143,19 @@ void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
         if (self->assign_from_stored(partitions)) {
             std::cerr << "kafka consumer " << self->settings_.group_id << ": assigned "
-                      << partitions->cnt << " partition(s) of " << self->settings_.topic << std::endl;
+                      << partitions->cnt << " partition(s) of " << self->settings_.topic
+                      << std::endl;
         }
     } else {
         self->pending_.reset();
         rd_kafka_assign(rk, nullptr);
-        std::cerr << "kafka consumer " << self->settings_.group_id << ": revoked " << partitions->cnt
-                  << " partition(s)" << std::endl;
+        std::cerr << "kafka consumer " << self->settings_.group_id << ": revoked "
+                  << partitions->cnt << " partition(s)" << std::endl;
     }
 }
 
-std::vector<ConsumedMessage> KafkaConsumer::poll_batch(std::size_t max, std::chrono::milliseconds timeout) {
+std::vector<ConsumedMessage> KafkaConsumer::poll_batch(std::size_t max,
+                                                       std::chrono::milliseconds timeout) {
     retry_pending_assignment();
     std::vector<ConsumedMessage> batch;
     std::uint64_t generation = generation_;
@@ -178,7 +182,8 @@ std::vector<ConsumedMessage> KafkaConsumer::poll_batch(std::size_t max, std::chr
         out.partition = msg->partition;
         out.offset = msg->offset;
         if (msg->key != nullptr) out.key.assign(static_cast<const char*>(msg->key), msg->key_len);
-        if (msg->payload != nullptr) out.value.assign(static_cast<const char*>(msg->payload), msg->len);
+        if (msg->payload != nullptr)
+            out.value.assign(static_cast<const char*>(msg->payload), msg->len);
         batch.push_back(std::move(out));
     }
     return batch;

@@ -26,8 +26,8 @@ struct ConsumedMessage {
 };
 
 // partition -> next offset to read, for the partitions of `topic` that have one stored.
-using OffsetLookup = std::function<std::map<std::int32_t, std::int64_t>(const std::string& topic,
-                                                                        const std::vector<std::int32_t>& partitions)>;
+using OffsetLookup = std::function<std::map<std::int32_t, std::int64_t>(
+    const std::string& topic, const std::vector<std::int32_t>& partitions)>;
 
 struct ConsumerSettings {
     std::string bootstrap;
@@ -37,7 +37,7 @@ struct ConsumerSettings {
 };
 
 class KafkaConsumer {
-public:
+  public:
     KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup);
     ~KafkaConsumer();  // close() if not closed yet, then destroy
     KafkaConsumer(const KafkaConsumer&) = delete;
@@ -53,27 +53,28 @@ public:
     std::vector<std::int32_t> assignment() const;
 
     // Re-reads the stored offsets for the current assignment and restarts fetching there (after a
-    // failed batch: nothing of it was stored, so it is read again) by a seek; drops buffered messages.
+    // failed batch: nothing of it was stored, so it is read again) by a seek; drops buffered
+    // messages.
     void rewind_to_stored();
 
     // Leaves the group cleanly (revokes partitions, lets others take over quickly).
     void close();
 
-private:
-  // Assigns `partitions` at their stored offsets; false (and the partitions held in pending_,
-  // unassigned) when the lookup threw.
-  bool assign_from_stored(rd_kafka_topic_partition_list_t* partitions);
-  void retry_pending_assignment();
-  static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
-                           rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  private:
+    // Assigns `partitions` at their stored offsets; false (and the partitions held in pending_,
+    // unassigned) when the lookup threw.
+    bool assign_from_stored(rd_kafka_topic_partition_list_t* partitions);
+    void retry_pending_assignment();
+    static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                             rd_kafka_topic_partition_list_t* partitions, void* opaque);
 
-  ConsumerSettings settings_;
-  OffsetLookup lookup_;
-  detail::KafkaHandle consumer_;
-  std::uint64_t generation_ = 0;
-  bool closed_ = false;
-  detail::PartitionListHandle pending_;  // assigned to us, held until the offset lookup answers
-  std::chrono::steady_clock::time_point last_pending_try_{};
+    ConsumerSettings settings_;
+    OffsetLookup lookup_;
+    detail::KafkaHandle consumer_;
+    std::uint64_t generation_ = 0;
+    bool closed_ = false;
+    detail::PartitionListHandle pending_;  // assigned to us, held until the offset lookup answers
+    std::chrono::steady_clock::time_point last_pending_try_{};
 };
 
 }  // namespace duepay::infra::kafka

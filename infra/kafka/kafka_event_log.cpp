@@ -27,10 +27,12 @@ AppendStatus status_of(const rd_kafka_message_t* msg) {
 KafkaEventLog::KafkaEventLog(ProducerSettings settings) : settings_(std::move(settings)) {
     detail::ConfHandle conf(detail::new_client_conf());  // DUEPAY_KAFKA_* first
     detail::set_conf(conf.get(), "bootstrap.servers", settings_.bootstrap);
-    detail::set_conf(conf.get(), "enable.idempotence", "true");  // implies acks=all, in-order retries
+    detail::set_conf(conf.get(), "enable.idempotence",
+                     "true");  // implies acks=all, in-order retries
     detail::set_conf(conf.get(), "acks", "all");
     detail::set_conf(conf.get(), "linger.ms", std::to_string(settings_.linger_ms));
-    detail::set_conf(conf.get(), "message.timeout.ms", std::to_string(settings_.message_timeout_ms));
+    detail::set_conf(conf.get(), "message.timeout.ms",
+                     std::to_string(settings_.message_timeout_ms));
     detail::set_conf(conf.get(), "socket.connection.setup.timeout.ms", "3000");
     detail::set_conf(conf.get(), "reconnect.backoff.max.ms", "1000");
     detail::set_conf(conf.get(), "compression.type", "lz4");
@@ -106,8 +108,8 @@ void KafkaEventLog::on_error(rd_kafka_t* rk, int err, const char* reason, void* 
         std::cerr << "kafka producer FATAL: " << fatal << std::endl;
         return;
     }
-    std::cerr << "kafka producer: " << rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err)) << ": "
-              << reason << std::endl;
+    std::cerr << "kafka producer: " << rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))
+              << ": " << reason << std::endl;
 }
 
 int KafkaEventLog::flush(std::chrono::milliseconds timeout) {

@@ -14,14 +14,14 @@
 namespace duepay::infra::kafka {
 
 struct ProducerSettings {
-    std::string bootstrap;             // host:port[,host:port]
-    std::string topic;                 // e.g. duepay.charge-events.v1
-    int linger_ms = 5;                 // a few ms: one produce request carries many creates
-    int message_timeout_ms = 5000;     // bound on an append, retries included
+    std::string bootstrap;          // host:port[,host:port]
+    std::string topic;              // e.g. duepay.charge-events.v1
+    int linger_ms = 5;              // a few ms: one produce request carries many creates
+    int message_timeout_ms = 5000;  // bound on an append, retries included
 };
 
 class KafkaEventLog final : public EventLog {
-public:
+  public:
     explicit KafkaEventLog(ProducerSettings settings);
     ~KafkaEventLog() override;  // stops the poller, flushes (bounded), destroys
     KafkaEventLog(const KafkaEventLog&) = delete;
@@ -32,7 +32,7 @@ public:
     // Waits until every pending append has its outcome, at most `timeout`; returns what is left.
     int flush(std::chrono::milliseconds timeout);
 
-private:
+  private:
     static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
     static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
     void poll_loop();

@@ -5,13 +5,16 @@
 namespace duepay::infra::postgres {
 
 void prepare_account_statements(pqxx::connection& conn) {
-    conn.prepare("find_key_owner",
-                 "select k.id, k.project_id, k.mode, p.plan, p.payment_window_seconds, p.payout_address, "
-                 "k.key_hash, p.name, p.brand_logo_url, p.brand_color from api_keys k join projects p on p.id = k.project_id "
-                 "where k.key_hash = $1 and k.revoked_at is null");
+    conn.prepare(
+        "find_key_owner",
+        "select k.id, k.project_id, k.mode, p.plan, p.payment_window_seconds, p.payout_address, "
+        "k.key_hash, p.name, p.brand_logo_url, p.brand_color from api_keys k join projects p on "
+        "p.id = k.project_id "
+        "where k.key_hash = $1 and k.revoked_at is null");
 }
 
-std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx, const random::Digest32& key_hash) {
+std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx,
+                                       const random::Digest32& key_hash) {
     pqxx::binarystring hash(key_hash.data(), key_hash.size());
     auto rows = tx.exec_prepared("find_key_owner", hash);
     if (rows.empty()) return std::nullopt;
@@ -24,7 +27,8 @@ std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx, const random:
     owner.payment_window_seconds = r[4].as<int>();
     if (!r[5].is_null()) owner.payout_address = r[5].as<std::string>();
     pqxx::binarystring stored(r[6]);
-    if (stored.size() == owner.key_hash.size()) std::memcpy(owner.key_hash.data(), stored.data(), stored.size());
+    if (stored.size() == owner.key_hash.size())
+        std::memcpy(owner.key_hash.data(), stored.data(), stored.size());
     owner.project_name = r[7].as<std::string>();
     if (!r[8].is_null()) owner.logo_url = r[8].as<std::string>();
     if (!r[9].is_null()) owner.accent_color = r[9].as<std::string>();
@@ -36,7 +40,8 @@ void upsert_project(pqxx::work& tx, const ProjectSpec& p) {
         "insert into projects (id, name, plan, payout_address, payout_verified_at) "
         "values ($1, $2, $3, $4, case when $4::text is null then null else now() end) "
         "on conflict (id) do update set name = excluded.name, plan = excluded.plan, "
-        "payout_address = excluded.payout_address, payout_verified_at = coalesce(projects.payout_verified_at, "
+        "payout_address = excluded.payout_address, payout_verified_at = "
+        "coalesce(projects.payout_verified_at, "
         "excluded.payout_verified_at)",
         p.id, p.name, p.plan, p.payout_address);
 }
@@ -89,14 +94,16 @@ ApiKeyRecord key_from(const pqxx::row& r) {
     k.mode = r[2].as<std::string>();
     k.prefix = r[3].as<std::string>();
     pqxx::binarystring stored(r[4]);
-    if (stored.size() == k.key_hash.size()) std::memcpy(k.key_hash.data(), stored.data(), stored.size());
+    if (stored.size() == k.key_hash.size())
+        std::memcpy(k.key_hash.data(), stored.data(), stored.size());
     k.created_at = r[5].as<std::string>();
     k.revoked_at = opt(r[6]);
     return k;
 }
 
 std::string key_columns() {
-    return "id, project_id, mode, key_prefix, key_hash, " + iso("created_at") + ", " + iso("revoked_at");
+    return "id, project_id, mode, key_prefix, key_hash, " + iso("created_at") + ", " +
+           iso("revoked_at");
 }
 
 WalletChallenge challenge_from(const pqxx::row& r) {
@@ -121,12 +128,14 @@ std::string challenge_columns() {
 
 void insert_project(pqxx::work& tx, const ProjectRecord& p) {
     tx.exec_params(
-        "insert into projects (id, name, plan, payment_window_seconds, brand_logo_url, brand_color) "
+        "insert into projects (id, name, plan, payment_window_seconds, brand_logo_url, "
+        "brand_color) "
         "values ($1, $2, $3, $4, $5, $6)",
         p.id, p.name, p.plan, p.payment_window_seconds, p.logo_url, p.accent_color);
 }
 
-std::optional<ProjectRecord> find_project(pqxx::transaction_base& tx, const std::string& project_id) {
+std::optional<ProjectRecord> find_project(pqxx::transaction_base& tx,
+                                          const std::string& project_id) {
     auto rows = tx.exec_params("select id, name, plan, payment_window_seconds, payout_address, " +
                                    iso("payout_verified_at") + ", brand_logo_url, brand_color, " +
                                    iso("created_at") + " from projects where id = $1",
@@ -136,7 +145,8 @@ std::optional<ProjectRecord> find_project(pqxx::transaction_base& tx, const std:
 }
 
 bool update_project(pqxx::work& tx, const std::string& project_id, const ProjectChanges& c) {
-    // nullif(..., '') turns an explicit empty string into "clear"; a null parameter keeps the value.
+    // nullif(..., '') turns an explicit empty string into "clear"; a null parameter keeps the
+    // value.
     auto rows = tx.exec_params(
         "update projects set name = coalesce($2, name), plan = coalesce($3, plan), "
         "payment_window_seconds = coalesce($4, payment_window_seconds), "
@@ -148,8 +158,9 @@ bool update_project(pqxx::work& tx, const std::string& project_id, const Project
 }
 
 void set_payout_address(pqxx::work& tx, const std::string& project_id, const std::string& address) {
-    tx.exec_params("update projects set payout_address = $2, payout_verified_at = now() where id = $1", project_id,
-                   address);
+    tx.exec_params(
+        "update projects set payout_address = $2, payout_verified_at = now() where id = $1",
+        project_id, address);
 }
 
 std::optional<ApiKeyRecord> find_api_key(pqxx::transaction_base& tx, const std::string& key_id) {
@@ -160,50 +171,59 @@ std::optional<ApiKeyRecord> find_api_key(pqxx::transaction_base& tx, const std::
 
 std::vector<ApiKeyRecord> list_api_keys(pqxx::transaction_base& tx, const std::string& project_id) {
     auto rows = tx.exec_params(
-        "select " + key_columns() + " from api_keys where project_id = $1 order by created_at, id", project_id);
+        "select " + key_columns() + " from api_keys where project_id = $1 order by created_at, id",
+        project_id);
     std::vector<ApiKeyRecord> out;
     for (const auto& r : rows) out.push_back(key_from(r));
     return out;
 }
 
 std::optional<ApiKeyRecord> revoke_api_key(pqxx::work& tx, const std::string& key_id) {
-    auto rows = tx.exec_params("update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 "
-                               "returning " + key_columns(),
-                               key_id);
+    auto rows = tx.exec_params(
+        "update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 "
+        "returning " +
+            key_columns(),
+        key_id);
     if (rows.empty()) return std::nullopt;
     return key_from(rows[0]);
 }
 
-WalletChallenge insert_wallet_challenge(pqxx::work& tx, const std::string& id, const std::string& project_id,
-                                        const std::string& address, const std::string& nonce, int ttl_seconds,
-                                        const std::function<std::string(const std::string&)>& message_for) {
+WalletChallenge insert_wallet_challenge(
+    pqxx::work& tx, const std::string& id, const std::string& project_id,
+    const std::string& address, const std::string& nonce, int ttl_seconds,
+    const std::function<std::string(const std::string&)>& message_for) {
     // The expiry is fixed first (database clock, whole seconds) so the message can quote it.
-    auto at = tx.exec_params1("select " + iso("date_trunc('second', now()) + make_interval(secs => $1::int)") +
-                                  ", date_trunc('second', now()) + make_interval(secs => $1::int)",
-                              ttl_seconds);
+    auto at = tx.exec_params1(
+        "select " + iso("date_trunc('second', now()) + make_interval(secs => $1::int)") +
+            ", date_trunc('second', now()) + make_interval(secs => $1::int)",
+        ttl_seconds);
     const auto expires_text = at[0].as<std::string>();
     const auto expires_ts = at[1].as<std::string>();
     const auto message = message_for(expires_text);
-    auto rows = tx.exec_params("insert into wallet_challenges (id, project_id, address, nonce, message, expires_at) "
-                               "values ($1, $2, $3, $4, $5, $6::timestamptz) returning " + challenge_columns(),
-                               id, project_id, address, nonce, message, expires_ts);
+    auto rows = tx.exec_params(
+        "insert into wallet_challenges (id, project_id, address, nonce, message, expires_at) "
+        "values ($1, $2, $3, $4, $5, $6::timestamptz) returning " +
+            challenge_columns(),
+        id, project_id, address, nonce, message, expires_ts);
     return challenge_from(rows[0]);
 }
 
 std::optional<WalletChallenge> find_wallet_challenge(pqxx::work& tx, const std::string& project_id,
                                                      const std::string& address,
                                                      const std::optional<std::string>& nonce) {
-    auto rows = tx.exec_params("select " + challenge_columns() +
-                                   " from wallet_challenges where project_id = $1 and address = $2 "
-                                   "and ($3::text is null or nonce = $3) order by created_at desc, id desc "
-                                   "limit 1 for update",
-                               project_id, address, nonce);
+    auto rows =
+        tx.exec_params("select " + challenge_columns() +
+                           " from wallet_challenges where project_id = $1 and address = $2 "
+                           "and ($3::text is null or nonce = $3) order by created_at desc, id desc "
+                           "limit 1 for update",
+                       project_id, address, nonce);
     if (rows.empty()) return std::nullopt;
     return challenge_from(rows[0]);
 }
 
 void mark_challenge_used(pqxx::work& tx, const std::string& challenge_id) {
-    tx.exec_params("update wallet_challenges set used_at = now() where id = $1 and used_at is null", challenge_id);
+    tx.exec_params("update wallet_challenges set used_at = now() where id = $1 and used_at is null",
+                   challenge_id);
 }
 
 }  // namespace duepay::infra::postgres

@@ -4,10 +4,9 @@
 
 #include <functional>
 #include <optional>
+#include <pqxx/pqxx>
 #include <string>
 #include <vector>
-
-#include <pqxx/pqxx>
 
 #include "infra/random/key_material.hpp"
 
@@ -30,7 +29,8 @@ struct KeyOwner {
 void prepare_account_statements(pqxx::connection& conn);
 
 // The unrevoked key with this hash and its project, if any.
-std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx, const random::Digest32& key_hash);
+std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx,
+                                       const random::Digest32& key_hash);
 
 struct ProjectSpec {
     std::string id;
@@ -71,7 +71,8 @@ struct ProjectChanges {
 };
 
 void insert_project(pqxx::work& tx, const ProjectRecord& project);
-std::optional<ProjectRecord> find_project(pqxx::transaction_base& tx, const std::string& project_id);
+std::optional<ProjectRecord> find_project(pqxx::transaction_base& tx,
+                                          const std::string& project_id);
 // False when no such project.
 bool update_project(pqxx::work& tx, const std::string& project_id, const ProjectChanges& changes);
 void set_payout_address(pqxx::work& tx, const std::string& project_id, const std::string& address);
@@ -104,9 +105,10 @@ struct WalletChallenge {
 
 // Stores a challenge expiring `ttl_seconds` after now (database clock); `message_for(expires_at)`
 // builds the text (it needs the expiry). Returns the stored challenge.
-WalletChallenge insert_wallet_challenge(pqxx::work& tx, const std::string& id, const std::string& project_id,
-                                        const std::string& address, const std::string& nonce, int ttl_seconds,
-                                        const std::function<std::string(const std::string&)>& message_for);
+WalletChallenge insert_wallet_challenge(
+    pqxx::work& tx, const std::string& id, const std::string& project_id,
+    const std::string& address, const std::string& nonce, int ttl_seconds,
+    const std::function<std::string(const std::string&)>& message_for);
 // The newest challenge for (project, address), or the one with `nonce` if given; locked FOR UPDATE.
 std::optional<WalletChallenge> find_wallet_challenge(pqxx::work& tx, const std::string& project_id,
                                                      const std::string& address,

@@ -7,8 +7,10 @@ namespace duepay::infra::postgres {
 namespace {
 
 constexpr const char* kColumns =
-    "invoice_id, project_id, mode, chain_id, status, amount::text, token, token_symbol, token_decimals, "
-    "payment_mode, merchant, fee_bps, deadline, deposit_address, reference, return_url, fiat::text, "
+    "invoice_id, project_id, mode, chain_id, status, amount::text, token, token_symbol, "
+    "token_decimals, "
+    "payment_mode, merchant, fee_bps, deadline, deposit_address, reference, return_url, "
+    "fiat::text, "
     "amount_confirmed::text, exception, timeline::text, event_count, last_event_id, "
     "to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
     "to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
@@ -99,11 +101,13 @@ std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
         w.Int64(e.offset);
         put(w, "type", e.type);
         w.Key("payload");
-        w.RawValue(e.payload.data(), e.payload.size(), rapidjson::kObjectType);  // valid JSON: decoded before
+        w.RawValue(e.payload.data(), e.payload.size(),
+                   rapidjson::kObjectType);  // valid JSON: decoded before
         w.EndObject();
     }
     w.EndArray();
-    auto rows = tx.exec_prepared("insert_journal", std::string(buffer.GetString(), buffer.GetSize()));
+    auto rows =
+        tx.exec_prepared("insert_journal", std::string(buffer.GetString(), buffer.GetSize()));
     for (const auto& r : rows) inserted.insert(r[0].as<std::string>());
     return inserted;
 }
@@ -156,17 +160,21 @@ void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& ro
 }
 
 void prepare_charge_statements(pqxx::connection& conn) {
-    conn.prepare("find_charge", std::string("select ") + kColumns + " from charges where invoice_id = $1");
+    conn.prepare("find_charge",
+                 std::string("select ") + kColumns + " from charges where invoice_id = $1");
     conn.prepare("find_charge_status",
                  "select project_id, status, mode from charges where invoice_id = $1");
     conn.prepare("insert_journal",
-                 "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", type, payload) "
+                 "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", "
+                 "type, payload) "
                  "select event_id, invoice_id, topic, partition, \"offset\", type, payload "
                  "from json_populate_recordset(null::charge_events, $1::json) "
                  "on conflict (event_id) do nothing returning event_id");
-    conn.prepare("upsert_charges",
-                 std::string("insert into charges select * from json_populate_recordset(null::charges, $1::json)") +
-                     kUpsertTail);
+    conn.prepare(
+        "upsert_charges",
+        std::string(
+            "insert into charges select * from json_populate_recordset(null::charges, $1::json)") +
+            kUpsertTail);
 }
 
 std::vector<std::pair<std::string, std::string>> load_journal(
@@ -194,7 +202,8 @@ std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::stri
     return row_of(rows[0]);
 }
 
-std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx, const std::string& invoice_id) {
+std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
+                                               const std::string& invoice_id) {
     auto rows = tx.exec_prepared("find_charge_status", invoice_id);
     if (rows.empty()) return std::nullopt;
     return ChargeStatus{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(),

@@ -4,17 +4,17 @@
 
 #include <cstdint>
 #include <optional>
+#include <pqxx/pqxx>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <pqxx/pqxx>
 
 #include "infra/postgres/charge_row.hpp"
 
 namespace duepay::infra::postgres {
 
-inline constexpr const char* kChargesChannel = "duepay_charges";  // NOTIFY payload: invoice ids, comma separated
+inline constexpr const char* kChargesChannel =
+    "duepay_charges";  // NOTIFY payload: invoice ids, comma separated
 
 // Prepares the statements below on a connection (use as the pool's on_connect hook).
 void prepare_charge_statements(pqxx::connection& conn);
@@ -48,9 +48,11 @@ struct ChargeStatus {
     std::string status;
     std::string mode;  // test | live: reads are scoped by the key's mode too
 };
-std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx, const std::string& invoice_id);
+std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
+                                               const std::string& invoice_id);
 
-// Sends NOTIFY on kChargesChannel (delivered at commit), in payloads under Postgres' 8000-byte limit.
+// Sends NOTIFY on kChargesChannel (delivered at commit), in payloads under Postgres' 8000-byte
+// limit.
 void notify_charges(pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids);
 
 }  // namespace duepay::infra::postgres

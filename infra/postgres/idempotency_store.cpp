@@ -6,18 +6,21 @@ namespace duepay::infra::postgres {
 
 domain::Result<std::string> parse_idempotency_key(std::string_view value) {
     if (value.empty() || value.size() > 255) {
-        return domain::make_error("invalid_idempotency_key", "Idempotency-Key must be 1 to 255 characters");
+        return domain::make_error("invalid_idempotency_key",
+                                  "Idempotency-Key must be 1 to 255 characters");
     }
     for (char c : value) {
         if (c < 0x21 || c > 0x7e) {
-            return domain::make_error("invalid_idempotency_key",
-                                      "Idempotency-Key must be visible ASCII characters (no spaces)");
+            return domain::make_error(
+                "invalid_idempotency_key",
+                "Idempotency-Key must be visible ASCII characters (no spaces)");
         }
     }
     return std::string(value);
 }
 
-random::Digest32 request_fingerprint(std::string_view method, std::string_view path, std::string_view body) {
+random::Digest32 request_fingerprint(std::string_view method, std::string_view path,
+                                     std::string_view body) {
     std::string text;
     text.reserve(method.size() + path.size() + body.size() + 2);
     text.append(method).append(1, '\n').append(path).append(1, '\n').append(body);
@@ -29,8 +32,10 @@ namespace detail {
 std::string encode_headers(const std::vector<std::pair<std::string, std::string>>& headers) {
     std::string out;
     for (const auto& [name, value] : headers) {
-        if (name.find_first_of(":\r\n") != std::string::npos || value.find_first_of("\r\n") != std::string::npos) {
-            throw std::invalid_argument("idempotency: header name or value with a line break or colon");
+        if (name.find_first_of(":\r\n") != std::string::npos ||
+            value.find_first_of("\r\n") != std::string::npos) {
+            throw std::invalid_argument(
+                "idempotency: header name or value with a line break or colon");
         }
         out.append(name).append(": ").append(value).append(1, '\n');
     }
@@ -44,7 +49,8 @@ std::vector<std::pair<std::string, std::string>> decode_headers(std::string_view
         const auto line = text.substr(0, nl);
         const auto colon = line.find(": ");
         if (colon != std::string_view::npos) {
-            out.emplace_back(std::string(line.substr(0, colon)), std::string(line.substr(colon + 2)));
+            out.emplace_back(std::string(line.substr(0, colon)),
+                             std::string(line.substr(colon + 2)));
         }
         if (nl == std::string_view::npos) break;
         text.remove_prefix(nl + 1);
@@ -111,7 +117,8 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
             const auto& r = rows[0];
             const pqxx::binarystring stored(r[0]);
             if (stored.size() != fingerprint.size() ||
-                !random::constant_time_equal(std::span(stored.data(), stored.size()), fingerprint)) {
+                !random::constant_time_equal(std::span(stored.data(), stored.size()),
+                                             fingerprint)) {
                 return BeginResult{BeginOutcome::mismatch, std::nullopt, std::nullopt};
             }
             if (r[1].as<std::string>() == "in_flight") {
@@ -119,7 +126,8 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
             }
             StoredResponse response;
             response.status = r[2].as<int>();
-            response.headers = detail::decode_headers(r[3].is_null() ? std::string() : r[3].as<std::string>());
+            response.headers =
+                detail::decode_headers(r[3].is_null() ? std::string() : r[3].as<std::string>());
             const pqxx::binarystring body(r[4]);
             response.body = body.str();
             return BeginResult{BeginOutcome::replay, std::move(response), std::nullopt};
@@ -130,7 +138,8 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
 }
 
 bool IdempotencyStore::complete(const std::string& project_id, const std::string& key,
-                                const random::Digest32& fingerprint, const StoredResponse& response) {
+                                const random::Digest32& fingerprint,
+                                const StoredResponse& response) {
     if (response.status < 200 || response.status > 299) {
         throw std::logic_error("idempotency: only successful responses are stored");
     }
@@ -139,7 +148,8 @@ bool IdempotencyStore::complete(const std::string& project_id, const std::string
     const std::string headers = detail::encode_headers(response.headers);
     return pool_.with_transaction([&](pqxx::work& tx) {
         auto r = tx.exec_params(
-            "update idempotency_keys set state = 'completed', response_status = $4, response_headers = $5, "
+            "update idempotency_keys set state = 'completed', response_status = $4, "
+            "response_headers = $5, "
             "response_body = $6, completed_at = clock_timestamp(), "
             "expires_at = clock_timestamp() + $7::interval "
             "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight'",

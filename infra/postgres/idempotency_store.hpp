@@ -29,7 +29,8 @@ namespace duepay::infra::postgres {
 domain::Result<std::string> parse_idempotency_key(std::string_view header_value);
 
 // SHA-256 over method, path and the raw body: the same key with other bytes is another request.
-random::Digest32 request_fingerprint(std::string_view method, std::string_view path, std::string_view body);
+random::Digest32 request_fingerprint(std::string_view method, std::string_view path,
+                                     std::string_view body);
 
 struct StoredResponse {
     int status = 201;
@@ -62,21 +63,23 @@ struct BeginResult {
 
 struct IdempotencySettings {
     std::chrono::seconds retention{std::chrono::hours(24)};  // a completed key replays this long
-    std::chrono::seconds lock_timeout{60};  // an in-flight row older than this was abandoned (crash)
+    std::chrono::seconds lock_timeout{
+        60};  // an in-flight row older than this was abandoned (crash)
 };
 
 class IdempotencyStore {
-public:
+  public:
     explicit IdempotencyStore(ConnectionPool& pool, IdempotencySettings settings = {})
         : pool_(pool), settings_(settings) {}
 
     // Throws DatabaseUnavailable.
-    BeginResult begin(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint);
+    BeginResult begin(const std::string& project_id, const std::string& key,
+                      const random::Digest32& fingerprint);
 
     // Stores a success (2xx; anything else is a logic_error: failures are never replayed). False if
     // the row was no longer ours (taken over after lock_timeout, or purged).
-    bool complete(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint,
-                  const StoredResponse& response);
+    bool complete(const std::string& project_id, const std::string& key,
+                  const random::Digest32& fingerprint, const StoredResponse& response);
 
     // Binds our in-flight row to the charge about to be appended. False if the row was no longer
     // ours (taken over, purged) or already bound.
@@ -91,7 +94,8 @@ public:
     // Deletes our in-flight row so a retry with the same key can proceed. Only for failures where
     // no event of this key can be in the log (before the append, or not_persisted of a first
     // attempt).
-    void abandon(const std::string& project_id, const std::string& key, const random::Digest32& fingerprint);
+    void abandon(const std::string& project_id, const std::string& key,
+                 const random::Digest32& fingerprint);
 
     // Deletes expired rows, at most `limit`; returns how many.
     std::int64_t purge_expired(int limit = 10000);

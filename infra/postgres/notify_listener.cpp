@@ -2,19 +2,19 @@
 
 #include <chrono>
 #include <iostream>
-
 #include <pqxx/pqxx>
 
 namespace duepay::infra::postgres {
 namespace {
 
 class Receiver final : public pqxx::notification_receiver {
-public:
-    Receiver(pqxx::connection_base& conn, const std::string& channel, const NotifyListener::OnPayload& on_payload)
+  public:
+    Receiver(pqxx::connection_base& conn, const std::string& channel,
+             const NotifyListener::OnPayload& on_payload)
         : pqxx::notification_receiver(conn, channel), on_payload_(on_payload) {}
     void operator()(const std::string& payload, int) override { on_payload_(payload); }
 
-private:
+  private:
     const NotifyListener::OnPayload& on_payload_;
 };
 
@@ -48,7 +48,8 @@ void NotifyListener::run() {
         } catch (const std::exception& e) {
             std::cerr << "notify listener (" << channel_ << "): " << e.what() << std::endl;
             if (on_reconnect_ && !first) on_reconnect_();
-            for (int i = 0; i < 10 && !stop_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            for (int i = 0; i < 10 && !stop_; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
     }
 }

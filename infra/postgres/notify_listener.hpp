@@ -11,9 +11,10 @@
 namespace duepay::infra::postgres {
 
 class NotifyListener {
-public:
+  public:
     using OnPayload = std::function<void(const std::string& payload)>;
-    NotifyListener(std::string url, std::string channel, OnPayload on_payload, std::function<void()> on_reconnect);
+    NotifyListener(std::string url, std::string channel, OnPayload on_payload,
+                   std::function<void()> on_reconnect);
     ~NotifyListener();  // stops and joins (within ~200 ms)
     NotifyListener(const NotifyListener&) = delete;
     NotifyListener& operator=(const NotifyListener&) = delete;
@@ -21,7 +22,7 @@ public:
     // True once the first LISTEN is in place.
     bool listening() const { return listening_; }
 
-private:
+  private:
     void run();
 
     std::string url_;

@@ -2,12 +2,13 @@
 
 namespace duepay::infra::postgres {
 
-std::map<std::int32_t, std::int64_t> load_next_offsets(pqxx::transaction_base& tx, const std::string& group_id,
-                                                       const std::string& topic,
-                                                       const std::vector<std::int32_t>& partitions) {
+std::map<std::int32_t, std::int64_t> load_next_offsets(
+    pqxx::transaction_base& tx, const std::string& group_id, const std::string& topic,
+    const std::vector<std::int32_t>& partitions) {
     std::map<std::int32_t, std::int64_t> out;
     auto rows = tx.exec_params(
-        "select partition, next_offset from consumer_offsets where group_id = $1 and topic = $2", group_id, topic);
+        "select partition, next_offset from consumer_offsets where group_id = $1 and topic = $2",
+        group_id, topic);
     for (const auto& r : rows) {
         const auto partition = r[0].as<std::int32_t>();
         for (auto wanted : partitions) {

@@ -4,14 +4,14 @@
 
 #include <cstdint>
 #include <map>
+#include <pqxx/pqxx>
 #include <string>
 #include <vector>
 
-#include <pqxx/pqxx>
-
 namespace duepay::infra::postgres {
 
-std::map<std::int32_t, std::int64_t> load_next_offsets(pqxx::transaction_base& tx, const std::string& group_id,
+std::map<std::int32_t, std::int64_t> load_next_offsets(pqxx::transaction_base& tx,
+                                                       const std::string& group_id,
                                                        const std::string& topic,
                                                        const std::vector<std::int32_t>& partitions);
 

@@ -9,11 +9,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <pqxx/pqxx>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <pqxx/pqxx>
 
 #include "infra/error.hpp"
 
@@ -21,28 +20,29 @@ namespace duepay::infra::postgres {
 
 // The database is unreachable or too busy: retryable.
 class DatabaseUnavailable : public InfraError {
-public:
+  public:
     explicit DatabaseUnavailable(const std::string& what) : InfraError(what, true) {}
 };
 
 class ConnectionPool;
 
 class Lease {
-public:
-    Lease(ConnectionPool* pool, std::unique_ptr<pqxx::connection> conn) : pool_(pool), conn_(std::move(conn)) {}
+  public:
+    Lease(ConnectionPool* pool, std::unique_ptr<pqxx::connection> conn)
+        : pool_(pool), conn_(std::move(conn)) {}
     Lease(Lease&&) noexcept = default;
     Lease& operator=(Lease&&) = delete;
     ~Lease();
     pqxx::connection& operator*() { return *conn_; }
     pqxx::connection* operator->() { return conn_.get(); }
 
-private:
+  private:
     ConnectionPool* pool_;
     std::unique_ptr<pqxx::connection> conn_;
 };
 
 class ConnectionPool {
-public:
+  public:
     using OnConnect = std::function<void(pqxx::connection&)>;
 
     // Opens `size` connections now (throws DatabaseUnavailable if the first cannot be opened).
@@ -88,7 +88,7 @@ public:
         }
     }
 
-private:
+  private:
     friend class Lease;
     std::unique_ptr<pqxx::connection> open();
     void give_back(std::unique_ptr<pqxx::connection> conn);

@@ -62,11 +62,11 @@ void mark_quarantine_failed(pqxx::transaction_base& tx, std::int64_t id, std::st
 // For a consumer without its own transaction (chainwatch): records in a transaction of its own on
 // a connection opened at first use and reopened after a failure. Throws what Postgres throws.
 class QuarantineWriter {
-public:
+  public:
     explicit QuarantineWriter(std::string database_url) : url_(std::move(database_url)) {}
     std::int64_t record(const QuarantinedRecord& record);
 
-private:
+  private:
     std::string url_;
     std::unique_ptr<pqxx::connection> conn_;
 };

@@ -11,7 +11,8 @@ CreationLimits creation_limits_for_plan(std::string_view plan) {
     return CreationLimits{30, 8000};
 }
 
-LimitDecision RateLimiter::take_charge_creation(const std::string& project_id, const CreationLimits& limits) {
+LimitDecision RateLimiter::take_charge_creation(const std::string& project_id,
+                                                const CreationLimits& limits) {
     if (limits.unmetered) return LimitDecision{};
     return pool_.with_transaction([&](pqxx::work& tx) {
         auto rows = tx.exec_params(
@@ -42,7 +43,8 @@ LimitDecision RateLimiter::take_charge_creation(const std::string& project_id, c
 void RateLimiter::refund_quota(const std::string& project_id, const std::string& month) {
     pool_.with_transaction([&](pqxx::work& tx) {
         tx.exec_params(
-            "update monthly_usage set count = count - 1 where project_id = $1 and month = $2::date and count > 0",
+            "update monthly_usage set count = count - 1 where project_id = $1 and month = $2::date "
+            "and count > 0",
             project_id, month);
     });
 }

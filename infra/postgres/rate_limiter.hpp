@@ -35,7 +35,7 @@ struct LimitDecision {
 };
 
 class RateLimiter {
-public:
+  public:
     explicit RateLimiter(ConnectionPool& pool) : pool_(pool) {}
 
     // Takes one creation for the project if both the quota and the rate allow it; changes nothing
@@ -47,7 +47,7 @@ public:
     // the event log acknowledged it). The rate token is kept: the limit counts attempts.
     void refund_quota(const std::string& project_id, const std::string& month);
 
-private:
+  private:
     ConnectionPool& pool_;
 };
 

@@ -6,8 +6,7 @@ namespace duepay::infra::postgres {
 namespace {
 
 // RFC 3339 UTC with milliseconds, as every timestamp of the API.
-#define DUEPAY_TS(col) \
-    "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define DUEPAY_TS(col) "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 
 constexpr const char* kEndpointColumns =
     "id, project_id, mode, url, array_to_string(events, ','), description, status, "

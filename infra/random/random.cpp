@@ -1,8 +1,8 @@
 #include "infra/random/random.hpp"
 
-#include <climits>
-
 #include <openssl/rand.h>
+
+#include <climits>
 
 namespace duepay::infra::random {
 

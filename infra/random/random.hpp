@@ -11,7 +11,7 @@
 namespace duepay::infra::random {
 
 class RandomError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

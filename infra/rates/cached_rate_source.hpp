@@ -23,11 +23,12 @@ struct CacheSettings {
 };
 
 class CachedRateSource final : public RateSource {
-public:
+  public:
     CachedRateSource(RateSource& inner, CacheSettings settings = {});
-    Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol, domain::ChainId chain) override;
+    Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol,
+                domain::ChainId chain) override;
 
-private:
+  private:
     using Key = std::tuple<int, std::string, std::uint64_t>;
     RateSource& inner_;
     CacheSettings settings_;

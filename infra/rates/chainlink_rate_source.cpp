@@ -1,8 +1,8 @@
 #include "infra/rates/chainlink_rate_source.hpp"
 
-#include <algorithm>
-
 #include <rapidjson/document.h>
+
+#include <algorithm>
 
 #include "domain/evm/abi.hpp"
 #include "domain/hex.hpp"
@@ -19,12 +19,14 @@ domain::Result<std::vector<ChainFeeds>> parse_chain_feeds(std::string_view chain
     };
     rapidjson::Document doc;
     doc.Parse(chains_json.data(), chains_json.size());
-    if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("chains") || !doc["chains"].IsArray()) {
+    if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("chains") ||
+        !doc["chains"].IsArray()) {
         return bad("not an object with a 'chains' array");
     }
     std::vector<ChainFeeds> out;
     for (const auto& c : doc["chains"].GetArray()) {
-        if (!c.IsObject() || !c.HasMember("chainId") || !c["chainId"].IsUint64()) return bad("a chain without chainId");
+        if (!c.IsObject() || !c.HasMember("chainId") || !c["chainId"].IsUint64())
+            return bad("a chain without chainId");
         ChainFeeds chain;
         chain.chain_id = domain::ChainId{c["chainId"].GetUint64()};
         const std::string where = "chain " + std::to_string(chain.chain_id.value) + ": ";
@@ -33,12 +35,14 @@ domain::Result<std::vector<ChainFeeds>> parse_chain_feeds(std::string_view chain
         if (c.HasMember("priceFeeds")) {
             if (!c["priceFeeds"].IsArray()) return bad(where + "priceFeeds is not an array");
             for (const auto& f : c["priceFeeds"].GetArray()) {
-                if (!f.IsObject() || !f.HasMember("pair") || !f["pair"].IsString() || !f.HasMember("address") ||
-                    !f["address"].IsString()) {
+                if (!f.IsObject() || !f.HasMember("pair") || !f["pair"].IsString() ||
+                    !f.HasMember("address") || !f["address"].IsString()) {
                     return bad(where + "a price feed without pair or address");
                 }
                 auto addr = domain::from_hex_fixed<20>(f["address"].GetString());
-                if (!addr) return bad(where + "price feed " + f["pair"].GetString() + ": malformed address");
+                if (!addr)
+                    return bad(where + "price feed " + f["pair"].GetString() +
+                               ": malformed address");
                 chain.feeds.push_back(PriceFeed{f["pair"].GetString(), domain::Address{*addr}});
             }
         }
@@ -78,20 +82,24 @@ std::optional<unsigned> decode_uint8(std::span<const std::uint8_t> returned) {
     return returned[31];
 }
 
-domain::Result<Rational> checked_rate(const RoundData& round, unsigned decimals, std::int64_t now_unix,
-                                      std::chrono::seconds max_age) {
+domain::Result<Rational> checked_rate(const RoundData& round, unsigned decimals,
+                                      std::int64_t now_unix, std::chrono::seconds max_age) {
     if (round.answer <= 0) return domain::make_error("invalid_rate", "feed answer is not positive");
-    if (round.updated_at == 0) return domain::make_error("stale_rate", "feed round is not complete (updatedAt 0)");
+    if (round.updated_at == 0)
+        return domain::make_error("stale_rate", "feed round is not complete (updatedAt 0)");
     if (round.answered_in_round < round.round_id) {
-        return domain::make_error("stale_rate", "feed answer was carried over from an earlier round");
+        return domain::make_error("stale_rate",
+                                  "feed answer was carried over from an earlier round");
     }
     if (round.updated_at > domain::uint256(now_unix + 300)) {
-        return domain::make_error("stale_rate", "feed updatedAt is more than 5 minutes in the future");
+        return domain::make_error("stale_rate",
+                                  "feed updatedAt is more than 5 minutes in the future");
     }
     const auto updated = static_cast<std::int64_t>(round.updated_at);
     if (now_unix - updated > max_age.count()) {
-        return domain::make_error("stale_rate", "feed answer is " + std::to_string(now_unix - updated) +
-                                                    " s old (max " + std::to_string(max_age.count()) + " s)");
+        return domain::make_error(
+            "stale_rate", "feed answer is " + std::to_string(now_unix - updated) + " s old (max " +
+                              std::to_string(max_age.count()) + " s)");
     }
     return domain::money::rate_from_answer(round.answer, decimals);
 }
@@ -100,7 +108,7 @@ domain::Result<Rational> checked_rate(const RoundData& round, unsigned decimals,
 
 struct ChainlinkRateSource::ChainState {
     ChainFeeds config;
-    std::mutex mutex;                      // guards client and decimals (RpcClient is one-thread)
+    std::mutex mutex;  // guards client and decimals (RpcClient is one-thread)
     std::unique_ptr<rpc::RpcClient> client;
     std::map<std::string, unsigned> decimals;  // by pair; immutable on chain, read once
 
@@ -128,14 +136,16 @@ ChainlinkRateSource::ChainlinkRateSource(std::vector<ChainFeeds> chains, Chainli
     : settings_(std::move(settings)) {
     if (!settings_.now_unix) {
         settings_.now_unix = [] {
-            return std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch()).count();
+            return std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch())
+                .count();
         };
     }
     for (auto& c : chains) {
         auto state = std::make_unique<ChainState>();
         const auto id = c.chain_id.value;
         state->client = std::make_unique<rpc::RpcClient>(
-            rpc::RpcSettings{c.rpc_url, settings_.rpc_timeout, std::min(settings_.rpc_timeout, std::chrono::milliseconds(2000))});
+            rpc::RpcSettings{c.rpc_url, settings_.rpc_timeout,
+                             std::min(settings_.rpc_timeout, std::chrono::milliseconds(2000))});
         state->config = std::move(c);
         chains_[id] = std::move(state);
     }
@@ -155,7 +165,8 @@ Quote ChainlinkRateSource::quote(domain::money::FiatCurrency fiat, std::string_v
     if (fiat == domain::money::FiatCurrency::THB) pairs.push_back("THB/USD");
     for (const auto& p : pairs) {
         if (chain.feed(p) == nullptr) {
-            throw RateUnavailable("no " + p + " price feed on chain " + std::to_string(chain_id.value), false);
+            throw RateUnavailable(
+                "no " + p + " price feed on chain " + std::to_string(chain_id.value), false);
         }
     }
 
@@ -165,15 +176,23 @@ Quote ChainlinkRateSource::quote(domain::money::FiatCurrency fiat, std::string_v
             const PriceFeed& feed = *chain.feed(pair);
             auto dec = chain.decimals.find(pair);
             if (dec == chain.decimals.end()) {
-                auto out = chain.client->eth_call({std::nullopt, feed.address, domain::Bytes(std::begin(kDecimals), std::end(kDecimals)), std::nullopt});
+                auto out = chain.client->eth_call(
+                    {std::nullopt, feed.address,
+                     domain::Bytes(std::begin(kDecimals), std::end(kDecimals)), std::nullopt});
                 auto d = detail::decode_uint8(out);
-                if (!d) throw RateUnavailable(pair + " feed: decimals() returned a malformed word", false);
+                if (!d)
+                    throw RateUnavailable(pair + " feed: decimals() returned a malformed word",
+                                          false);
                 dec = chain.decimals.emplace(pair, *d).first;
             }
             auto out = chain.client->eth_call(
-                {std::nullopt, feed.address, domain::Bytes(std::begin(kLatestRoundData), std::end(kLatestRoundData)), std::nullopt});
+                {std::nullopt, feed.address,
+                 domain::Bytes(std::begin(kLatestRoundData), std::end(kLatestRoundData)),
+                 std::nullopt});
             auto round = detail::decode_latest_round_data(out);
-            if (!round) throw RateUnavailable(pair + " feed: latestRoundData() returned a malformed tuple", false);
+            if (!round)
+                throw RateUnavailable(pair + " feed: latestRoundData() returned a malformed tuple",
+                                      false);
             return std::pair{*round, dec->second};
         };
         std::vector<std::pair<detail::RoundData, unsigned>> rounds;
@@ -181,15 +200,19 @@ Quote ChainlinkRateSource::quote(domain::money::FiatCurrency fiat, std::string_v
 
         // The reference time: the later of the wall clock and the chain head (see the header).
         std::int64_t now = settings_.now_unix();
-        auto head = rpc::detail::parse_block(chain.client->call("eth_getBlockByNumber", R"(["latest",false])"));
+        auto head = rpc::detail::parse_block(
+            chain.client->call("eth_getBlockByNumber", R"(["latest",false])"));
         if (head) now = std::max(now, static_cast<std::int64_t>(head->timestamp));
 
         std::vector<FeedRead> reads;
         for (std::size_t i = 0; i < pairs.size(); ++i) {
-            auto rate = detail::checked_rate(rounds[i].first, rounds[i].second, now, settings_.max_age);
+            auto rate =
+                detail::checked_rate(rounds[i].first, rounds[i].second, now, settings_.max_age);
             if (!rate) {
-                throw RateUnavailable(pairs[i] + " feed on chain " + std::to_string(chain_id.value) + ": " +
-                                          rate.error().message, true);
+                throw RateUnavailable(pairs[i] + " feed on chain " +
+                                          std::to_string(chain_id.value) + ": " +
+                                          rate.error().message,
+                                      true);
             }
             reads.push_back(FeedRead{*rate, static_cast<std::int64_t>(rounds[i].first.updated_at)});
         }
@@ -205,8 +228,8 @@ Quote ChainlinkRateSource::quote(domain::money::FiatCurrency fiat, std::string_v
         if (pairs.size() > 1) q.source += "," + pairs[1];
         return q;
     } catch (const rpc::RpcError& e) {
-        throw RateUnavailable(std::string("price feed read on chain ") + std::to_string(chain_id.value) +
-                                  " failed: " + e.what(),
+        throw RateUnavailable(std::string("price feed read on chain ") +
+                                  std::to_string(chain_id.value) + " failed: " + e.what(),
                               true);
     }
 }

@@ -58,7 +58,8 @@ std::optional<unsigned> decode_uint8(std::span<const std::uint8_t> returned);
 // The checks of the header comment; `now_unix` is the reference time. Error code "stale_rate" for
 // an old or unfinished round, "invalid_rate" for answer <= 0.
 domain::Result<domain::money::Rational> checked_rate(const RoundData& round, unsigned decimals,
-                                                     std::int64_t now_unix, std::chrono::seconds max_age);
+                                                     std::int64_t now_unix,
+                                                     std::chrono::seconds max_age);
 }  // namespace detail
 
 struct ChainlinkSettings {
@@ -68,13 +69,14 @@ struct ChainlinkSettings {
 };
 
 class ChainlinkRateSource final : public RateSource {
-public:
+  public:
     ChainlinkRateSource(std::vector<ChainFeeds> chains, ChainlinkSettings settings = {});
     ~ChainlinkRateSource() override;
 
-    Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol, domain::ChainId chain) override;
+    Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol,
+                domain::ChainId chain) override;
 
-private:
+  private:
     struct ChainState;
     std::map<std::uint64_t, std::unique_ptr<ChainState>> chains_;
     ChainlinkSettings settings_;

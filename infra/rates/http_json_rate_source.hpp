@@ -18,18 +18,18 @@
 namespace duepay::infra::rates {
 
 struct HttpJsonSettings {
-    std::string name = "http";   // the source name in quotes: "http:<name>"
-    std::string url;             // e.g. "http://127.0.0.1:9/rates?base={token}"
-    std::string json_path;       // e.g. "data.rates.{fiat}"; array elements by index: "items.0.price"
-    bool inverted = false;       // the value is tokens per ONE fiat unit rather than fiat per token
+    std::string name = "http";  // the source name in quotes: "http:<name>"
+    std::string url;            // e.g. "http://127.0.0.1:9/rates?base={token}"
+    std::string json_path;  // e.g. "data.rates.{fiat}"; array elements by index: "items.0.price"
+    bool inverted = false;  // the value is tokens per ONE fiat unit rather than fiat per token
     std::chrono::milliseconds timeout{3000};
     std::size_t max_body_bytes = 1 << 20;
 };
 
 namespace detail {
 // Replaces {fiat}, {token} and {chain}.
-std::string substitute(std::string_view text, domain::money::FiatCurrency fiat, std::string_view token,
-                       domain::ChainId chain);
+std::string substitute(std::string_view text, domain::money::FiatCurrency fiat,
+                       std::string_view token, domain::ChainId chain);
 // The value at `path` in `json` as text: a string's contents, or a number's exact source text.
 // Codes: "invalid_json" (not JSON), "rate_not_found" (no such path, or an object/array/bool/null).
 domain::Result<std::string> extract_json_value(std::string_view json, std::string_view path);
@@ -39,12 +39,13 @@ domain::Result<domain::money::Rational> parse_exact_decimal(std::string_view tex
 }  // namespace detail
 
 class HttpJsonRateSource final : public RateSource {
-public:
+  public:
     explicit HttpJsonRateSource(HttpJsonSettings settings);
     // One GET per call (a fresh libcurl easy handle, so calls from several threads are safe).
-    Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol, domain::ChainId chain) override;
+    Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol,
+                domain::ChainId chain) override;
 
-private:
+  private:
     HttpJsonSettings settings_;
 };
 

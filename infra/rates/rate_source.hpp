@@ -29,16 +29,17 @@ struct Quote {
 // answers 503 `rate_unavailable` (never a charge at a wrong price). `retryable()` says whether a
 // later attempt can help (a missing feed for a token cannot; a stale feed or a timeout can).
 class RateUnavailable : public InfraError {
-public:
+  public:
     RateUnavailable(const std::string& what, bool retryable) : InfraError(what, retryable) {}
 };
 
 class RateSource {
-public:
+  public:
     virtual ~RateSource() = default;
     // The rate of `token_symbol` (e.g. "USDT") in `fiat` on `chain`; throws RateUnavailable.
     // Implementations are safe to call from several threads at once.
-    virtual Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol, domain::ChainId chain) = 0;
+    virtual Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol,
+                        domain::ChainId chain) = 0;
 };
 
 }  // namespace duepay::infra::rates

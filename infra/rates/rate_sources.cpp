@@ -5,8 +5,8 @@
 
 namespace duepay::infra::rates {
 
-Quote FirstAvailableRateSource::quote(domain::money::FiatCurrency fiat, std::string_view token_symbol,
-                                      domain::ChainId chain) {
+Quote FirstAvailableRateSource::quote(domain::money::FiatCurrency fiat,
+                                      std::string_view token_symbol, domain::ChainId chain) {
     std::optional<RateUnavailable> first_error;
     bool any_retryable = false;
     for (RateSource* s : sources_) {
@@ -23,7 +23,8 @@ Quote FirstAvailableRateSource::quote(domain::money::FiatCurrency fiat, std::str
 
 RateSettings rate_settings_from_env() {
     RateSettings s;
-    const auto max_age = std::chrono::seconds(config::env_int_or("DUEPAY_RATE_MAX_AGE_SECONDS", 90000, 1, 7 * 86400));
+    const auto max_age = std::chrono::seconds(
+        config::env_int_or("DUEPAY_RATE_MAX_AGE_SECONDS", 90000, 1, 7 * 86400));
     s.chainlink.max_age = max_age;
     s.cache.max_age = max_age;
     s.cache.ttl = std::chrono::milliseconds(

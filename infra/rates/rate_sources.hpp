@@ -21,11 +21,13 @@ namespace duepay::infra::rates {
 // Asks each source in order and answers with the first quote; if all fail, throws the first
 // source's error (retryable if any of them was).
 class FirstAvailableRateSource final : public RateSource {
-public:
-    explicit FirstAvailableRateSource(std::vector<RateSource*> sources) : sources_(std::move(sources)) {}
-    Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol, domain::ChainId chain) override;
+  public:
+    explicit FirstAvailableRateSource(std::vector<RateSource*> sources)
+        : sources_(std::move(sources)) {}
+    Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol,
+                domain::ChainId chain) override;
 
-private:
+  private:
     std::vector<RateSource*> sources_;
 };
 
@@ -33,7 +35,7 @@ struct RateSettings {
     ChainlinkSettings chainlink;
     CacheSettings cache;  // cache.ttl is the refresh interval, cache.max_age the feed's maximum age
     std::chrono::milliseconds max_read_age{30000};  // a quote read longer ago is not served
-    std::optional<HttpJsonSettings> http;  // fallback, when configured
+    std::optional<HttpJsonSettings> http;           // fallback, when configured
 };
 
 // Environment: DUEPAY_RATE_MAX_AGE_SECONDS (default 90000), DUEPAY_RATE_CACHE_TTL_MS (the refresh
@@ -43,17 +45,17 @@ struct RateSettings {
 RateSettings rate_settings_from_env();
 
 class RateSources {
-public:
-  // Throws config::ConfigError when the registry text has malformed priceFeeds. Starts the
-  // refresher threads: every token of every chain of the registry in THB and USD.
-  RateSources(std::string_view chains_json, RateSettings settings);
-  RateSource& source() { return *refreshing_; }
-  // Start-up only: waits (bounded) for the first refresh of every pair.
-  bool wait_first_round(std::chrono::milliseconds timeout) {
-      return refreshing_->wait_first_round(timeout);
-  }
+  public:
+    // Throws config::ConfigError when the registry text has malformed priceFeeds. Starts the
+    // refresher threads: every token of every chain of the registry in THB and USD.
+    RateSources(std::string_view chains_json, RateSettings settings);
+    RateSource& source() { return *refreshing_; }
+    // Start-up only: waits (bounded) for the first refresh of every pair.
+    bool wait_first_round(std::chrono::milliseconds timeout) {
+        return refreshing_->wait_first_round(timeout);
+    }
 
-private:
+  private:
     std::unique_ptr<ChainlinkRateSource> chain_;
     std::unique_ptr<HttpJsonRateSource> http_;
     std::unique_ptr<FirstAvailableRateSource> first_;

@@ -1,13 +1,12 @@
 #include "infra/rpc/rpc_client.hpp"
 
 #include <curl/curl.h>
-
-#include <mutex>
-#include <thread>
-
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <mutex>
+#include <thread>
 
 #include "domain/hex.hpp"
 #include "domain/url.hpp"
@@ -32,7 +31,8 @@ rapidjson::Document parse_doc(std::string_view json) {
 }
 
 const rapidjson::Value& member(const rapidjson::Value& obj, const char* name) {
-    if (!obj.IsObject()) throw RpcError(std::string("rpc: expected an object holding ") + name, false);
+    if (!obj.IsObject())
+        throw RpcError(std::string("rpc: expected an object holding ") + name, false);
     auto it = obj.FindMember(name);
     if (it == obj.MemberEnd()) throw RpcError(std::string("rpc: missing field ") + name, false);
     return it->value;
@@ -44,17 +44,22 @@ std::string_view str(const rapidjson::Value& v, const char* what) {
 }
 
 uint256 u256_of(std::string_view text, const char* what) {
-    if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X') || text.size() > 66) {
+    if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X') ||
+        text.size() > 66) {
         throw RpcError(std::string("rpc: ") + what + " is not a hex quantity", false);
     }
     uint256 v = 0;
     for (std::size_t i = 2; i < text.size(); ++i) {
         const char c = text[i];
         unsigned d = 0;
-        if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
-        else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-        else throw RpcError(std::string("rpc: ") + what + " is not a hex quantity", false);
+        if (c >= '0' && c <= '9')
+            d = static_cast<unsigned>(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = static_cast<unsigned>(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = static_cast<unsigned>(c - 'A' + 10);
+        else
+            throw RpcError(std::string("rpc: ") + what + " is not a hex quantity", false);
         v = (v << 4) | d;
     }
     return v;
@@ -62,7 +67,8 @@ uint256 u256_of(std::string_view text, const char* what) {
 
 std::uint64_t u64_of(const rapidjson::Value& v, const char* what) {
     const auto x = u256_of(str(v, what), what);
-    if (x > std::numeric_limits<std::uint64_t>::max()) throw RpcError(std::string("rpc: ") + what + " too large", false);
+    if (x > std::numeric_limits<std::uint64_t>::max())
+        throw RpcError(std::string("rpc: ") + what + " too large", false);
     return static_cast<std::uint64_t>(x);
 }
 
@@ -98,7 +104,8 @@ Log log_of(const rapidjson::Value& v) {
 
 }  // namespace
 
-std::string encode_request(std::uint64_t id, std::string_view method, std::string_view params_json) {
+std::string encode_request(std::uint64_t id, std::string_view method,
+                           std::string_view params_json) {
     std::string out = R"({"jsonrpc":"2.0","id":)";
     out += std::to_string(id);
     out += R"(,"method":")";
@@ -126,7 +133,8 @@ std::string quantity(const uint256& value) {
 std::string quantity(std::uint64_t value) { return quantity(uint256(value)); }
 
 std::string encode_log_filter(const LogFilter& f) {
-    std::string out = R"({"fromBlock":")" + quantity(f.from_block) + R"(","toBlock":")" + quantity(f.to_block) + '"';
+    std::string out = R"({"fromBlock":")" + quantity(f.from_block) + R"(","toBlock":")" +
+                      quantity(f.to_block) + '"';
     if (!f.addresses.empty()) {
         out += R"(,"address":[)";
         for (std::size_t i = 0; i < f.addresses.size(); ++i) {
@@ -163,8 +171,11 @@ std::string result_json(std::string_view body) {
         int code = 0;
         std::string message = "unknown error";
         if (err->value.IsObject()) {
-            if (auto c = err->value.FindMember("code"); c != err->value.MemberEnd() && c->value.IsInt()) code = c->value.GetInt();
-            if (auto m = err->value.FindMember("message"); m != err->value.MemberEnd() && m->value.IsString()) {
+            if (auto c = err->value.FindMember("code");
+                c != err->value.MemberEnd() && c->value.IsInt())
+                code = c->value.GetInt();
+            if (auto m = err->value.FindMember("message");
+                m != err->value.MemberEnd() && m->value.IsString()) {
                 message = m->value.GetString();
             }
         }
@@ -177,7 +188,9 @@ std::string result_json(std::string_view body) {
 }
 
 std::uint64_t parse_u64(std::string_view json) { return u64_of(parse_doc(json), "result"); }
-uint256 parse_u256(std::string_view json) { return u256_of(str(parse_doc(json), "result"), "result"); }
+uint256 parse_u256(std::string_view json) {
+    return u256_of(str(parse_doc(json), "result"), "result");
+}
 
 Bytes parse_data(std::string_view json) {
     auto b = domain::from_hex(str(parse_doc(json), "result"));
@@ -237,13 +250,16 @@ std::string call_object(const CallRequest& r) {
     std::string out = "{";
     if (r.from) out += R"("from":")" + domain::to_hex(r.from->bytes) + "\",";
     if (r.gas) out += R"("gas":")" + detail::quantity(*r.gas) + "\",";
-    out += R"("to":")" + domain::to_hex(r.to.bytes) + R"(","data":")" + domain::to_hex(r.data) + "\"}";
+    out +=
+        R"("to":")" + domain::to_hex(r.to.bytes) + R"(","data":")" + domain::to_hex(r.data) + "\"}";
     return out;
 }
 
 }  // namespace
 
-void RpcClient::CurlDeleter::operator()(void* handle) const { curl_easy_cleanup(static_cast<CURL*>(handle)); }
+void RpcClient::CurlDeleter::operator()(void* handle) const {
+    curl_easy_cleanup(static_cast<CURL*>(handle));
+}
 
 RpcClient::RpcClient(RpcSettings settings) : settings_(std::move(settings)) {
     std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -260,7 +276,8 @@ std::string RpcClient::call(std::string_view method, std::string_view params_jso
     const std::string body = detail::encode_request(next_id_++, method, params_json);
     response_.clear();
     curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-    std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_guard(headers, &curl_slist_free_all);
+    std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_guard(headers,
+                                                                             &curl_slist_free_all);
     curl_easy_setopt(curl, CURLOPT_URL, settings_.url.c_str());
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -269,7 +286,8 @@ std::string RpcClient::call(std::string_view method, std::string_view params_jso
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &on_write);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response_);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(settings_.timeout.count()));
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(settings_.connect_timeout.count()));
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(settings_.connect_timeout.count()));
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     const CURLcode rc = curl_easy_perform(curl);
     if (rc != CURLE_OK) {
@@ -288,7 +306,8 @@ std::string RpcClient::call(std::string_view method, std::string_view params_jso
 std::uint64_t RpcClient::block_number() { return detail::parse_u64(call("eth_blockNumber", "[]")); }
 
 std::optional<BlockHeader> RpcClient::block_by_number(std::uint64_t number) {
-    return detail::parse_block(call("eth_getBlockByNumber", "[\"" + detail::quantity(number) + "\",false]"));
+    return detail::parse_block(
+        call("eth_getBlockByNumber", "[\"" + detail::quantity(number) + "\",false]"));
 }
 
 std::vector<Log> RpcClient::get_logs(const LogFilter& filter) {
@@ -300,7 +319,8 @@ Bytes RpcClient::eth_call(const CallRequest& request) {
 }
 
 Bytes32 RpcClient::send_raw_transaction(std::span<const std::uint8_t> signed_tx) {
-    return detail::parse_hash(call("eth_sendRawTransaction", "[\"" + domain::to_hex(signed_tx) + "\"]"));
+    return detail::parse_hash(
+        call("eth_sendRawTransaction", "[\"" + domain::to_hex(signed_tx) + "\"]"));
 }
 
 Bytes32 RpcClient::send_transaction(const CallRequest& request) {
@@ -308,12 +328,14 @@ Bytes32 RpcClient::send_transaction(const CallRequest& request) {
 }
 
 std::optional<Receipt> RpcClient::transaction_receipt(const Bytes32& tx_hash) {
-    return detail::parse_receipt(call("eth_getTransactionReceipt", "[\"" + domain::to_hex(tx_hash) + "\"]"));
+    return detail::parse_receipt(
+        call("eth_getTransactionReceipt", "[\"" + domain::to_hex(tx_hash) + "\"]"));
 }
 
 std::uint64_t RpcClient::transaction_count(const Address& account, std::string_view block_tag) {
     return detail::parse_u64(
-        call("eth_getTransactionCount", "[\"" + domain::to_hex(account.bytes) + "\",\"" + std::string(block_tag) + "\"]"));
+        call("eth_getTransactionCount",
+             "[\"" + domain::to_hex(account.bytes) + "\",\"" + std::string(block_tag) + "\"]"));
 }
 
 uint256 RpcClient::gas_price() { return detail::parse_u256(call("eth_gasPrice", "[]")); }
@@ -324,7 +346,8 @@ Receipt RpcClient::wait_for_receipt(const Bytes32& tx_hash, std::chrono::millise
     for (;;) {
         if (auto r = transaction_receipt(tx_hash)) return *r;
         if (std::chrono::steady_clock::now() >= until) {
-            throw RpcError("rpc: no receipt for " + domain::to_hex(tx_hash) + " within timeout", true);
+            throw RpcError("rpc: no receipt for " + domain::to_hex(tx_hash) + " within timeout",
+                           true);
         }
         std::this_thread::sleep_for(every);
     }

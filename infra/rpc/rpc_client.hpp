@@ -27,12 +27,12 @@ using domain::Bytes32;
 using domain::uint256;
 
 class RpcError : public InfraError {
-public:
+  public:
     RpcError(const std::string& what, bool retryable, int code = 0)
         : InfraError(what, retryable), code_(code) {}
     int code() const { return code_; }  // the JSON-RPC error code, 0 for transport errors
 
-private:
+  private:
     int code_;
 };
 
@@ -88,9 +88,9 @@ std::string quantity(const uint256& value);
 // The "result" member of a response as compact JSON text; throws RpcError for an "error" member
 // (not retryable, except -32005 limit exceeded / -32603 internal) or malformed JSON (retryable).
 std::string result_json(std::string_view response_body);
-std::uint64_t parse_u64(std::string_view result_json);       // "0x..." quantity
+std::uint64_t parse_u64(std::string_view result_json);  // "0x..." quantity
 uint256 parse_u256(std::string_view result_json);
-Bytes parse_data(std::string_view result_json);               // "0x..." data
+Bytes parse_data(std::string_view result_json);  // "0x..." data
 Bytes32 parse_hash(std::string_view result_json);
 std::optional<BlockHeader> parse_block(std::string_view result_json);  // null -> nullopt
 std::vector<Log> parse_logs(std::string_view result_json);
@@ -104,7 +104,7 @@ struct RpcSettings {
 };
 
 class RpcClient {
-public:
+  public:
     explicit RpcClient(RpcSettings settings);
     ~RpcClient();
     RpcClient(RpcClient&&) noexcept;
@@ -125,11 +125,12 @@ public:
     std::uint64_t transaction_count(const Address& account, std::string_view block_tag = "pending");
     uint256 gas_price();
 
-    // Polls the receipt every `every` until it exists or `timeout` passes (then RpcError, retryable).
+    // Polls the receipt every `every` until it exists or `timeout` passes (then RpcError,
+    // retryable).
     Receipt wait_for_receipt(const Bytes32& tx_hash, std::chrono::milliseconds timeout,
                              std::chrono::milliseconds every = std::chrono::milliseconds(200));
 
-private:
+  private:
     struct CurlDeleter {
         void operator()(void* handle) const;
     };

@@ -14,8 +14,8 @@ using domain::Bytes;
 namespace {
 
 std::vector<Bytes> unsigned_fields(const LegacyTransaction& tx) {
-    return {rlp_uint(tx.nonce), rlp_uint(tx.gas_price), rlp_uint(tx.gas), rlp_bytes(tx.to.bytes), rlp_uint(tx.value),
-            rlp_bytes(tx.data)};
+    return {rlp_uint(tx.nonce),     rlp_uint(tx.gas_price), rlp_uint(tx.gas),
+            rlp_bytes(tx.to.bytes), rlp_uint(tx.value),     rlp_bytes(tx.data)};
 }
 
 void append(Bytes& out, const Word& w) { out.insert(out.end(), w.begin(), w.end()); }
@@ -100,12 +100,14 @@ const domain::Bytes32& transfer_topic() {
 }
 
 const domain::Bytes32& invoice_paid_topic() {
-    static const auto t = keccak256(std::string_view("InvoicePaid(bytes32,address,address,address,uint256,uint256)"));
+    static const auto t =
+        keccak256(std::string_view("InvoicePaid(bytes32,address,address,address,uint256,uint256)"));
     return t;
 }
 
 const domain::Bytes32& settled_topic() {
-    static const auto t = keccak256(std::string_view("Settled(bytes32,address,address,uint256,uint256)"));
+    static const auto t =
+        keccak256(std::string_view("Settled(bytes32,address,address,uint256,uint256)"));
     return t;
 }
 

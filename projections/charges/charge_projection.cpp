@@ -43,13 +43,13 @@ std::string timeline_json(const std::vector<ch::TimelineEntry>& timeline) {
     return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-
 }  // namespace
 
 infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
                                   const ev::Event& last, int event_count) {
     const auto* created = std::get_if<ev::ChargeCreated>(&created_event.data);
-    if (created == nullptr) throw std::invalid_argument("to_row: the first event is not charge.created");
+    if (created == nullptr)
+        throw std::invalid_argument("to_row: the first event is not charge.created");
     infra::postgres::ChargeRow row;
     row.invoice_id = domain::to_hex(created_event.invoice_id);
     row.project_id = created_event.project_id;
@@ -64,12 +64,14 @@ infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event&
     row.merchant = domain::evm::to_checksum(created->merchant);
     row.fee_bps = static_cast<int>(created->fee_bps);
     row.deadline = static_cast<std::int64_t>(created->deadline);
-    if (created->deposit_address) row.deposit_address = domain::evm::to_checksum(*created->deposit_address);
+    if (created->deposit_address)
+        row.deposit_address = domain::evm::to_checksum(*created->deposit_address);
     row.reference = created->reference;
     row.return_url = created->return_url;
     if (created->fiat) row.fiat_json = ev::encode_fiat_quote(*created->fiat);
     row.amount_confirmed = domain::money::to_string(state.amount_confirmed);
-    if (state.exception != ch::Exception::none) row.exception = std::string(ch::to_string(state.exception));
+    if (state.exception != ch::Exception::none)
+        row.exception = std::string(ch::to_string(state.exception));
     row.timeline_json = timeline_json(state.timeline);
     row.event_count = event_count;
     row.last_event_id = last.id;

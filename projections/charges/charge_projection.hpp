@@ -15,12 +15,14 @@ namespace duepay::projections::charges {
 
 // The row for a charge whose state is `state` after `event_count` events, the last being `last`.
 // `created` must hold ChargeCreated data (else std::invalid_argument).
-infra::postgres::ChargeRow to_row(const domain::charge::ChargeState& state, const domain::events::Event& created,
+infra::postgres::ChargeRow to_row(const domain::charge::ChargeState& state,
+                                  const domain::events::Event& created,
                                   const domain::events::Event& last, int event_count);
 
 // Folds `events` (one charge, log order) and maps the result; nullopt while no charge.created is
 // among them (an orphan chain fact waits for its charge).
-std::optional<infra::postgres::ChargeRow> project_charge(std::span<const domain::events::Event> events);
+std::optional<infra::postgres::ChargeRow> project_charge(
+    std::span<const domain::events::Event> events);
 
 // Every text column of `row` is storable text (domain/text.hpp): what Postgres accepts.
 bool row_is_storable(const infra::postgres::ChargeRow& row);

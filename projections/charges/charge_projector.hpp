@@ -23,11 +23,11 @@ namespace duepay::projections::charges {
 
 struct BatchStats {
     std::size_t messages = 0;
-    std::size_t new_events = 0;   // journaled now (not seen before)
-    std::size_t duplicates = 0;   // event id already journaled
+    std::size_t new_events = 0;  // journaled now (not seen before)
+    std::size_t duplicates = 0;  // event id already journaled
     std::size_t quarantined =
-        0;  // could not be applied: stored in quarantined_events (offset moves)
-    std::size_t charges = 0;      // rows upserted
+        0;                    // could not be applied: stored in quarantined_events (offset moves)
+    std::size_t charges = 0;  // rows upserted
 };
 
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,

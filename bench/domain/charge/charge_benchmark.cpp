@@ -73,21 +73,26 @@ Payment payment(std::uint8_t tx, std::uint64_t amount, std::uint64_t block) {
 
 Event chain_fact(EventData data, const Payment& p) {
     const auto type = event_type(data);
-    return envelope(chain_fact_id(type, ChainId{80002}, p.tx_hash, p.log_index, p.block_hash), std::move(data));
+    return envelope(chain_fact_id(type, ChainId{80002}, p.tx_hash, p.log_index, p.block_hash),
+                    std::move(data));
 }
 
-// created + 9 chain facts: three deposits detected, confirmed and decided (underpaid, underpaid, paid).
+// created + 9 chain facts: three deposits detected, confirmed and decided (underpaid, underpaid,
+// paid).
 std::vector<Event> ten_events() {
     std::vector<Event> out{created_event()};
     std::uint64_t total = 0;
     const std::uint64_t amounts[] = {3000000, 3000000, 4073743};
     for (int i = 0; i < 3; ++i) {
-        const Payment p = payment(static_cast<std::uint8_t>(i + 1), amounts[i], 100 + static_cast<std::uint64_t>(i));
+        const Payment p = payment(static_cast<std::uint8_t>(i + 1), amounts[i],
+                                  100 + static_cast<std::uint64_t>(i));
         total += amounts[i];
         out.push_back(chain_fact(PaymentDetected{p}, p));
         out.push_back(chain_fact(DepositSeen{p}, p));
-        if (total >= 10073743) out.push_back(chain_fact(ChargePaid{p, TokenAmount{total}}, p));
-        else out.push_back(chain_fact(ChargeUnderpaid{p, TokenAmount{total}}, p));
+        if (total >= 10073743)
+            out.push_back(chain_fact(ChargePaid{p, TokenAmount{total}}, p));
+        else
+            out.push_back(chain_fact(ChargeUnderpaid{p, TokenAmount{total}}, p));
     }
     return out;
 }

@@ -18,8 +18,10 @@ namespace duepay::tests {
 namespace {
 
 // Fixed test wallets (keys only ever used by this test).
-constexpr const char* kWalletKey = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318";
-constexpr const char* kOtherKey = "0x1111111111111111111111111111111111111111111111111111111111111111";
+constexpr const char* kWalletKey =
+    "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318";
+constexpr const char* kOtherKey =
+    "0x1111111111111111111111111111111111111111111111111111111111111111";
 
 struct Admin {
     int rc = -1;
@@ -37,12 +39,14 @@ Admin admin(const std::vector<std::string>& args) {
 }
 
 std::string text(const rapidjson::Value& v, const char* key) {
-    if (!v.IsObject() || !v.HasMember(key) || !v[key].IsString()) return "<missing " + std::string(key) + ">";
+    if (!v.IsObject() || !v.HasMember(key) || !v[key].IsString())
+        return "<missing " + std::string(key) + ">";
     return v[key].GetString();
 }
 
 std::string error_code(const Admin& a) {
-    if (a.json.HasParseError() || !a.json.IsObject() || !a.json.HasMember("error")) return "<no error: " + a.output + ">";
+    if (a.json.HasParseError() || !a.json.IsObject() || !a.json.HasMember("error"))
+        return "<no error: " + a.output + ">";
     return text(a.json["error"], "code");
 }
 
@@ -54,7 +58,8 @@ rapidjson::Document parse(const std::string& body) {
 
 std::string meta_code(const HttpResponse& r) {
     auto d = parse(r.body);
-    if (d.HasParseError() || !d.IsObject() || !d.HasMember("meta") || !d["meta"].IsObject()) return "<" + r.body + ">";
+    if (d.HasParseError() || !d.IsObject() || !d.HasMember("meta") || !d["meta"].IsObject())
+        return "<" + r.body + ">";
     return text(d["meta"], "code");
 }
 
@@ -64,12 +69,13 @@ infra::crypto::Secp256k1Signer signer_of(const char* key) {
     return std::move(s).value();
 }
 
-std::string personal_sign(const infra::crypto::Secp256k1Signer& signer, const std::string& message) {
+std::string personal_sign(const infra::crypto::Secp256k1Signer& signer,
+                          const std::string& message) {
     return domain::to_hex(signer.sign_digest(domain::evm::personal_message_hash(message)).bytes);
 }
 
 class Accounts : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         std::string missing;
         auto env = stack_env(missing);
@@ -88,21 +94,25 @@ protected:
     }
     void SetUp() override {
         if (env_ == nullptr) {
-            GTEST_SKIP() << "integration stack not configured (DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_CHAINS_FILE, "
-                            "DUEPAY_SIGNER_KEY, DUEPAY_SERVER_SECRET): source var/dev.env or run `make test`";
+            GTEST_SKIP() << "integration stack not configured (DATABASE_URL, KAFKA_BOOTSTRAP, "
+                            "DUEPAY_CHAINS_FILE, "
+                            "DUEPAY_SIGNER_KEY, DUEPAY_SERVER_SECRET): source var/dev.env or run "
+                            "`make test`";
         }
         ASSERT_TRUE(server_->process->alive()) << server_->process->log();
     }
     std::string url(const std::string& path) const { return server_->base_url + path; }
 
     HttpResponse create(const std::string& key, const std::string& body) {
-        return http("POST", url("/v1/invoices"), {{"x-api-key", key}, {"content-type", "application/json"}}, body);
+        return http("POST", url("/v1/invoices"),
+                    {{"x-api-key", key}, {"content-type", "application/json"}}, body);
     }
 
     // A project with branding and a test key; returns {projectId, key}.
     std::pair<std::string, std::string> new_project_with_test_key() {
-        auto p = admin({"project", "create", "--name", "Accounts IT shop", "--plan", "scale", "--logo-url",
-                        "https://shop.example/logo.png", "--accent-color", "#0A7B5C"});
+        auto p =
+            admin({"project", "create", "--name", "Accounts IT shop", "--plan", "scale",
+                   "--logo-url", "https://shop.example/logo.png", "--accent-color", "#0A7B5C"});
         EXPECT_EQ(p.rc, 0) << p.output;
         const auto project = text(p.json, "projectId");
         auto k = admin({"key", "create", "--project", project, "--mode", "test"});
@@ -156,8 +166,8 @@ TEST_F(Accounts, PayoutWalletProofThenCreateAndFullRead) {
     auto c = admin({"wallet", "challenge", "--project", project, "--address", address});
     ASSERT_EQ(c.rc, 0) << c.output;
     const auto signature = personal_sign(wallet, text(c.json, "message"));
-    const std::vector<std::string> verify{"wallet", "verify", "--project", project, "--address", address,
-                                          "--signature", signature};
+    const std::vector<std::string> verify{"wallet",    "verify", "--project",   project,
+                                          "--address", address,  "--signature", signature};
     auto ok = admin(verify);
     ASSERT_EQ(ok.rc, 0) << ok.output;
     EXPECT_EQ(text(ok.json, "payoutAddress"), address);
@@ -178,7 +188,8 @@ TEST_F(Accounts, PayoutWalletProofThenCreateAndFullRead) {
             return mismatch.status != 409;
         },
         std::chrono::seconds(3));
-    EXPECT_LE(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - verified_at)
+    EXPECT_LE(std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - verified_at)
                   .count(),
               1200);
     EXPECT_EQ(mismatch.status, 403) << mismatch.body;
@@ -223,11 +234,12 @@ TEST_F(Accounts, ExpiredChallengeIsRefused) {
     auto [project, key] = new_project_with_test_key();
     const auto wallet = signer_of(kWalletKey);
     const auto address = domain::evm::to_checksum(wallet.address());
-    auto c = admin({"wallet", "challenge", "--project", project, "--address", address, "--ttl-seconds", "1"});
+    auto c = admin(
+        {"wallet", "challenge", "--project", project, "--address", address, "--ttl-seconds", "1"});
     ASSERT_EQ(c.rc, 0) << c.output;
     std::this_thread::sleep_for(std::chrono::milliseconds(2200));
-    auto late = admin({"wallet", "verify", "--project", project, "--address", address, "--signature",
-                       personal_sign(wallet, text(c.json, "message"))});
+    auto late = admin({"wallet", "verify", "--project", project, "--address", address,
+                       "--signature", personal_sign(wallet, text(c.json, "message"))});
     EXPECT_EQ(late.rc, 1) << late.output;
     EXPECT_EQ(error_code(late), "challenge_expired");
     auto shown = admin({"project", "show", "--project", project});
@@ -285,10 +297,12 @@ TEST_F(Accounts, KeyModesShowListAndRevoke) {
             return last.status == 401;
         },
         std::chrono::seconds(3));
-    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
     ASSERT_EQ(last.status, 401) << last.body;
     EXPECT_NE(last.body.find("invalid API key"), std::string::npos) << last.body;
-    EXPECT_LE(waited.count(), 1200) << "revocation took " << waited.count() << " ms (documented bound 1 s)";
+    EXPECT_LE(waited.count(), 1200)
+        << "revocation took " << waited.count() << " ms (documented bound 1 s)";
     auto refused = create(test_key, R"({"chainId":80002,"amount":"1"})");
     EXPECT_EQ(refused.status, 401) << refused.body;
     std::cout << "revoked key refused after " << waited.count() << " ms\n";
@@ -303,7 +317,8 @@ TEST_F(Accounts, RejectionsAreJsonOnStderr) {
     auto unknown = admin({"project", "show", "--project", "prj_missing"});
     EXPECT_EQ(unknown.rc, 1);
     EXPECT_EQ(error_code(unknown), "project_not_found");
-    auto bad_address = admin({"wallet", "challenge", "--project", "prj_missing", "--address", "0x1234"});
+    auto bad_address =
+        admin({"wallet", "challenge", "--project", "prj_missing", "--address", "0x1234"});
     EXPECT_EQ(error_code(bad_address), "invalid_address");
     auto missing = admin({"key", "create", "--mode", "test"});
     EXPECT_EQ(missing.rc, 2);

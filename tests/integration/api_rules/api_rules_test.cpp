@@ -48,7 +48,6 @@ class ApiRules : public DevServerSuite<ApiRules> {
             data.CopyFrom(d["data"], data.GetAllocator());
         return data;
     }
-
 };
 
 const std::string kZeroId = "0x" + std::string(64, '0');
@@ -99,7 +98,8 @@ TEST_F(ApiRules, InvalidAmountFormsAre400) {
     for (const std::string& amount : std::vector<std::string>{
              R"("-1")", R"("+1")", R"("1.5")", R"("1e6")", R"("0")", R"("01")", R"("")", R"(" 1")",
              R"("0x10")", std::string("\"") + kTwoPow256 + "\"", "1000", "1.5"}) {
-        expect_error_envelope(create(R"({"chainId":80002,"amount":)" + amount + "}"), 400, "invalid_amount");
+        expect_error_envelope(create(R"({"chainId":80002,"amount":)" + amount + "}"), 400,
+                              "invalid_amount");
     }
 }
 
@@ -111,22 +111,23 @@ TEST_F(ApiRules, TheLargestUint256AmountIsAccepted) {
 }
 
 TEST_F(ApiRules, UnsupportedFiatCurrencyIs400) {
-    expect_error_envelope(create(R"({"chainId":80002,"fiat":{"currency":"EUR","amount":"10.00"}})"), 400,
-                 "invalid_fiat_currency");
-    expect_error_envelope(create(R"({"chainId":80002,"fiat":{"currency":"thb","amount":"10.00"}})"), 400,
-                 "invalid_fiat_currency");
+    expect_error_envelope(create(R"({"chainId":80002,"fiat":{"currency":"EUR","amount":"10.00"}})"),
+                          400, "invalid_fiat_currency");
+    expect_error_envelope(create(R"({"chainId":80002,"fiat":{"currency":"thb","amount":"10.00"}})"),
+                          400, "invalid_fiat_currency");
 }
 
 // --- create: chain, token, key mode ---
 
 TEST_F(ApiRules, UnsupportedChainIs400) {
     expect_error_envelope(create(R"({"chainId":1,"amount":"1000"})"), 400, "unsupported_chain");
-    expect_error_envelope(create(R"({"chainId":"80002","amount":"1000"})"), 400, "invalid_chain_id");
+    expect_error_envelope(create(R"({"chainId":"80002","amount":"1000"})"), 400,
+                          "invalid_chain_id");
 }
 
 TEST_F(ApiRules, UnsupportedTokenIs400) {
     expect_error_envelope(create(R"({"chainId":80002,"amount":"1000","token":"DOGE"})"), 400,
-                 "unsupported_token");
+                          "unsupported_token");
 }
 
 TEST_F(ApiRules, TestKeyOnAMainnetIs400KeyModeMismatch) {
@@ -137,9 +138,10 @@ TEST_F(ApiRules, TestKeyOnAMainnetIs400KeyModeMismatch) {
 
 TEST_F(ApiRules, ExpiresInSecondsOutOfRangeOrNotAnIntegerIs400) {
     for (const char* e : {"0", "86401", "1.5", "-1", R"("60")", "true"}) {
-        expect_error_envelope(create(std::string(R"({"chainId":80002,"amount":"1000","expiresInSeconds":)") +
-                            e + "}"),
-                     400, "invalid_expires_in");
+        expect_error_envelope(
+            create(std::string(R"({"chainId":80002,"amount":"1000","expiresInSeconds":)") + e +
+                   "}"),
+            400, "invalid_expires_in");
     }
 }
 
@@ -167,10 +169,10 @@ TEST_F(ApiRules, ReturnUrlThatIsNotHttpsOrHasUserinfoIs400) {
 
 TEST_F(ApiRules, MerchantOtherThanThePayoutWalletIs403) {
     expect_error_envelope(create(std::string(R"({"chainId":80002,"amount":"1000","merchant":")") +
-                        kOtherAddress + "\"}"),
-                 403, "merchant_mismatch");
+                                 kOtherAddress + "\"}"),
+                          403, "merchant_mismatch");
     expect_error_envelope(create(R"({"chainId":80002,"amount":"1000","merchant":"0x1234"})"), 400,
-                 "invalid_address");
+                          "invalid_address");
     auto data = created(
         std::string(R"({"chainId":80002,"amount":"1000","paymentMode":"wallet","merchant":")") +
         kDemoPayout + "\"}");
@@ -182,19 +184,22 @@ TEST_F(ApiRules, MerchantOtherThanThePayoutWalletIs403) {
 
 TEST_F(ApiRules, UnknownChargeIs404OnBothReadRoutes) {
     expect_error_envelope(http("GET", url("/v1/charges/" + kZeroId), {{"x-api-key", *key_}}), 404,
-                 "charge_not_found");
-    expect_error_envelope(http("GET", url("/v1/charges/" + kZeroId + "/status"), {{"x-api-key", *key_}}),
-                 404, "charge_not_found");
+                          "charge_not_found");
+    expect_error_envelope(
+        http("GET", url("/v1/charges/" + kZeroId + "/status"), {{"x-api-key", *key_}}), 404,
+        "charge_not_found");
     expect_error_envelope(http("GET", url("/v1/charges/0x12/status"), {{"x-api-key", *key_}}), 400,
-                 "invalid_invoice_id");
+                          "invalid_invoice_id");
 }
 
 // --- routing and transport ---
 
 TEST_F(ApiRules, UnknownRouteIs404) {
-    expect_error_envelope(http("GET", url("/v1/nowhere"), {{"x-api-key", *key_}}), 404, "route_not_found");
-    expect_error_envelope(http("POST", url("/v2/invoices"), {{"content-type", "application/json"}}, "{}"),
-                 404, "route_not_found");
+    expect_error_envelope(http("GET", url("/v1/nowhere"), {{"x-api-key", *key_}}), 404,
+                          "route_not_found");
+    expect_error_envelope(
+        http("POST", url("/v2/invoices"), {{"content-type", "application/json"}}, "{}"), 404,
+        "route_not_found");
 }
 
 TEST_F(ApiRules, WrongMethodIs405WithAllow) {
@@ -209,11 +214,11 @@ TEST_F(ApiRules, WrongMethodIs405WithAllow) {
 TEST_F(ApiRules, ACreateThatIsNotJsonIs415) {
     const std::string body = R"({"chainId":137,"amount":"1"})";
     expect_error_envelope(http("POST", url("/v1/invoices"),
-                      {{"x-api-key", *key_}, {"content-type", "text/plain"}}, body),
-                 415, "unsupported_media_type");
+                               {{"x-api-key", *key_}, {"content-type", "text/plain"}}, body),
+                          415, "unsupported_media_type");
     // libcurl sends application/x-www-form-urlencoded when no content-type is given.
     expect_error_envelope(http("POST", url("/v1/invoices"), {{"x-api-key", *key_}}, body), 415,
-                 "unsupported_media_type");
+                          "unsupported_media_type");
     // Parameters and case do not matter: this one reaches validation (and fails there, creating
     // nothing).
     expect_error_envelope(

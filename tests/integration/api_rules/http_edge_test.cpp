@@ -315,7 +315,8 @@ TEST_F(HttpEdge, ExpectContinueGetsA100ThenTheAnswer) {
 }
 
 TEST_F(HttpEdge, OversizeHeadersInParallelDoNotSlowHealthz) {
-    // 10 rounds of 50 clients each sending a 1 MiB head (refused at 16 KiB) while /healthz is timed.
+    // 10 rounds of 50 clients each sending a 1 MiB head (refused at 16 KiB) while /healthz is
+    // timed.
     const std::string big =
         "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + pad_headers(1024, 1000) + "\r\n";
     std::atomic<bool> done{false};

@@ -3,8 +3,6 @@
 // anvil account #0 (the deployer, which owns the feeds), and restores its answer at the end. Only
 // that one feed is touched, and only briefly, so other tests reading the testnet feeds are not
 // disturbed. Expected values come from latestAnswer(), a different function than the adapter's.
-#include "infra/rates/chainlink_rate_source.hpp"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,6 +11,7 @@
 #include "domain/evm/abi.hpp"
 #include "domain/evm/keccak.hpp"
 #include "domain/hex.hpp"
+#include "infra/rates/chainlink_rate_source.hpp"
 #include "infra/rpc/rpc_client.hpp"
 #include "tests/integration/guards/guards_support.hpp"
 
@@ -38,7 +37,7 @@ domain::evm::Word int256_word(long long v) {
 }
 
 class ChainlinkFeedIt : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         DUEPAY_REQUIRE_ENV(chains_file, "DUEPAY_CHAINS_FILE");
         std::ifstream in(chains_file);
@@ -66,8 +65,11 @@ protected:
         ADD_FAILURE() << "no feed " << pair;
         return {};
     }
-    long long latest_answer(const domain::Address& address, infra::rpc::RpcClient* client = nullptr) {
-        auto out = (client ? client : rpc_.get())->eth_call({std::nullopt, address, selector("latestAnswer()"), std::nullopt});
+    long long latest_answer(const domain::Address& address,
+                            infra::rpc::RpcClient* client = nullptr) {
+        auto out =
+            (client ? client : rpc_.get())
+                ->eth_call({std::nullopt, address, selector("latestAnswer()"), std::nullopt});
         domain::evm::Word w{};
         std::copy_n(out.begin(), 32, w.begin());
         return static_cast<long long>(domain::evm::abi_uint256(w));  // dev answers are positive
@@ -110,10 +112,12 @@ TEST_F(ChainlinkFeedIt, ReadsTheDeployedFeedsExactly) {
         EXPECT_EQ(usd.source, "chainlink:" + std::to_string(chain.chain_id.value) + ":USDT/USD");
         auto baht = source.quote(FiatCurrency::THB, "USDT", chain.chain_id);
         EXPECT_EQ(baht.fiat_per_token, *Rational::make(usdt, thb)) << chain.chain_id.value;
-        EXPECT_EQ(baht.source, "chainlink:" + std::to_string(chain.chain_id.value) + ":USDT/USD,THB/USD");
-        std::cout << "chain " << chain.chain_id.value << ": THB per USDT = "
-                  << domain::money::to_string(baht.fiat_per_token) << ", USD per USDT = "
-                  << domain::money::to_string(usd.fiat_per_token) << std::endl;
+        EXPECT_EQ(baht.source,
+                  "chainlink:" + std::to_string(chain.chain_id.value) + ":USDT/USD,THB/USD");
+        std::cout << "chain " << chain.chain_id.value
+                  << ": THB per USDT = " << domain::money::to_string(baht.fiat_per_token)
+                  << ", USD per USDT = " << domain::money::to_string(usd.fiat_per_token)
+                  << std::endl;
         EXPECT_THROW((void)source.quote(FiatCurrency::USD, "DAI", chain.chain_id), RateUnavailable);
     }
 }
@@ -126,8 +130,9 @@ TEST_F(ChainlinkFeedIt, SeesANewAnswerThenRefusesAStaleOrNonPositiveOne) {
     EXPECT_EQ(domain::money::to_string(usd.fiat_per_token), "0.9998");
     const auto header = rpc_->block_by_number(block);
     ASSERT_TRUE(header);
-    EXPECT_EQ(std::chrono::duration_cast<std::chrono::seconds>(usd.updated_at.time_since_epoch()).count(),
-              static_cast<long long>(header->timestamp))
+    EXPECT_EQ(
+        std::chrono::duration_cast<std::chrono::seconds>(usd.updated_at.time_since_epoch()).count(),
+        static_cast<long long>(header->timestamp))
         << "updatedAt must be the block time of setAnswer";
     auto baht = source.quote(FiatCurrency::THB, "USDC", chain137_.chain_id);
     EXPECT_EQ(baht.fiat_per_token, *Rational::make(99980000, thb));
@@ -135,8 +140,10 @@ TEST_F(ChainlinkFeedIt, SeesANewAnswerThenRefusesAStaleOrNonPositiveOne) {
     // Stale: updatedAt 26 h before the later of the wall clock and the chain head (max age 25 h).
     const auto head = rpc_->block_by_number(rpc_->block_number());
     ASSERT_TRUE(head);
-    const auto wall = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+    const auto wall =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count());
     set_round_data(99980000, std::max(wall, head->timestamp) - 26 * 3600);
     try {
         (void)source.quote(FiatCurrency::THB, "USDC", chain137_.chain_id);
@@ -148,9 +155,11 @@ TEST_F(ChainlinkFeedIt, SeesANewAnswerThenRefusesAStaleOrNonPositiveOne) {
     }
 
     set_answer(0);
-    EXPECT_THROW((void)source.quote(FiatCurrency::USD, "USDC", chain137_.chain_id), RateUnavailable);
+    EXPECT_THROW((void)source.quote(FiatCurrency::USD, "USDC", chain137_.chain_id),
+                 RateUnavailable);
     set_answer(-5);
-    EXPECT_THROW((void)source.quote(FiatCurrency::USD, "USDC", chain137_.chain_id), RateUnavailable);
+    EXPECT_THROW((void)source.quote(FiatCurrency::USD, "USDC", chain137_.chain_id),
+                 RateUnavailable);
 
     set_answer(original_usdc_);
     EXPECT_EQ(source.quote(FiatCurrency::USD, "USDC", chain137_.chain_id).fiat_per_token,

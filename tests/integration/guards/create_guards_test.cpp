@@ -1,6 +1,6 @@
-// Idempotency-Key, rate limit and quota on POST /v1/invoices through the real HTTP API: `duepay dev`
-// subprocesses against the dev stack (Postgres, Kafka, chain registry). Each test creates its own
-// project on the plan `free` (30 creations a minute) with its own test key, so the demo project
+// Idempotency-Key, rate limit and quota on POST /v1/invoices through the real HTTP API: `duepay
+// dev` subprocesses against the dev stack (Postgres, Kafka, chain registry). Each test creates its
+// own project on the plan `free` (30 creations a minute) with its own test key, so the demo project
 // (plan unmetered) and other tests are untouched.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -8,11 +8,10 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <pqxx/pqxx>
 #include <set>
 #include <thread>
 #include <vector>
-
-#include <pqxx/pqxx>
 
 #include "domain/hex.hpp"
 #include "infra/postgres/account_store.hpp"
@@ -39,7 +38,8 @@ TestProject make_free_project(const StackEnv& env, const std::string& tag) {
     pqxx::connection conn(env.database_url);
     pqxx::work tx(conn);
     infra::postgres::upsert_project(tx, {p.id, "guards " + tag, "free", std::string(kPayout)});
-    infra::postgres::upsert_api_key(tx, "key_" + p.id, p.id, "test", infra::random::sha256(p.key), p.key.substr(0, 12));
+    infra::postgres::upsert_api_key(tx, "key_" + p.id, p.id, "test", infra::random::sha256(p.key),
+                                    p.key.substr(0, 12));
     tx.commit();
     return p;
 }
@@ -47,14 +47,16 @@ TestProject make_free_project(const StackEnv& env, const std::string& tag) {
 std::int64_t count_charges(const StackEnv& env, const std::string& project_id) {
     pqxx::connection conn(env.database_url);
     pqxx::nontransaction tx(conn);
-    return tx.exec_params1("select count(*) from charges where project_id = $1", project_id)[0].as<std::int64_t>();
+    return tx.exec_params1("select count(*) from charges where project_id = $1", project_id)[0]
+        .as<std::int64_t>();
 }
 
 std::int64_t month_count(const StackEnv& env, const std::string& project_id) {
     pqxx::connection conn(env.database_url);
     pqxx::nontransaction tx(conn);
     auto r = tx.exec_params(
-        "select count from monthly_usage where project_id = $1 and month = date_trunc('month', now() at time zone 'UTC')::date",
+        "select count from monthly_usage where project_id = $1 and month = date_trunc('month', "
+        "now() at time zone 'UTC')::date",
         project_id);
     return r.empty() ? 0 : r[0][0].as<std::int64_t>();
 }
@@ -74,13 +76,15 @@ std::string code_of(const HttpResponse& r) {
 
 HttpResponse create(const std::string& base_url, const std::string& key, const std::string& body,
                     const std::string& idempotency_key = "") {
-    std::map<std::string, std::string> headers{{"x-api-key", key}, {"content-type", "application/json"}};
+    std::map<std::string, std::string> headers{{"x-api-key", key},
+                                               {"content-type", "application/json"}};
     if (!idempotency_key.empty()) headers["idempotency-key"] = idempotency_key;
     return http("POST", base_url + "/v1/invoices", headers, body);
 }
 
 // Runs `n` calls of `f(i)` on `threads` threads; returns the answers in call order.
-std::vector<HttpResponse> in_parallel(int n, int threads, const std::function<HttpResponse(int)>& f) {
+std::vector<HttpResponse> in_parallel(int n, int threads,
+                                      const std::function<HttpResponse(int)>& f) {
     std::vector<HttpResponse> out(static_cast<std::size_t>(n));
     std::atomic<int> next{0};
     std::vector<std::thread> pool;
@@ -101,7 +105,8 @@ TEST(CreateGuardsIt, FiftyParallelCreatesWithOneKeyMakeExactlyOneCharge) {
     const std::string body = R"({"chainId":80002,"amount":"1234567","reference":"idem-1"})";
     const std::string key = "order-" + guards::unique_project("k");
 
-    auto answers = in_parallel(50, 16, [&](int) { return create(server.base_url, project.key, body, key); });
+    auto answers =
+        in_parallel(50, 16, [&](int) { return create(server.base_url, project.key, body, key); });
     int created = 0;
     int in_use = 0;
     std::set<std::string> bodies;
@@ -116,7 +121,8 @@ TEST(CreateGuardsIt, FiftyParallelCreatesWithOneKeyMakeExactlyOneCharge) {
             ADD_FAILURE() << "unexpected " << a.status << ": " << a.body;
         }
     }
-    std::cout << "50 parallel creates with one key: " << created << " x 201, " << in_use << " x 409" << std::endl;
+    std::cout << "50 parallel creates with one key: " << created << " x 201, " << in_use << " x 409"
+              << std::endl;
     EXPECT_EQ(created + in_use, 50);
     ASSERT_GE(created, 1);
     ASSERT_EQ(bodies.size(), 1u) << "every 201 is the same charge, byte for byte";
@@ -136,8 +142,8 @@ TEST(CreateGuardsIt, FiftyParallelCreatesWithOneKeyMakeExactlyOneCharge) {
     EXPECT_EQ(replay.body, original);
 
     // The same key with another body is refused; nothing is created.
-    auto reused = create(server.base_url, project.key, R"({"chainId":80002,"amount":"1234568","reference":"idem-1"})",
-                         key);
+    auto reused = create(server.base_url, project.key,
+                         R"({"chainId":80002,"amount":"1234568","reference":"idem-1"})", key);
     EXPECT_EQ(reused.status, 422) << reused.body;
     EXPECT_EQ(code_of(reused), "idempotency_key_reused");
     // A malformed key is a 400.
@@ -162,9 +168,12 @@ TEST(CreateGuardsIt, TwoApiProcessesShareOneFreeProjectsBurstOfThirty) {
     const auto started = std::chrono::steady_clock::now();
     auto first = create(a.base_url, project.key, body, first_key);
     ASSERT_EQ(first.status, 201) << first.body;
-    auto burst = in_parallel(35, 10, [&](int i) { return create(i % 2 == 0 ? a.base_url : b.base_url, project.key, body); });
-    const auto elapsed_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    auto burst = in_parallel(35, 10, [&](int i) {
+        return create(i % 2 == 0 ? a.base_url : b.base_url, project.key, body);
+    });
+    const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::steady_clock::now() - started)
+                                .count();
     int allowed = 0;
     int limited = 0;
     std::int64_t max_retry = 0;
@@ -185,8 +194,9 @@ TEST(CreateGuardsIt, TwoApiProcessesShareOneFreeProjectsBurstOfThirty) {
             ADD_FAILURE() << "unexpected " << r.status << ": " << r.body;
         }
     }
-    std::cout << "burst over two api processes: 1 + " << allowed << " allowed, " << limited << " x 429 in "
-              << elapsed_ms << " ms (max retryAfterMs " << max_retry << ")" << std::endl;
+    std::cout << "burst over two api processes: 1 + " << allowed << " allowed, " << limited
+              << " x 429 in " << elapsed_ms << " ms (max retryAfterMs " << max_retry << ")"
+              << std::endl;
     // A token comes back every 2 s; the burst is far quicker, so exactly 30 pass.
     ASSERT_LT(elapsed_ms, 2000) << "the burst was too slow to test the exact count";
     EXPECT_EQ(1 + allowed, 30);
@@ -198,7 +208,8 @@ TEST(CreateGuardsIt, TwoApiProcessesShareOneFreeProjectsBurstOfThirty) {
         EXPECT_EQ(replay.status, 201) << replay.body;
         EXPECT_EQ(replay.body, first.body);
     }
-    // A limited request with a new key frees it: after retryAfterMs the same key creates the charge.
+    // A limited request with a new key frees it: after retryAfterMs the same key creates the
+    // charge.
     const std::string second_key = "second-" + project.id;
     auto refused = create(b.base_url, project.key, body, second_key);
     ASSERT_EQ(refused.status, 429) << refused.body;
@@ -224,7 +235,8 @@ TEST(CreateGuardsIt, TheDemoProjectIsUnmetered) {
     {
         pqxx::connection conn(env.database_url);
         pqxx::nontransaction tx(conn);
-        EXPECT_EQ(tx.exec1("select plan from projects where id = 'prj_demo'")[0].as<std::string>(), "unmetered");
+        EXPECT_EQ(tx.exec1("select plan from projects where id = 'prj_demo'")[0].as<std::string>(),
+                  "unmetered");
     }
     // More than any plan's burst (scale: 120) at once: all pass.
     auto answers = in_parallel(130, 10, [&](int) {

@@ -27,7 +27,8 @@ cpp_int latest_answer(infra::rpc::RpcClient& rpc, const std::string& feed_hex) {
 }
 
 // ceil(minor * 10^decimals * (10000 + buffer) / (100 * 10000 * rate)), rate = num/den.
-std::string expected_amount(long long minor, int decimals, int buffer, const cpp_int& num, const cpp_int& den) {
+std::string expected_amount(long long minor, int decimals, int buffer, const cpp_int& num,
+                            const cpp_int& den) {
     cpp_int scale = 1;
     for (int i = 0; i < decimals; ++i) scale *= 10;
     const cpp_int n = cpp_int(minor) * scale * (10000 + buffer) * den;
@@ -49,7 +50,8 @@ TEST(FiatCreateIt, ThbAndUsdPricesBecomeTokenAmountsFromTheLiveFeeds) {
     const char* rpc_url = std::getenv("DUEPAY_RPC_URL_80002");
     const char* usdt_feed = std::getenv("DUEPAY_PRICE_FEED_USDT_USD_80002");
     const char* thb_feed = std::getenv("DUEPAY_PRICE_FEED_THB_USD_80002");
-    if (!rpc_url || !usdt_feed || !thb_feed) GTEST_SKIP() << "DUEPAY_RPC_URL_80002 / DUEPAY_PRICE_FEED_*_80002 not set";
+    if (!rpc_url || !usdt_feed || !thb_feed)
+        GTEST_SKIP() << "DUEPAY_RPC_URL_80002 / DUEPAY_PRICE_FEED_*_80002 not set";
     auto server = start_dev_server(env, "fiat", 2, {{"DUEPAY_FIAT_BUFFER_BPS", "100"}});
     const std::string key = demo_key(env);
     ASSERT_FALSE(key.empty());
@@ -57,9 +59,10 @@ TEST(FiatCreateIt, ThbAndUsdPricesBecomeTokenAmountsFromTheLiveFeeds) {
     const cpp_int usdt = latest_answer(rpc, usdt_feed);  // USD per USDT * 1e8
     const cpp_int thb = latest_answer(rpc, thb_feed);    // USD per THB * 1e8
 
-    auto created = http("POST", server.base_url + "/v1/invoices",
-                        {{"x-api-key", key}, {"content-type", "application/json"}},
-                        R"({"chainId":80002,"fiat":{"currency":"THB","amount":"350.00"},"token":"USDT"})");
+    auto created =
+        http("POST", server.base_url + "/v1/invoices",
+             {{"x-api-key", key}, {"content-type", "application/json"}},
+             R"({"chainId":80002,"fiat":{"currency":"THB","amount":"350.00"},"token":"USDT"})");
     ASSERT_EQ(created.status, 201) << created.body << "\n" << server.process->log();
     auto c = parse(created.body);
     const auto& data = c["data"];
@@ -74,11 +77,12 @@ TEST(FiatCreateIt, ThbAndUsdPricesBecomeTokenAmountsFromTheLiveFeeds) {
     // The quote a merchant can audit: the exact rate (THB per USDT = usdt / thb), its source,
     // the buffer and when it was read.
     ASSERT_TRUE(data["fiat"].HasMember("rate") && data["fiat"]["rate"].IsString()) << created.body;
-    EXPECT_EQ(std::string(data["fiat"]["rateSource"].GetString()).rfind("chainlink", 0), 0u) << created.body;
+    EXPECT_EQ(std::string(data["fiat"]["rateSource"].GetString()).rfind("chainlink", 0), 0u)
+        << created.body;
     EXPECT_EQ(data["fiat"]["bufferBps"].GetInt(), 100);
     EXPECT_GE(std::string(data["fiat"]["rateReadAt"].GetString()).size(), 20u);
-    std::cout << "THB 350.00 -> " << want << " USDT units (feeds " << usdt << ", " << thb << ", buffer 100 bps)"
-              << std::endl;
+    std::cout << "THB 350.00 -> " << want << " USDT units (feeds " << usdt << ", " << thb
+              << ", buffer 100 bps)" << std::endl;
 
     // The read model carries the same breakdown (from the charge.created event).
     const std::string id = data["invoiceId"].GetString();
@@ -87,16 +91,19 @@ TEST(FiatCreateIt, ThbAndUsdPricesBecomeTokenAmountsFromTheLiveFeeds) {
     auto r = parse(read.body);
     ASSERT_TRUE(r["data"].HasMember("fiat")) << read.body;
     EXPECT_EQ(std::string(r["data"]["fiat"]["tokenAmount"].GetString()), want);
-    EXPECT_EQ(std::string(r["data"]["fiat"]["rate"].GetString()), std::string(data["fiat"]["rate"].GetString()));
+    EXPECT_EQ(std::string(r["data"]["fiat"]["rate"].GetString()),
+              std::string(data["fiat"]["rate"].GetString()));
     EXPECT_EQ(r["data"]["fiat"]["bufferBps"].GetInt(), 100);
 
-    auto usd = http("POST", server.base_url + "/v1/invoices", {{"x-api-key", key}, {"content-type", "application/json"}},
+    auto usd = http("POST", server.base_url + "/v1/invoices",
+                    {{"x-api-key", key}, {"content-type", "application/json"}},
                     R"({"chainId":80002,"fiat":{"currency":"USD","amount":"12.34"}})");
     ASSERT_EQ(usd.status, 201) << usd.body;
     EXPECT_EQ(std::string(parse(usd.body)["data"]["amount"].GetString()),
               expected_amount(1234, 6, 100, usdt, cpp_int(100000000)));
 
-    auto bad = http("POST", server.base_url + "/v1/invoices", {{"x-api-key", key}, {"content-type", "application/json"}},
+    auto bad = http("POST", server.base_url + "/v1/invoices",
+                    {{"x-api-key", key}, {"content-type", "application/json"}},
                     R"({"chainId":80002,"fiat":{"currency":"USD","amount":"1.234"}})");
     EXPECT_EQ(bad.status, 400) << bad.body;
     EXPECT_EQ(std::string(parse(bad.body)["meta"]["code"].GetString()), "invalid_fiat_amount");
@@ -108,14 +115,16 @@ TEST(FiatCreateIt, AStaleRateIsA503AndNoCharge) {
     // A 1 s maximum age makes the deployed feeds (set when the chain was deployed) too old.
     auto server = start_dev_server(env, "fiatstale", 2, {{"DUEPAY_RATE_MAX_AGE_SECONDS", "1"}});
     const std::string key = demo_key(env);
-    auto r = http("POST", server.base_url + "/v1/invoices", {{"x-api-key", key}, {"content-type", "application/json"}},
+    auto r = http("POST", server.base_url + "/v1/invoices",
+                  {{"x-api-key", key}, {"content-type", "application/json"}},
                   R"({"chainId":80002,"fiat":{"currency":"THB","amount":"100.00"}})");
     EXPECT_EQ(r.status, 503) << r.body;
     auto d = parse(r.body);
     EXPECT_EQ(std::string(d["meta"]["code"].GetString()), "rate_unavailable");
     EXPECT_TRUE(d["meta"].HasMember("retryAfterMs"));
     // Token-priced creation is unaffected.
-    auto ok = http("POST", server.base_url + "/v1/invoices", {{"x-api-key", key}, {"content-type", "application/json"}},
+    auto ok = http("POST", server.base_url + "/v1/invoices",
+                   {{"x-api-key", key}, {"content-type", "application/json"}},
                    R"({"chainId":80002,"amount":"1000000"})");
     EXPECT_EQ(ok.status, 201) << ok.body;
     EXPECT_EQ(server.process->stop(), 0);

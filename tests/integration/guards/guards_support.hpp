@@ -2,12 +2,12 @@
 // project id no other run uses.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
-
-#include <unistd.h>
 
 namespace duepay::tests::guards {
 
@@ -16,10 +16,11 @@ inline const char* env_or_null(const char* name) {
     return (v == nullptr || *v == '\0') ? nullptr : v;
 }
 
-#define DUEPAY_REQUIRE_ENV(var, name)                                                                  \
-    const char* var##_c = ::duepay::tests::guards::env_or_null(name);                                 \
-    if (var##_c == nullptr) GTEST_SKIP() << "integration stack not configured: " << name               \
-                                         << " is not set (source var/dev.env, or run `make test`)";   \
+#define DUEPAY_REQUIRE_ENV(var, name)                                           \
+    const char* var##_c = ::duepay::tests::guards::env_or_null(name);           \
+    if (var##_c == nullptr)                                                     \
+        GTEST_SKIP() << "integration stack not configured: " << name            \
+                     << " is not set (source var/dev.env, or run `make test`)"; \
     const std::string var(var##_c)
 
 inline std::string unique_project(const std::string& tag) {

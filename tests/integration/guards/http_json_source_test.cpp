@@ -4,14 +4,11 @@
 // far end is ours, a plain socket server that answers a bounded number of requests with bytes we
 // choose and then stops. No external endpoint is reachable from CI, and a fixed answer is what
 // lets the test check exactness ("35.123456789012345678901" would not survive a double).
-#include "infra/rates/http_json_rate_source.hpp"
-
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <mutex>
 #include <optional>
@@ -19,6 +16,7 @@
 #include <vector>
 
 #include "infra/rates/cached_rate_source.hpp"
+#include "infra/rates/http_json_rate_source.hpp"
 
 namespace duepay::tests::guards {
 namespace {
@@ -33,14 +31,15 @@ struct Reply {
 
 // Serves exactly `replies.size()` connections (one request each, Connection: close), then stops.
 class LoopbackServer {
-public:
+  public:
     explicit LoopbackServer(std::vector<Reply> replies) : replies_(std::move(replies)) {
         fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
         sockaddr_in addr{};
         addr.sin_family = AF_INET;
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         addr.sin_port = 0;
-        if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_, 8) != 0) {
+        if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+            ::listen(fd_, 8) != 0) {
             throw std::runtime_error("loopback server: bind/listen failed");
         }
         socklen_t len = sizeof addr;
@@ -53,13 +52,15 @@ public:
         ::close(fd_);
         if (thread_.joinable()) thread_.join();
     }
-    std::string base() const { return std::string("http://127.0.0.1:").append(std::to_string(port_)); }
+    std::string base() const {
+        return std::string("http://127.0.0.1:").append(std::to_string(port_));
+    }
     std::vector<std::string> request_lines() {
         std::lock_guard lock(mutex_);
         return request_lines_;
     }
 
-private:
+  private:
     void serve() {
         for (const auto& reply : replies_) {
             const int c = ::accept(fd_, nullptr, nullptr);
@@ -79,7 +80,8 @@ private:
             std::string response;
             response.append("HTTP/1.1 ").append(std::to_string(reply.status));
             response.append(" X\r\nContent-Type: application/json\r\nContent-Length: ");
-            response.append(std::to_string(reply.body.size())).append("\r\nConnection: close\r\n\r\n");
+            response.append(std::to_string(reply.body.size()))
+                .append("\r\nConnection: close\r\n\r\n");
             response.append(reply.body);
             (void)::send(c, response.data(), response.size(), MSG_NOSIGNAL);
             ::close(c);
@@ -104,8 +106,10 @@ infra::rates::HttpJsonSettings settings(const LoopbackServer& server) {
 }
 
 TEST(HttpJsonSourceIt, ReadsTheRawNumberExactlyFromTheSubstitutedUrl) {
-    LoopbackServer server({{200, R"({"data":{"currency":"USDT","rates":{"THB":35.123456789012345678901,"USD":"1.0001"}}})"},
-                           {200, R"({"data":{"rates":{"USD":"1.0001"}}})"}});
+    LoopbackServer server(
+        {{200,
+          R"({"data":{"currency":"USDT","rates":{"THB":35.123456789012345678901,"USD":"1.0001"}}})"},
+         {200, R"({"data":{"rates":{"USD":"1.0001"}}})"}});
     infra::rates::HttpJsonRateSource source(settings(server));
     auto thb = source.quote(FiatCurrency::THB, "USDT", domain::ChainId{80002});
     EXPECT_EQ(domain::money::to_string(thb.fiat_per_token), "35.123456789012345678901");
@@ -122,12 +126,16 @@ TEST(HttpJsonSourceIt, InvertedValuesAndExponentsAreExact) {
     auto s = settings(server);
     s.inverted = true;  // the endpoint says 0.025 USDT per THB
     infra::rates::HttpJsonRateSource source(s);
-    EXPECT_EQ(domain::money::to_string(source.quote(FiatCurrency::THB, "USDT", domain::ChainId{1}).fiat_per_token),
+    EXPECT_EQ(domain::money::to_string(
+                  source.quote(FiatCurrency::THB, "USDT", domain::ChainId{1}).fiat_per_token),
               "40");
 }
 
 TEST(HttpJsonSourceIt, ServerErrorsMissingRatesAndBadValuesAreRateUnavailable) {
-    LoopbackServer server({{500, "{}"}, {404, "{}"}, {200, R"({"data":{"rates":{}}})"}, {200, R"({"data":{"rates":{"THB":-3}}})"},
+    LoopbackServer server({{500, "{}"},
+                           {404, "{}"},
+                           {200, R"({"data":{"rates":{}}})"},
+                           {200, R"({"data":{"rates":{"THB":-3}}})"},
                            {200, "not json"}});
     infra::rates::HttpJsonRateSource source(settings(server));
     bool retryable[5] = {};
@@ -145,16 +153,21 @@ TEST(HttpJsonSourceIt, ServerErrorsMissingRatesAndBadValuesAreRateUnavailable) {
 }
 
 TEST(HttpJsonSourceIt, TheCacheReadsTheEndpointOncePerTtl) {
-    LoopbackServer server({{200, R"({"data":{"rates":{"THB":"36.5"}}})"}, {200, R"({"data":{"rates":{"THB":"36.6"}}})"}});
+    LoopbackServer server({{200, R"({"data":{"rates":{"THB":"36.5"}}})"},
+                           {200, R"({"data":{"rates":{"THB":"36.6"}}})"}});
     infra::rates::HttpJsonRateSource http(settings(server));
-    infra::rates::CachedRateSource cache(http, {std::chrono::milliseconds(300), std::chrono::hours(1), {}});
+    infra::rates::CachedRateSource cache(
+        http, {std::chrono::milliseconds(300), std::chrono::hours(1), {}});
     for (int i = 0; i < 5; ++i) {
-        EXPECT_EQ(domain::money::to_string(cache.quote(FiatCurrency::THB, "USDT", domain::ChainId{80002}).fiat_per_token),
-                  "36.5");
+        EXPECT_EQ(
+            domain::money::to_string(
+                cache.quote(FiatCurrency::THB, "USDT", domain::ChainId{80002}).fiat_per_token),
+            "36.5");
     }
     EXPECT_EQ(server.request_lines().size(), 1u);
     std::this_thread::sleep_for(std::chrono::milliseconds(350));
-    EXPECT_EQ(domain::money::to_string(cache.quote(FiatCurrency::THB, "USDT", domain::ChainId{80002}).fiat_per_token),
+    EXPECT_EQ(domain::money::to_string(
+                  cache.quote(FiatCurrency::THB, "USDT", domain::ChainId{80002}).fiat_per_token),
               "36.6");
     EXPECT_EQ(server.request_lines().size(), 2u);
 }

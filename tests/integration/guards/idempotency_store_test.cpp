@@ -18,15 +18,16 @@ using infra::postgres::BeginOutcome;
 using infra::postgres::ConnectionPool;
 using infra::postgres::IdempotencySettings;
 using infra::postgres::IdempotencyStore;
-using infra::postgres::StoredResponse;
 using infra::postgres::request_fingerprint;
+using infra::postgres::StoredResponse;
 
 TEST(IdempotencyKey, ValidatesLengthAndVisibleAscii) {
     EXPECT_TRUE(infra::postgres::parse_idempotency_key("a"));
     EXPECT_TRUE(infra::postgres::parse_idempotency_key(std::string(255, 'k')));
     EXPECT_TRUE(infra::postgres::parse_idempotency_key("order-42_retry!~"));
-    for (const std::string& bad : {std::string(), std::string(256, 'k'), std::string("has space"),
-                                  std::string("tab\t"), std::string("caf\xc3\xa9"), std::string("nl\n")}) {
+    for (const std::string& bad :
+         {std::string(), std::string(256, 'k'), std::string("has space"), std::string("tab\t"),
+          std::string("caf\xc3\xa9"), std::string("nl\n")}) {
         auto r = infra::postgres::parse_idempotency_key(bad);
         ASSERT_FALSE(r) << bad;
         EXPECT_EQ(r.error().code, "invalid_idempotency_key");
@@ -41,7 +42,7 @@ TEST(IdempotencyKey, FingerprintCoversMethodPathAndBody) {
 }
 
 class IdempotencyIt : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         DUEPAY_REQUIRE_ENV(url, "DATABASE_URL");
         url_ = url;
@@ -64,7 +65,8 @@ protected:
     std::string url_;
     std::unique_ptr<ConnectionPool> pool_;
     std::string project_;
-    const infra::random::Digest32 fp_ = request_fingerprint("POST", "/v1/invoices", R"({"chainId":80002})");
+    const infra::random::Digest32 fp_ =
+        request_fingerprint("POST", "/v1/invoices", R"({"chainId":80002})");
 };
 
 TEST_F(IdempotencyIt, FiftyConcurrentBeginsHaveExactlyOneOwnerThenAllReplayTheSameBytes) {
@@ -95,8 +97,8 @@ TEST_F(IdempotencyIt, FiftyConcurrentBeginsHaveExactlyOneOwnerThenAllReplayTheSa
     response.status = 201;
     response.headers = {{"content-type", "application/json"}, {"x-request-id", "req-1"}};
     // Bytes that a text round trip could damage: UTF-8, a NUL, a backslash, a CR.
-    response.body = std::string(R"({"success":true,"data":{"reference":"caf)") + "\xc3\xa9" + "\\" + '\0' + "\r" +
-                    R"("},"error":null})";
+    response.body = std::string(R"({"success":true,"data":{"reference":"caf)") + "\xc3\xa9" + "\\" +
+                    '\0' + "\r" + R"("},"error":null})";
     ASSERT_TRUE(store.complete(project_, "key-concurrent", fp_, response));
 
     std::vector<std::optional<StoredResponse>> replays(kThreads);
@@ -135,14 +137,16 @@ TEST_F(IdempotencyIt, SameKeyWithAnotherBodyIsAMismatchInFlightAndAfter) {
 TEST_F(IdempotencyIt, AbandonFreesTheKeyAndFailuresAreNeverStored) {
     IdempotencyStore store(*pool_);
     ASSERT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::created);
-    EXPECT_THROW(store.complete(project_, "retry-me", fp_, StoredResponse{503, {}, "{}"}), std::logic_error);
+    EXPECT_THROW(store.complete(project_, "retry-me", fp_, StoredResponse{503, {}, "{}"}),
+                 std::logic_error);
     store.abandon(project_, "retry-me", fp_);
     EXPECT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::created);
     EXPECT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::in_flight);
 }
 
 TEST_F(IdempotencyIt, AnInFlightRowPastTheLockTimeoutIsTakenOver) {
-    IdempotencyStore store(*pool_, IdempotencySettings{std::chrono::hours(24), std::chrono::seconds(1)});
+    IdempotencyStore store(*pool_,
+                           IdempotencySettings{std::chrono::hours(24), std::chrono::seconds(1)});
     ASSERT_EQ(store.begin(project_, "crashed", fp_).outcome, BeginOutcome::created);
     EXPECT_EQ(store.begin(project_, "crashed", fp_).outcome, BeginOutcome::in_flight);
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
@@ -163,15 +167,20 @@ TEST_F(IdempotencyIt, CompletedRowsLiveTwentyFourHoursThenExpireAndArePurged) {
         EXPECT_EQ(r[0][0].as<long long>(), 24 * 3600);
         tx.commit();
     }
-    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where project_id = $1");
+    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where "
+        "project_id = $1");
     // An expired key is a new request again.
     EXPECT_EQ(store.begin(project_, "old", fp_).outcome, BeginOutcome::created);
     ASSERT_EQ(store.begin(project_, "gone", fp_).outcome, BeginOutcome::created);
-    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where project_id = $1");
+    sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where "
+        "project_id = $1");
     EXPECT_GE(store.purge_expired(), 2);
     pqxx::connection c(url_);
     pqxx::work tx(c);
-    EXPECT_EQ(tx.exec_params("select count(*) from idempotency_keys where project_id = $1", project_)[0][0].as<int>(), 0);
+    EXPECT_EQ(tx.exec_params("select count(*) from idempotency_keys where project_id = $1",
+                             project_)[0][0]
+                  .as<int>(),
+              0);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ using infra::postgres::LimitOutcome;
 using infra::postgres::RateLimiter;
 
 class RateLimiterIt : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         DUEPAY_REQUIRE_ENV(url, "DATABASE_URL");
         pool_ = std::make_unique<ConnectionPool>(url, 2);
@@ -43,12 +43,14 @@ protected:
     }
     std::string clock() { return query("select clock_timestamp()::text"); }
     std::string tat() {
-        return query("select tat::text from rate_limits where limit_name = 'charge_create' and project_id = '" +
-                     project_ + "'");
+        return query(
+            "select tat::text from rate_limits where limit_name = 'charge_create' and project_id = "
+            "'" +
+            project_ + "'");
     }
     long long ms_between(const std::string& later_expr, const std::string& earlier) {
-        return std::stoll(query("select ceil(extract(epoch from ((" + later_expr + ") - '" + earlier +
-                                "'::timestamptz)) * 1000)::bigint"));
+        return std::stoll(query("select ceil(extract(epoch from ((" + later_expr + ") - '" +
+                                earlier + "'::timestamptz)) * 1000)::bigint"));
     }
 
     std::unique_ptr<ConnectionPool> pool_;
@@ -74,10 +76,11 @@ TEST_F(RateLimiterIt, FreePlanAllowsThirtyThenRefusesWithRetryAfterFromTheDbCloc
     EXPECT_EQ(tat(), tat_before) << "a refusal must not move the GCRA state";
     EXPECT_EQ(refused.month_count, 30) << "a refusal must not count against the quota";
     // Next allowed at tat + 2 s (emission interval 60/30) - 60 s (burst): retry = that - now.
-    const std::string allowed_at = "'" + tat_before + "'::timestamptz + interval '2 s' - interval '60 s'";
+    const std::string allowed_at =
+        "'" + tat_before + "'::timestamptz + interval '2 s' - interval '60 s'";
     const long long from_decision = ms_between(allowed_at, refused.decided_at);
     EXPECT_NEAR(refused.retry_after_ms, from_decision, 1);
-    const long long latest = ms_between(allowed_at, c0);   // clock read before the call
+    const long long latest = ms_between(allowed_at, c0);    // clock read before the call
     const long long earliest = ms_between(allowed_at, c1);  // clock read after the call
     EXPECT_LE(refused.retry_after_ms, latest + 1);
     EXPECT_GE(refused.retry_after_ms, earliest - 1);
@@ -90,7 +93,8 @@ TEST_F(RateLimiterIt, FreePlanAllowsThirtyThenRefusesWithRetryAfterFromTheDbCloc
     EXPECT_EQ(early.outcome, LimitOutcome::rate_limited);
     std::this_thread::sleep_for(std::chrono::milliseconds(early.retry_after_ms));
     auto on_time = limiter.take_charge_creation(project_, limits);
-    EXPECT_EQ(on_time.outcome, LimitOutcome::allowed) << "retryAfterMs " << early.retry_after_ms << " was too short";
+    EXPECT_EQ(on_time.outcome, LimitOutcome::allowed)
+        << "retryAfterMs " << early.retry_after_ms << " was too short";
 }
 
 TEST_F(RateLimiterIt, BurstFromEightThreadsOverTwoConnectionsNeverExceedsTheLimit) {
@@ -113,13 +117,14 @@ TEST_F(RateLimiterIt, BurstFromEightThreadsOverTwoConnectionsNeverExceedsTheLimi
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // GCRA: a burst of 30, then one more every 2 s.
     const int bound = 30 + static_cast<int>(elapsed_s / 2.0) + 1;
-    std::cout << "burst: " << allowed << " allowed, " << refused << " refused in " << elapsed_s << " s (bound "
-              << bound << ")" << std::endl;
+    std::cout << "burst: " << allowed << " allowed, " << refused << " refused in " << elapsed_s
+              << " s (bound " << bound << ")" << std::endl;
     EXPECT_GE(allowed.load(), 30);
     EXPECT_LE(allowed.load(), bound);
     EXPECT_GT(refused.load(), 0);
-    EXPECT_EQ(std::stoi(query("select coalesce(sum(count), 0)::text from monthly_usage where project_id = '" +
-                              project_ + "'")),
+    EXPECT_EQ(std::stoi(query(
+                  "select coalesce(sum(count), 0)::text from monthly_usage where project_id = '" +
+                  project_ + "'")),
               allowed.load())
         << "the quota counter must count exactly the allowed creations";
 }
@@ -146,16 +151,16 @@ TEST_F(RateLimiterIt, FreeQuotaExhaustionRefusesUntilTheNextUtcMonth) {
     ASSERT_EQ(over.outcome, LimitOutcome::quota_exceeded);
     EXPECT_EQ(over.month_count, 8000);
     EXPECT_EQ(tat(), tat_before) << "a quota refusal must not take a rate token";
-    const std::string next_month =
-        "(date_trunc('month', '" + over.decided_at + "'::timestamptz at time zone 'UTC') + interval '1 month') "
-        "at time zone 'UTC'";
+    const std::string next_month = "(date_trunc('month', '" + over.decided_at +
+                                   "'::timestamptz at time zone 'UTC') + interval '1 month') "
+                                   "at time zone 'UTC'";
     EXPECT_NEAR(over.retry_after_ms, ms_between(next_month, over.decided_at), 1);
     EXPECT_LE(over.retry_after_ms, ms_between(next_month, c0) + 1);
     EXPECT_GE(over.retry_after_ms, ms_between(next_month, c1) - 1);
     EXPECT_GT(over.retry_after_ms, 0);
     EXPECT_LE(over.retry_after_ms, 31LL * 24 * 3600 * 1000);
-    std::cout << "quota: retryAfterMs " << over.retry_after_ms << " (to " << query("select " + next_month + "::text")
-              << ")" << std::endl;
+    std::cout << "quota: retryAfterMs " << over.retry_after_ms << " (to "
+              << query("select " + next_month + "::text") << ")" << std::endl;
 
     // A refund (the creation failed later) frees one unit again.
     limiter.refund_quota(project_, last.month);

@@ -15,16 +15,18 @@ rapidjson::Document parse(const std::string& body) {
     return d;
 }
 
-
 class ApiPipeline : public DevServerSuite<ApiPipeline> {
-public:
+  public:
     static constexpr const char* kServerName = "api";
 };
 
 TEST_F(ApiPipeline, CreateThenReadReturnsTheSameChargePending) {
-    auto created = http("POST", url("/v1/invoices"),
-                        {{"x-api-key", *key_}, {"content-type", "application/json"}, {"x-request-id", "it-create-1"}},
-                        R"({"chainId":80002,"amount":"2500000","reference":"order-it-1","expiresInSeconds":600})");
+    auto created = http(
+        "POST", url("/v1/invoices"),
+        {{"x-api-key", *key_},
+         {"content-type", "application/json"},
+         {"x-request-id", "it-create-1"}},
+        R"({"chainId":80002,"amount":"2500000","reference":"order-it-1","expiresInSeconds":600})");
     ASSERT_EQ(created.status, 201) << created.body << "\n" << server_->process->log();
     EXPECT_EQ(created.headers["x-request-id"], "it-create-1");
     auto c = parse(created.body);
@@ -45,8 +47,10 @@ TEST_F(ApiPipeline, CreateThenReadReturnsTheSameChargePending) {
     auto r = parse(read.body);
     const auto& charge = r["data"];
     EXPECT_EQ(std::string(charge["status"].GetString()), "pending");
-    for (const char* field : {"invoiceId", "token", "amount", "deadline", "depositAddress", "reference", "signature"}) {
-        EXPECT_EQ(std::string(charge[field].GetString()), std::string(data[field].GetString())) << field;
+    for (const char* field :
+         {"invoiceId", "token", "amount", "deadline", "depositAddress", "reference", "signature"}) {
+        EXPECT_EQ(std::string(charge[field].GetString()), std::string(data[field].GetString()))
+            << field;
     }
     EXPECT_EQ(charge["chainId"].GetUint64(), 80002u);
     EXPECT_EQ(charge["feeBps"].GetInt(), data["feeBps"].GetInt());
@@ -54,18 +58,22 @@ TEST_F(ApiPipeline, CreateThenReadReturnsTheSameChargePending) {
 
     auto status = http("GET", url("/v1/charges/" + id + "/status"), {{"x-api-key", *key_}});
     ASSERT_EQ(status.status, 200);
-    EXPECT_EQ(status.body, R"({"success":true,"data":{"invoiceId":")" + id + R"(","status":"pending"},"error":null})");
+    EXPECT_EQ(status.body, R"({"success":true,"data":{"invoiceId":")" + id +
+                               R"(","status":"pending"},"error":null})");
 
     // An id nobody created.
-    auto unknown = http("GET", url("/v1/charges/0x" + std::string(64, '0') + "/status"), {{"x-api-key", *key_}});
+    auto unknown = http("GET", url("/v1/charges/0x" + std::string(64, '0') + "/status"),
+                        {{"x-api-key", *key_}});
     expect_error_envelope(unknown, 404, "charge_not_found");
 }
 
 TEST_F(ApiPipeline, MissingAndWrongKeysAre401) {
-    auto none = http("POST", url("/v1/invoices"), {{"content-type", "application/json"}}, R"({"chainId":80002})");
+    auto none = http("POST", url("/v1/invoices"), {{"content-type", "application/json"}},
+                     R"({"chainId":80002})");
     expect_error_envelope(none, 401, "invalid_api_key");
     EXPECT_EQ(parse(none.body)["error"].GetString(), std::string("invalid API key"));
-    auto wrong = http("GET", url("/v1/charges/0x" + std::string(64, '1')), {{"x-api-key", "dp_test_wrong"}});
+    auto wrong =
+        http("GET", url("/v1/charges/0x" + std::string(64, '1')), {{"x-api-key", "dp_test_wrong"}});
     expect_error_envelope(wrong, 401, "invalid_api_key");
 }
 
@@ -79,10 +87,12 @@ TEST_F(ApiPipeline, UnknownRouteMethodAndBadJsonKeepTheEnvelopeAndRequestId) {
     auto method = http("PUT", url("/v1/invoices"), {{"x-api-key", *key_}}, "{}");
     expect_error_envelope(method, 405, "method_not_allowed");
     EXPECT_EQ(method.headers["allow"], "POST");
-    auto json = http("POST", url("/v1/invoices"), {{"x-api-key", *key_}, {"content-type", "application/json"}},
+    auto json = http("POST", url("/v1/invoices"),
+                     {{"x-api-key", *key_}, {"content-type", "application/json"}},
                      R"({"chainId":80002,"amount":)");
     expect_error_envelope(json, 400, "invalid_json");
-    auto mismatch = http("POST", url("/v1/invoices"), {{"x-api-key", *key_}, {"content-type", "application/json"}},
+    auto mismatch = http("POST", url("/v1/invoices"),
+                         {{"x-api-key", *key_}, {"content-type", "application/json"}},
                          R"({"chainId":137,"amount":"1"})");
     expect_error_envelope(mismatch, 400, "key_mode_mismatch");
 }

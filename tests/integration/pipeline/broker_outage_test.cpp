@@ -38,7 +38,8 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
     const std::string kafka_sh = std::string(DUEPAY_SOURCE_DIR) + "/infra/dev/kafka.sh";
     const std::string stop_cmd = shell_or("DUEPAY_TEST_KAFKA_STOP", kafka_sh + " stop");
     const std::string start_cmd = shell_or("DUEPAY_TEST_KAFKA_START", kafka_sh + " start");
-    if (std::getenv("DUEPAY_TEST_KAFKA_STOP") == nullptr && env.kafka_bootstrap != "127.0.0.1:59092") {
+    if (std::getenv("DUEPAY_TEST_KAFKA_STOP") == nullptr &&
+        env.kafka_bootstrap != "127.0.0.1:59092") {
         GTEST_SKIP() << "KAFKA_BOOTSTRAP is an external broker (" << env.kafka_bootstrap
                      << "); this test stops and starts the dev broker only";
     }
@@ -56,9 +57,11 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
             for (int n = 0; !stop; ++n) {
                 Outcome o;
                 o.reference = "outage-" + std::to_string(t) + "-" + std::to_string(n);
-                auto r = http("POST", server.base_url + "/v1/invoices",
-                              {{"x-api-key", key}, {"content-type", "application/json"}},
-                              R"({"chainId":80002,"amount":"1000","reference":")" + o.reference + "\"}", 30000);
+                auto r =
+                    http("POST", server.base_url + "/v1/invoices",
+                         {{"x-api-key", key}, {"content-type", "application/json"}},
+                         R"({"chainId":80002,"amount":"1000","reference":")" + o.reference + "\"}",
+                         30000);
                 o.status = r.status;
                 o.at = std::chrono::steady_clock::now();
                 rapidjson::Document d;
@@ -93,7 +96,8 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
         [&] {
             std::lock_guard lock(mutex);
             int ok_after = 0;
-            for (const auto& o : outcomes) ok_after += (o.status == 201 && o.at > outage_ended) ? 1 : 0;
+            for (const auto& o : outcomes)
+                ok_after += (o.status == 201 && o.at > outage_ended) ? 1 : 0;
             return ok_after >= 20;
         },
         std::chrono::seconds(60));
@@ -101,7 +105,8 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
     for (auto& c : clients) c.join();
     ASSERT_EQ(stop_rc, 0);
     ASSERT_EQ(start_rc, 0);
-    EXPECT_TRUE(recovered) << "creates did not succeed again after the broker came back\n" << server.process->log();
+    EXPECT_TRUE(recovered) << "creates did not succeed again after the broker came back\n"
+                           << server.process->log();
 
     std::size_t created = 0, unavailable = 0, unknown = 0, other = 0, before = 0, during_fail = 0;
     for (const auto& o : outcomes) {
@@ -115,17 +120,21 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
         } else {
             ++other;
         }
-        if (o.status != 201 && o.at > outage_started && o.at < outage_ended + std::chrono::seconds(10)) ++during_fail;
+        if (o.status != 201 && o.at > outage_started &&
+            o.at < outage_ended + std::chrono::seconds(10))
+            ++during_fail;
     }
     std::cout << "creates: " << outcomes.size() << " total, " << created << " x 201 (" << before
-              << " before the outage), " << unavailable << " x 503 event_log_unavailable, " << unknown
-              << " x 503 event_log_outcome_unknown, " << other << " other" << std::endl;
+              << " before the outage), " << unavailable << " x 503 event_log_unavailable, "
+              << unknown << " x 503 event_log_outcome_unknown, " << other << " other" << std::endl;
     EXPECT_GT(before, 0u);
-    EXPECT_GT(during_fail, 0u) << "no create failed while the broker was down: the outage was not observed";
+    EXPECT_GT(during_fail, 0u)
+        << "no create failed while the broker was down: the outage was not observed";
     EXPECT_EQ(other, 0u) << "every failure must be a 503 of the event log";
 
     // What the topic holds, by reference.
-    const auto messages = read_topic(env.kafka_bootstrap, server.topic, created + unknown, std::chrono::seconds(60));
+    const auto messages =
+        read_topic(env.kafka_bootstrap, server.topic, created + unknown, std::chrono::seconds(60));
     std::map<std::string, int> in_topic;
     std::map<std::string, std::string> invoice_of;
     for (const auto& m : messages) {
@@ -138,16 +147,18 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
     std::size_t unknown_in_topic = 0;
     for (const auto& o : outcomes) {
         if (o.status == 201) {
-            EXPECT_EQ(in_topic[o.reference], 1) << o.reference << " got 201 but is in the topic " << in_topic[o.reference]
-                                                << " times";
+            EXPECT_EQ(in_topic[o.reference], 1) << o.reference << " got 201 but is in the topic "
+                                                << in_topic[o.reference] << " times";
             EXPECT_EQ(invoice_of[o.reference], o.invoice_id);
         } else if (o.code == "event_log_unavailable") {
-            EXPECT_EQ(in_topic[o.reference], 0) << o.reference << " got 503 event_log_unavailable but is in the topic";
+            EXPECT_EQ(in_topic[o.reference], 0)
+                << o.reference << " got 503 event_log_unavailable but is in the topic";
         } else if (o.code == "event_log_outcome_unknown") {
             unknown_in_topic += in_topic[o.reference] > 0 ? 1 : 0;
         }
     }
-    std::cout << "outcome unknown and found in the topic: " << unknown_in_topic << " of " << unknown << std::endl;
+    std::cout << "outcome unknown and found in the topic: " << unknown_in_topic << " of " << unknown
+              << std::endl;
     EXPECT_EQ(server.process->stop(std::chrono::seconds(20)), 0);
 }
 

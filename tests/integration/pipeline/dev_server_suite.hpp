@@ -26,7 +26,8 @@ inline void expect_error_envelope(const HttpResponse& r, long status, const std:
     EXPECT_TRUE(d["data"].IsNull());
     ASSERT_TRUE(d.HasMember("error") && d["error"].IsString()) << r.body;
     EXPECT_GT(d["error"].GetStringLength(), 0u);
-    ASSERT_TRUE(d.HasMember("meta") && d["meta"].IsObject() && d["meta"].HasMember("code")) << r.body;
+    ASSERT_TRUE(d.HasMember("meta") && d["meta"].IsObject() && d["meta"].HasMember("code"))
+        << r.body;
     EXPECT_EQ(std::string(d["meta"]["code"].GetString()), code) << r.body;
     EXPECT_EQ(r.headers.count("x-request-id"), 1u) << "no x-request-id on " << status;
     ASSERT_EQ(r.headers.count("content-type"), 1u);
@@ -37,7 +38,7 @@ inline void expect_error_envelope(const HttpResponse& r, long status, const std:
 // (also the topic prefix). Tests skip, with the reason, only when the stack variables are absent.
 template <class Suite>
 class DevServerSuite : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         std::string missing;
         auto env = stack_env(missing);
@@ -67,8 +68,10 @@ protected:
     }
     void SetUp() override {
         if (env_ == nullptr) {
-            GTEST_SKIP() << "integration stack not configured (DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_CHAINS_FILE, "
-                            "DUEPAY_SIGNER_KEY, DUEPAY_SERVER_SECRET): source var/dev.env or run `make test`";
+            GTEST_SKIP() << "integration stack not configured (DATABASE_URL, KAFKA_BOOTSTRAP, "
+                            "DUEPAY_CHAINS_FILE, "
+                            "DUEPAY_SIGNER_KEY, DUEPAY_SERVER_SECRET): source var/dev.env or run "
+                            "`make test`";
         }
         ASSERT_TRUE(server_->process->alive()) << server_->process->log();
         ASSERT_FALSE(key_->empty()) << "duepay admin demo printed no key";

@@ -1,11 +1,11 @@
 #include "tests/integration/pipeline/event_stream.hpp"
 
+#include <rapidjson/document.h>
+
 #include <atomic>
 #include <map>
-#include <set>
-
 #include <pqxx/pqxx>
-#include <rapidjson/document.h>
+#include <set>
 
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
@@ -48,8 +48,10 @@ bool same_json(const std::optional<std::string>& a, const std::optional<std::str
 std::vector<infra::kafka::LogRecord> make_event_stream(int invoices, const std::string& tag) {
     std::vector<infra::kafka::LogRecord> out;
     out.reserve(static_cast<std::size_t>(invoices) * 5);
-    const auto token = domain::evm::parse_address("0x5FbDB2315678afecb367f032d93F642f64180aa3").value();
-    const auto merchant = domain::evm::parse_address("0x70997970C51812dc3A010C7d01b50e0d17dc79C8").value();
+    const auto token =
+        domain::evm::parse_address("0x5FbDB2315678afecb367f032d93F642f64180aa3").value();
+    const auto merchant =
+        domain::evm::parse_address("0x70997970C51812dc3A010C7d01b50e0d17dc79C8").value();
     const auto salt = std::hash<std::string>{}(tag);
     for (int i = 0; i < invoices; ++i) {
         ev::Event base;
@@ -103,7 +105,8 @@ std::vector<infra::kafka::LogRecord> make_event_stream(int invoices, const std::
             third.data = ev::ChargePaid{payment, c.amount};
         } else {
             third.id = prefix + "-reorged";
-            third.data = ev::PaymentReorged{payment.tx_hash, payment.log_index, payment.block_number, payment.block_hash};
+            third.data = ev::PaymentReorged{payment.tx_hash, payment.log_index,
+                                            payment.block_number, payment.block_hash};
         }
         push(third);
 
@@ -113,7 +116,8 @@ std::vector<infra::kafka::LogRecord> make_event_stream(int invoices, const std::
         last.occurred_at = at(3 + i % 50);
         if (i % 2 == 0) {
             last.id = prefix + "-settled";
-            last.data = ev::ChargeSettled{payment.tx_hash, payment.block_number + 3, *c.deposit_address, token, c.amount};
+            last.data = ev::ChargeSettled{payment.tx_hash, payment.block_number + 3,
+                                          *c.deposit_address, token, c.amount};
         } else {
             last.id = prefix + "-expired";
             last.data = ev::ChargeExpired{c.deadline, 0, 5000, c.deadline + 1};
@@ -157,7 +161,8 @@ ReadModelCheck check_read_model(const std::string& database_url, const std::stri
     for (const auto* m : ordered) {
         auto event = ev::decode_event(m->value);
         if (!event) {
-            check.mismatches.push_back("undecodable message at offset " + std::to_string(m->offset));
+            check.mismatches.push_back("undecodable message at offset " +
+                                       std::to_string(m->offset));
             continue;
         }
         if (!ids.insert(event->id).second) continue;
@@ -169,10 +174,15 @@ ReadModelCheck check_read_model(const std::string& database_url, const std::stri
     pqxx::connection conn(database_url);
     infra::postgres::prepare_charge_statements(conn);
     pqxx::read_transaction tx(conn);
-    check.journal_rows = tx.exec_params1("select count(*) from charge_events where topic = $1", topic)[0].as<std::size_t>();
+    check.journal_rows =
+        tx.exec_params1("select count(*) from charge_events where topic = $1", topic)[0]
+            .as<std::size_t>();
     const auto distinct_journal =
-        tx.exec_params1("select count(distinct event_id) from charge_events where topic = $1", topic)[0].as<std::size_t>();
-    if (distinct_journal != check.journal_rows) check.mismatches.push_back("duplicate event ids in charge_events");
+        tx.exec_params1("select count(distinct event_id) from charge_events where topic = $1",
+                        topic)[0]
+            .as<std::size_t>();
+    if (distinct_journal != check.journal_rows)
+        check.mismatches.push_back("duplicate event ids in charge_events");
     for (const auto& [invoice, events] : by_invoice) {
         auto expected = projections::charges::project_charge(events);
         auto actual = infra::postgres::find_charge(tx, invoice);
@@ -188,34 +198,41 @@ ReadModelCheck check_read_model(const std::string& database_url, const std::stri
         auto e = *expected;
         auto a = *actual;
         if (!same_json(e.timeline_json, a.timeline_json)) {
-            check.mismatches.push_back(invoice + ": timeline " + a.timeline_json + " != " + e.timeline_json);
+            check.mismatches.push_back(invoice + ": timeline " + a.timeline_json +
+                                       " != " + e.timeline_json);
         }
-        if (!same_json(e.fiat_json, a.fiat_json)) check.mismatches.push_back(invoice + ": fiat differs");
+        if (!same_json(e.fiat_json, a.fiat_json))
+            check.mismatches.push_back(invoice + ": fiat differs");
         e.timeline_json = a.timeline_json;
         e.fiat_json = a.fiat_json;
         if (!(e == a)) {
-            check.mismatches.push_back(invoice + ": row differs (status " + a.status + " vs " + e.status +
-                                       ", event_count " + std::to_string(a.event_count) + " vs " +
-                                       std::to_string(e.event_count) + ", last " + a.last_event_id + " vs " +
-                                       e.last_event_id + ")");
+            check.mismatches.push_back(invoice + ": row differs (status " + a.status + " vs " +
+                                       e.status + ", event_count " + std::to_string(a.event_count) +
+                                       " vs " + std::to_string(e.event_count) + ", last " +
+                                       a.last_event_id + " vs " + e.last_event_id + ")");
         }
         if (check.mismatches.size() > 20) break;
     }
     return check;
 }
 
-long long stored_offset_sum(const std::string& database_url, const std::string& group, const std::string& topic) {
+long long stored_offset_sum(const std::string& database_url, const std::string& group,
+                            const std::string& topic) {
     pqxx::connection conn(database_url);
     pqxx::read_transaction tx(conn);
-    return tx.exec_params1("select coalesce(sum(next_offset), 0) from consumer_offsets where group_id = $1 and topic = $2",
-                           group, topic)[0]
+    return tx
+        .exec_params1(
+            "select coalesce(sum(next_offset), 0) from consumer_offsets where group_id = $1 and "
+            "topic = $2",
+            group, topic)[0]
         .as<long long>();
 }
 
 long long journal_count(const std::string& database_url, const std::string& topic) {
     pqxx::connection conn(database_url);
     pqxx::read_transaction tx(conn);
-    return tx.exec_params1("select count(*) from charge_events where topic = $1", topic)[0].as<long long>();
+    return tx.exec_params1("select count(*) from charge_events where topic = $1", topic)[0]
+        .as<long long>();
 }
 
 }  // namespace duepay::tests

@@ -20,10 +20,10 @@ std::size_t produce_all(const std::string& bootstrap, const std::string& topic,
                         const std::vector<infra::kafka::LogRecord>& records);
 
 struct ReadModelCheck {
-    std::size_t invoices = 0;         // distinct invoices in the topic
-    std::size_t distinct_events = 0;  // distinct event ids in the topic
-    std::size_t journal_rows = 0;     // charge_events rows of the topic
-    std::size_t rows_checked = 0;     // charges rows compared
+    std::size_t invoices = 0;             // distinct invoices in the topic
+    std::size_t distinct_events = 0;      // distinct event ids in the topic
+    std::size_t journal_rows = 0;         // charge_events rows of the topic
+    std::size_t rows_checked = 0;         // charges rows compared
     std::vector<std::string> mismatches;  // human-readable, empty when equal
 };
 
@@ -33,7 +33,8 @@ ReadModelCheck check_read_model(const std::string& database_url, const std::stri
                                 const std::vector<infra::kafka::ConsumedMessage>& messages);
 
 // Sum of stored next offsets of `group` on `topic` (= messages applied, for a fresh topic).
-long long stored_offset_sum(const std::string& database_url, const std::string& group, const std::string& topic);
+long long stored_offset_sum(const std::string& database_url, const std::string& group,
+                            const std::string& topic);
 
 // charge_events rows journaled from `topic`.
 long long journal_count(const std::string& database_url, const std::string& topic);

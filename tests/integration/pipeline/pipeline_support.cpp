@@ -1,5 +1,6 @@
 #include "tests/integration/pipeline/pipeline_support.hpp"
 
+#include <curl/curl.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -14,8 +15,6 @@
 #include <random>
 #include <sstream>
 #include <thread>
-
-#include <curl/curl.h>
 
 #include "infra/kafka/topic_admin.hpp"
 
@@ -38,8 +37,8 @@ std::vector<char*> c_argv(const std::vector<std::string>& argv) {
     return out;
 }
 
-pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env_overrides,
-            int out_fd) {
+pid_t spawn(const std::vector<std::string>& argv,
+            const std::map<std::string, std::string>& env_overrides, int out_fd) {
     const pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
@@ -80,11 +79,12 @@ struct CurlInit {
 
 std::optional<StackEnv> stack_env(std::string& missing) {
     StackEnv e;
-    const std::pair<const char*, std::string*> vars[] = {{"DATABASE_URL", &e.database_url},
-                                                         {"KAFKA_BOOTSTRAP", &e.kafka_bootstrap},
-                                                         {"DUEPAY_CHAINS_FILE", &e.chains_file},
-                                                         {"DUEPAY_SIGNER_KEY", &e.signer_key},
-                                                         {"DUEPAY_SERVER_SECRET", &e.server_secret}};
+    const std::pair<const char*, std::string*> vars[] = {
+        {"DATABASE_URL", &e.database_url},
+        {"KAFKA_BOOTSTRAP", &e.kafka_bootstrap},
+        {"DUEPAY_CHAINS_FILE", &e.chains_file},
+        {"DUEPAY_SIGNER_KEY", &e.signer_key},
+        {"DUEPAY_SERVER_SECRET", &e.server_secret}};
     for (const auto& [name, out] : vars) {
         const char* v = env(name);
         if (v == nullptr) {
@@ -125,7 +125,8 @@ int free_port() {
     return port;
 }
 
-Process::Process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env_overrides,
+Process::Process(const std::vector<std::string>& argv,
+                 const std::map<std::string, std::string>& env_overrides,
                  const std::string& log_path)
     : log_path_(log_path) {
     const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -179,8 +180,9 @@ std::string Process::log() const {
     return s.str();
 }
 
-int run_command(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env_overrides,
-                std::string& output, std::chrono::milliseconds timeout) {
+int run_command(const std::vector<std::string>& argv,
+                const std::map<std::string, std::string>& env_overrides, std::string& output,
+                std::chrono::milliseconds timeout) {
     char path[] = "/tmp/duepay-cmd-XXXXXX";
     const int fd = mkstemp(path);
     const pid_t pid = spawn(argv, env_overrides, fd);
@@ -208,8 +210,9 @@ int run_command(const std::vector<std::string>& argv, const std::map<std::string
     return rc;
 }
 
-HttpResponse http(const std::string& method, const std::string& url, const std::map<std::string, std::string>& headers,
-                  const std::string& body, long timeout_ms) {
+HttpResponse http(const std::string& method, const std::string& url,
+                  const std::map<std::string, std::string>& headers, const std::string& body,
+                  long timeout_ms) {
     static CurlInit init;
     HttpResponse out;
     std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
@@ -244,11 +247,16 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
     }
 }
 
-std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstrap, const std::string& topic,
-                                                      std::size_t expected, std::chrono::milliseconds timeout) {
+std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstrap,
+                                                      const std::string& topic,
+                                                      std::size_t expected,
+                                                      std::chrono::milliseconds timeout) {
     infra::kafka::KafkaConsumer consumer(
-        infra::kafka::ConsumerSettings{bootstrap, "duepay-test-reader-" + unique_suffix(), topic, "duepay-test"},
-        [](const std::string&, const std::vector<std::int32_t>&) { return std::map<std::int32_t, std::int64_t>{}; });
+        infra::kafka::ConsumerSettings{bootstrap, "duepay-test-reader-" + unique_suffix(), topic,
+                                       "duepay-test"},
+        [](const std::string&, const std::vector<std::int32_t>&) {
+            return std::map<std::int32_t, std::int64_t>{};
+        });
     std::vector<infra::kafka::ConsumedMessage> out;
     auto deadline = std::chrono::steady_clock::now() + timeout;
     bool draining = false;
@@ -257,7 +265,8 @@ std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstr
         for (auto& m : batch) out.push_back(std::move(m));
         if (!draining && out.size() >= expected) {
             draining = true;
-            deadline = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1));
+            deadline =
+                std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1));
         }
     }
     consumer.close();
@@ -265,7 +274,8 @@ std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstr
 }
 
 std::string demo_key(const StackEnv& env) {
-    if (const char* key = std::getenv("DUEPAY_DEMO_TEST_KEY"); key != nullptr && *key != '\0') return key;
+    if (const char* key = std::getenv("DUEPAY_DEMO_TEST_KEY"); key != nullptr && *key != '\0')
+        return key;
     std::string out;
     run_command({duepay_binary(), "admin", "demo"}, {}, out, std::chrono::seconds(20));
     (void)env;
@@ -291,8 +301,11 @@ DevServer start_dev_server(const StackEnv& env, const std::string& name, int par
     for (const auto& [k, v] : extra_env) vars[k] = v;
     s.process = std::make_unique<Process>(std::vector<std::string>{duepay_binary(), "dev"}, vars,
                                           "/tmp/duepay-" + name + "-" + suffix + ".log");
-    wait_until([&] { return http("GET", s.base_url + "/healthz", {}).status == 200 || !s.process->alive(); },
-               std::chrono::seconds(30));
+    wait_until(
+        [&] {
+            return http("GET", s.base_url + "/healthz", {}).status == 200 || !s.process->alive();
+        },
+        std::chrono::seconds(30));
     return s;
 }
 

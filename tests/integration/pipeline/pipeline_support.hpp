@@ -26,11 +26,12 @@ struct StackEnv {
 // The stack variables, or nullopt with `missing` naming the first absent one.
 std::optional<StackEnv> stack_env(std::string& missing);
 
-#define DUEPAY_REQUIRE_STACK(env_var)                                                                   \
-    std::string missing_var_;                                                                           \
-    auto env_var##_opt = ::duepay::tests::stack_env(missing_var_);                                      \
-    if (!env_var##_opt) GTEST_SKIP() << "integration stack not configured: " << missing_var_            \
-                                     << " is not set (source var/dev.env, or run `make test`)";       \
+#define DUEPAY_REQUIRE_STACK(env_var)                                           \
+    std::string missing_var_;                                                   \
+    auto env_var##_opt = ::duepay::tests::stack_env(missing_var_);              \
+    if (!env_var##_opt)                                                         \
+        GTEST_SKIP() << "integration stack not configured: " << missing_var_    \
+                     << " is not set (source var/dev.env, or run `make test`)"; \
     const ::duepay::tests::StackEnv& env_var = *env_var##_opt
 
 // The duepay binary of this build tree (or $DUEPAY_BIN).
@@ -44,45 +45,50 @@ int free_port();
 
 // A child process with its stdout+stderr in a log file; killed (SIGKILL) on destruction if alive.
 class Process {
-public:
-    Process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env_overrides,
-            const std::string& log_path);
+  public:
+    Process(const std::vector<std::string>& argv,
+            const std::map<std::string, std::string>& env_overrides, const std::string& log_path);
     ~Process();
     Process(const Process&) = delete;
     Process& operator=(const Process&) = delete;
 
     pid_t pid() const { return pid_; }
-    void kill_hard();                                            // SIGKILL + reap
-    int stop(std::chrono::milliseconds timeout = std::chrono::seconds(10));  // SIGTERM, wait; exit code
+    void kill_hard();  // SIGKILL + reap
+    int stop(
+        std::chrono::milliseconds timeout = std::chrono::seconds(10));  // SIGTERM, wait; exit code
     bool alive();
     std::string log() const;
     const std::string& log_path() const { return log_path_; }
 
-private:
+  private:
     pid_t pid_ = -1;
     std::string log_path_;
 };
 
 // Runs a command to completion; returns its exit code and fills `output` (stdout+stderr).
-int run_command(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env_overrides,
-                std::string& output, std::chrono::milliseconds timeout);
+int run_command(const std::vector<std::string>& argv,
+                const std::map<std::string, std::string>& env_overrides, std::string& output,
+                std::chrono::milliseconds timeout);
 
 struct HttpResponse {
-    long status = 0;  // 0: transport error
+    long status = 0;                             // 0: transport error
     std::map<std::string, std::string> headers;  // lower-case names
     std::string body;
 };
 
-HttpResponse http(const std::string& method, const std::string& url, const std::map<std::string, std::string>& headers,
-                  const std::string& body = "", long timeout_ms = 15000);
+HttpResponse http(const std::string& method, const std::string& url,
+                  const std::map<std::string, std::string>& headers, const std::string& body = "",
+                  long timeout_ms = 15000);
 
 // Polls `condition` every 50 ms until true or `timeout`; returns the last result.
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
 // Messages of `topic` from the beginning (an own group that starts every partition at offset 0):
 // reads until `expected` messages arrived, then 1 s more to catch any surplus, or until `timeout`.
-std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstrap, const std::string& topic,
-                                                      std::size_t expected, std::chrono::milliseconds timeout);
+std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstrap,
+                                                      const std::string& topic,
+                                                      std::size_t expected,
+                                                      std::chrono::milliseconds timeout);
 
 // The demo key (admin demo) for the stack in `env`.
 std::string demo_key(const StackEnv& env);

@@ -20,27 +20,33 @@ TEST(ProjectorCrash, Kill9MidStreamThenRestartConvergesToTheFoldOfTheTopic) {
     ASSERT_EQ(records.size(), 10'000u);
     ASSERT_EQ(produce_all(env.kafka_bootstrap, topic, records), 10'000u);
 
-    const std::vector<std::string> argv{duepay_binary(), "projector", "--topic", topic, "--group", group, "--batch", "100"};
+    const std::vector<std::string> argv{duepay_binary(), "projector", "--topic", topic,
+                                        "--group",       group,       "--batch", "100"};
     const std::string log = "/tmp/duepay-crash-" + suffix + ".log";
     {
         Process first(argv, {}, log);
-        ASSERT_TRUE(wait_until([&] { return journal_count(env.database_url, topic) >= 1500 || !first.alive(); },
-                               std::chrono::seconds(60)))
+        ASSERT_TRUE(wait_until(
+            [&] { return journal_count(env.database_url, topic) >= 1500 || !first.alive(); },
+            std::chrono::seconds(60)))
             << first.log();
         first.kill_hard();  // SIGKILL: no close(), no last commit
     }
     const auto at_kill = journal_count(env.database_url, topic);
-    EXPECT_LT(at_kill, 8000) << "the projector finished before the kill; the test did not test a crash";
-    std::cout << "killed the projector with " << at_kill << " of 8000 distinct events journaled" << std::endl;
+    EXPECT_LT(at_kill, 8000)
+        << "the projector finished before the kill; the test did not test a crash";
+    std::cout << "killed the projector with " << at_kill << " of 8000 distinct events journaled"
+              << std::endl;
 
     Process second(argv, {}, log);
-    ASSERT_TRUE(wait_until([&] { return stored_offset_sum(env.database_url, group, topic) >= 10'000; },
-                           std::chrono::seconds(120)))
+    ASSERT_TRUE(
+        wait_until([&] { return stored_offset_sum(env.database_url, group, topic) >= 10'000; },
+                   std::chrono::seconds(120)))
         << second.log();
     EXPECT_EQ(second.stop(), 0) << "projector did not exit cleanly on SIGTERM";
     EXPECT_EQ(stored_offset_sum(env.database_url, group, topic), 10'000);
 
-    const auto messages = read_topic(env.kafka_bootstrap, topic, records.size(), std::chrono::seconds(60));
+    const auto messages =
+        read_topic(env.kafka_bootstrap, topic, records.size(), std::chrono::seconds(60));
     ASSERT_EQ(messages.size(), 10'000u);
     const auto check = check_read_model(env.database_url, topic, messages);
     EXPECT_EQ(check.invoices, 2000u);

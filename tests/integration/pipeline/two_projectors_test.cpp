@@ -15,7 +15,8 @@ namespace {
 int last_assignment(const std::string& log) {
     static const std::regex line("assigned ([0-9]+) partition");
     int n = -1;
-    for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator();
+         ++it) {
         n = std::stoi((*it)[1]);
     }
     return n;
@@ -28,7 +29,8 @@ TEST(TwoProjectors, OneGroupSharesPartitionsAndAppliesEveryEventOnce) {
     const std::string group = "duepay-test-pair-" + suffix;
     infra::kafka::ensure_topic(env.kafka_bootstrap, topic, 6, std::chrono::seconds(20));
 
-    const std::vector<std::string> argv{duepay_binary(), "projector", "--topic", topic, "--group", group, "--batch", "200"};
+    const std::vector<std::string> argv{duepay_binary(), "projector", "--topic", topic,
+                                        "--group",       group,       "--batch", "200"};
     Process a(argv, {}, "/tmp/duepay-pair-a-" + suffix + ".log");
     Process b(argv, {}, "/tmp/duepay-pair-b-" + suffix + ".log");
     // Both members joined and the group settled: 6 partitions split between them.
@@ -39,13 +41,17 @@ TEST(TwoProjectors, OneGroupSharesPartitionsAndAppliesEveryEventOnce) {
             return x > 0 && y > 0 && x + y == 6;
         },
         std::chrono::seconds(60)))
-        << a.log() << "\n---\n" << b.log();
+        << a.log() << "\n---\n"
+        << b.log();
 
-    const auto records = make_event_stream(1200, "pair" + suffix);  // 6,000 messages, 4,800 distinct
+    const auto records =
+        make_event_stream(1200, "pair" + suffix);  // 6,000 messages, 4,800 distinct
     ASSERT_EQ(produce_all(env.kafka_bootstrap, topic, records), records.size());
-    ASSERT_TRUE(wait_until([&] { return stored_offset_sum(env.database_url, group, topic) >= 6000; },
-                           std::chrono::seconds(120)))
-        << a.log() << "\n---\n" << b.log();
+    ASSERT_TRUE(
+        wait_until([&] { return stored_offset_sum(env.database_url, group, topic) >= 6000; },
+                   std::chrono::seconds(120)))
+        << a.log() << "\n---\n"
+        << b.log();
 
     const int share_a = last_assignment(a.log());
     const int share_b = last_assignment(b.log());
@@ -55,7 +61,8 @@ TEST(TwoProjectors, OneGroupSharesPartitionsAndAppliesEveryEventOnce) {
     EXPECT_EQ(a.stop(), 0);
     EXPECT_EQ(b.stop(), 0);
 
-    const auto messages = read_topic(env.kafka_bootstrap, topic, records.size(), std::chrono::seconds(60));
+    const auto messages =
+        read_topic(env.kafka_bootstrap, topic, records.size(), std::chrono::seconds(60));
     ASSERT_EQ(messages.size(), 6000u);
     const auto check = check_read_model(env.database_url, topic, messages);
     EXPECT_EQ(check.invoices, 1200u);

@@ -27,7 +27,7 @@ const char* kChains = R"({"chains":[
   "tokens":[{"symbol":"USDC","name":"c","address":"0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512","decimals":6}]}]})";
 
 class FakeKeys final : public KeyDirectory {
-public:
+  public:
     std::optional<KeyOwner> find(const infra::random::Digest32& hash) override {
         ++lookups;
         for (const char* key : {kTestKey, kLiveKey}) {
@@ -50,7 +50,7 @@ public:
 };
 
 class FakeReader final : public ChargeReader {
-public:
+  public:
     std::optional<ChargeRow> find(const std::string& id) override {
         auto it = rows.find(id);
         if (it == rows.end()) return std::nullopt;
@@ -65,8 +65,9 @@ public:
 };
 
 class FakeWaiter final : public ProjectionWaiter {
-public:
-    void wait(const std::string& id, std::chrono::milliseconds, std::function<void(bool)> done) override {
+  public:
+    void wait(const std::string& id, std::chrono::milliseconds,
+              std::function<void(bool)> done) override {
         waited.push_back(id);
         done(projected);
     }
@@ -75,8 +76,9 @@ public:
 };
 
 class FakeLog final : public infra::kafka::EventLog {
-public:
-    void append_async(infra::kafka::LogRecord record, std::function<void(infra::kafka::AppendResult)> done) override {
+  public:
+    void append_async(infra::kafka::LogRecord record,
+                      std::function<void(infra::kafka::AppendResult)> done) override {
         records.push_back(record);
         infra::kafka::AppendResult result;
         result.status = outcome;
@@ -94,7 +96,7 @@ public:
 
 // Idempotency keys with the store's semantics (docs/limits.md), in memory.
 class FakeIdempotency final : public IdempotencyKeys {
-public:
+  public:
     struct Row {
         infra::random::Digest32 fingerprint{};
         std::optional<infra::postgres::StoredResponse> response;  // set once completed
@@ -136,7 +138,8 @@ public:
         if (it != rows.end() && it->second.fingerprint == fp && !it->second.response)
             it->second.locked = false;
     }
-    bool complete(const std::string& project, const std::string& key, const infra::random::Digest32& fp,
+    bool complete(const std::string& project, const std::string& key,
+                  const infra::random::Digest32& fp,
                   const infra::postgres::StoredResponse& response) override {
         ++completes;
         auto it = rows.find(project + "/" + key);
@@ -144,10 +147,12 @@ public:
         it->second.response = response;
         return true;
     }
-    void abandon(const std::string& project, const std::string& key, const infra::random::Digest32& fp) override {
+    void abandon(const std::string& project, const std::string& key,
+                 const infra::random::Digest32& fp) override {
         ++abandons;
         auto it = rows.find(project + "/" + key);
-        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response) rows.erase(it);
+        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response)
+            rows.erase(it);
     }
     std::map<std::string, Row> rows;
     int begins = 0;
@@ -158,8 +163,9 @@ public:
 };
 
 class FakeLimiter final : public CreationLimiter {
-public:
-    infra::postgres::LimitDecision take(const std::string& project, const std::string& plan) override {
+  public:
+    infra::postgres::LimitDecision take(const std::string& project,
+                                        const std::string& plan) override {
         ++takes;
         projects.push_back(project);
         plans.push_back(plan);
@@ -169,7 +175,8 @@ public:
     void refund_quota(const std::string& project, const std::string& month) override {
         refunds.push_back(project + "@" + month);
     }
-    infra::postgres::LimitDecision decision{infra::postgres::LimitOutcome::allowed, 0, "2026-11-01", 1, ""};
+    infra::postgres::LimitDecision decision{infra::postgres::LimitOutcome::allowed, 0, "2026-11-01",
+                                            1, ""};
     bool fail = false;
     int takes = 0;
     std::vector<std::string> projects;
@@ -178,7 +185,7 @@ public:
 };
 
 class ChargesApiTest : public ::testing::Test {
-protected:
+  protected:
     ChargesApiTest()
         : chains_(infra::config::ChainRegistry::parse(kChains).value()),
           signer_(infra::crypto::Secp256k1Signer::from_hex(
@@ -221,8 +228,9 @@ protected:
         api_ = std::make_unique<ChargesApi>(std::move(deps));
     }
 
-    ApiResponse call(const std::string& method, const std::string& path, const std::string& body = "",
-                     const char* key = kTestKey, const std::optional<std::string>& idempotency_key = std::nullopt) {
+    ApiResponse call(const std::string& method, const std::string& path,
+                     const std::string& body = "", const char* key = kTestKey,
+                     const std::optional<std::string>& idempotency_key = std::nullopt) {
         ApiRequest request;
         request.method = method;
         request.path = path;
@@ -273,7 +281,8 @@ const std::string kId = [] {
 }();
 
 TEST_F(ChargesApiTest, CreateAppendsChargeCreatedKeyedByInvoiceAndAnswers201WithTheSpecShape) {
-    auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"1500000","reference":"order-1"})");
+    auto r = call("POST", "/v1/invoices",
+                  R"({"chainId":80002,"amount":"1500000","reference":"order-1"})");
     ASSERT_EQ(r.status, 201) << r.body;
     ASSERT_EQ(log_.records.size(), 1u);
     EXPECT_EQ(log_.records[0].key, kId);
@@ -291,8 +300,9 @@ TEST_F(ChargesApiTest, CreateAppendsChargeCreatedKeyedByInvoiceAndAnswers201With
     ASSERT_TRUE(created.deposit_address.has_value());
     const auto& chain = *chains_.find(domain::ChainId{80002});
     const auto salt = domain::evm::deposit_salt(event->invoice_id, created.merchant, 100);
-    EXPECT_EQ(*created.deposit_address,
-              domain::evm::create2_address(chain.deposit_factory, salt, chain.forwarder_init_code_hash));
+    EXPECT_EQ(
+        *created.deposit_address,
+        domain::evm::create2_address(chain.deposit_factory, salt, chain.forwarder_init_code_hash));
 
     auto d = json(r);
     ASSERT_TRUE(d["success"].GetBool());
@@ -309,9 +319,14 @@ TEST_F(ChargesApiTest, CreateAppendsChargeCreatedKeyedByInvoiceAndAnswers201With
     ASSERT_TRUE(data.HasMember("signature"));
 
     // The signature recovers to the service signer over the EIP-712 digest of the returned intent.
-    domain::evm::PaymentIntent intent{event->invoice_id, created.merchant, created.token, created.amount, 100,
+    domain::evm::PaymentIntent intent{event->invoice_id,
+                                      created.merchant,
+                                      created.token,
+                                      created.amount,
+                                      100,
                                       domain::uint256(created.deadline)};
-    const auto digest = domain::evm::intent_digest(domain::evm::Eip712Domain{chain.chain_id, chain.router}, intent);
+    const auto digest =
+        domain::evm::intent_digest(domain::evm::Eip712Domain{chain.chain_id, chain.router}, intent);
     domain::evm::Signature sig;
     auto bytes = domain::from_hex_fixed<65>(data["signature"].GetString());
     ASSERT_TRUE(bytes.has_value());
@@ -322,10 +337,12 @@ TEST_F(ChargesApiTest, CreateAppendsChargeCreatedKeyedByInvoiceAndAnswers201With
 }
 
 TEST_F(ChargesApiTest, ShapeRuleWalletHasNoDepositAddressTransferHasNoIntent) {
-    auto wallet = json(call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"1","paymentMode":"wallet"})"));
+    auto wallet = json(
+        call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"1","paymentMode":"wallet"})"));
     EXPECT_FALSE(wallet["data"].HasMember("depositAddress"));
     EXPECT_TRUE(wallet["data"].HasMember("intent"));
-    auto transfer = json(call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"1","paymentMode":"transfer"})"));
+    auto transfer = json(
+        call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"1","paymentMode":"transfer"})"));
     EXPECT_TRUE(transfer["data"].HasMember("depositAddress"));
     EXPECT_FALSE(transfer["data"].HasMember("intent"));
     EXPECT_FALSE(transfer["data"].HasMember("signature"));
@@ -337,7 +354,8 @@ TEST_F(ChargesApiTest, BothFallsBackToWalletOnAChainWithoutTransferRail) {
     auto d = json(r);
     EXPECT_EQ(std::string(d["data"]["mode"].GetString()), "wallet");
     EXPECT_FALSE(d["data"].HasMember("depositAddress"));
-    auto t = call("POST", "/v1/invoices", R"({"chainId":137,"amount":"5","paymentMode":"transfer"})", kLiveKey);
+    auto t = call("POST", "/v1/invoices",
+                  R"({"chainId":137,"amount":"5","paymentMode":"transfer"})", kLiveKey);
     EXPECT_EQ(t.status, 400);
     EXPECT_EQ(code_of(t), "transfer_rail_unavailable");
 }
@@ -357,7 +375,8 @@ TEST_F(ChargesApiTest, ValidationErrorsHaveStableCodes) {
         {R"({"amount":"5"})", "invalid_chain_id"},
         {R"({"chainId":1,"amount":"5"})", "unsupported_chain"},
         {R"({"chainId":80002})", "amount_or_fiat_required"},
-        {R"({"chainId":80002,"amount":"5","fiat":{"currency":"USD","amount":"1"}})", "amount_or_fiat_required"},
+        {R"({"chainId":80002,"amount":"5","fiat":{"currency":"USD","amount":"1"}})",
+         "amount_or_fiat_required"},
         {R"({"chainId":80002,"amount":"0"})", "invalid_amount"},
         {R"({"chainId":80002,"amount":"1.5"})", "invalid_amount"},
         {R"({"chainId":80002,"amount":5})", "invalid_amount"},
@@ -374,9 +393,11 @@ TEST_F(ChargesApiTest, ValidationErrorsHaveStableCodes) {
         EXPECT_EQ(r.status, 400) << body;
         EXPECT_EQ(code_of(r), code) << body;
     }
-    auto long_ref = std::string(R"({"chainId":80002,"amount":"5","reference":")") + std::string(256, 'r') + "\"}";
+    auto long_ref = std::string(R"({"chainId":80002,"amount":"5","reference":")") +
+                    std::string(256, 'r') + "\"}";
     EXPECT_EQ(code_of(call("POST", "/v1/invoices", long_ref)), "invalid_reference");
-    auto ok_ref = std::string(R"({"chainId":80002,"amount":"5","reference":")") + std::string(255, 'r') + "\"}";
+    auto ok_ref = std::string(R"({"chainId":80002,"amount":"5","reference":")") +
+                  std::string(255, 'r') + "\"}";
     EXPECT_EQ(call("POST", "/v1/invoices", ok_ref).status, 201);
     EXPECT_EQ(log_.records.size(), 1u);
 }
@@ -418,12 +439,14 @@ TEST_F(ChargesApiTest, ReferenceLengthCountsCharactersNotBytes) {
 }
 
 TEST_F(ChargesApiTest, MerchantMustEqualThePayoutWalletAndAWalletMustBeSet) {
-    auto r = call("POST", "/v1/invoices",
-                  R"({"chainId":80002,"amount":"5","merchant":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"})");
+    auto r = call(
+        "POST", "/v1/invoices",
+        R"({"chainId":80002,"amount":"5","merchant":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"})");
     EXPECT_EQ(r.status, 403);
     EXPECT_EQ(code_of(r), "merchant_mismatch");
-    auto same = call("POST", "/v1/invoices",
-                     R"({"chainId":80002,"amount":"5","merchant":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8"})");
+    auto same = call(
+        "POST", "/v1/invoices",
+        R"({"chainId":80002,"amount":"5","merchant":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8"})");
     EXPECT_EQ(same.status, 201);
 }
 
@@ -511,7 +534,8 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
     reader_.rows[kId].project_id = "prj_a";
     auto b = call("GET", "/v1/charges/" + kId + "/status");
     ASSERT_EQ(b.status, 200);
-    EXPECT_EQ(b.body, R"({"success":true,"data":{"invoiceId":")" + kId + R"(","status":"paid"},"error":null})");
+    EXPECT_EQ(b.body, R"({"success":true,"data":{"invoiceId":")" + kId +
+                          R"(","status":"paid"},"error":null})");
     auto upper = "0x" + std::string(64, 'F');
     EXPECT_EQ(code_of(call("GET", "/v1/charges/" + upper + "/status")), "charge_not_found");
     EXPECT_EQ(code_of(call("GET", "/v1/charges/0x1234/status")), "invalid_invoice_id");
@@ -567,7 +591,8 @@ TEST_F(ChargesApiTest, ReturnUrlIsParsedLiveKeysGetHttpsOnly) {
 constexpr const char* kBody = R"({"chainId":80002,"amount":"5"})";
 
 TEST_F(ChargesApiTest, AMalformedIdempotencyKeyIs400AndReachesNothing) {
-    for (const std::string& bad : {std::string(), std::string("has space"), std::string(256, 'k'), std::string("k\x7f")}) {
+    for (const std::string& bad :
+         {std::string(), std::string("has space"), std::string(256, 'k'), std::string("k\x7f")}) {
         auto r = call("POST", "/v1/invoices", kBody, kTestKey, bad);
         EXPECT_EQ(r.status, 400) << "key of " << bad.size() << " chars";
         EXPECT_EQ(code_of(r), "invalid_idempotency_key");
@@ -613,7 +638,8 @@ TEST_F(ChargesApiTest, AKeyInFlightIs409AndAKeyReusedWithAnotherBodyIs422) {
     EXPECT_EQ(code_of(reused), "idempotency_key_reused");
     EXPECT_EQ(log_.records.size(), 1u);
     EXPECT_EQ(limiter_.takes, 1) << "neither 409 nor 422 costs a token";
-    EXPECT_EQ(idempotency_.rows.count("prj_a/busy"), 1u) << "the other request's claim is left alone";
+    EXPECT_EQ(idempotency_.rows.count("prj_a/busy"), 1u)
+        << "the other request's claim is left alone";
 }
 
 TEST_F(ChargesApiTest, TheLimiterGetsTheProjectAndItsPlanAfterTheIdempotencyCheck) {
@@ -643,7 +669,8 @@ TEST_F(ChargesApiTest, RateLimitedIs429WithTheSpecMessageAndRetryAfterAndFreesTh
 }
 
 TEST_F(ChargesApiTest, QuotaExceededIs429MonthlyQuotaExceededWithRetryAfterToNextMonth) {
-    limiter_.decision = {infra::postgres::LimitOutcome::quota_exceeded, 86'400'000, "2026-11-01", 8000, ""};
+    limiter_.decision = {infra::postgres::LimitOutcome::quota_exceeded, 86'400'000, "2026-11-01",
+                         8000, ""};
     auto r = call("POST", "/v1/invoices", kBody, kTestKey, "q");
     EXPECT_EQ(r.status, 429);
     EXPECT_EQ(code_of(r), "monthly_quota_exceeded");
@@ -743,8 +770,9 @@ TEST_F(ChargesApiTest, ABoundKeyStaysBoundThroughAFailedResumeAndRefusesAnotherB
 
 TEST_F(ChargesApiTest, AFailureBeforeTheAppendRefundsTheQuota) {
     // No rate source configured: a fiat price is refused after the limiter allowed it.
-    auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"fiat":{"currency":"USD","amount":"1.00"}})", kTestKey,
-                  "fiat");
+    auto r =
+        call("POST", "/v1/invoices",
+             R"({"chainId":80002,"fiat":{"currency":"USD","amount":"1.00"}})", kTestKey, "fiat");
     EXPECT_EQ(r.status, 501);
     EXPECT_EQ(limiter_.refunds, std::vector<std::string>{"prj_a@2026-11-01"});
     EXPECT_TRUE(idempotency_.rows.empty());
@@ -767,7 +795,8 @@ TEST(CreationLimits, UnmeteredHasNoLimitAndTheOtherPlansKeepTheirs) {
     EXPECT_FALSE(infra::postgres::creation_limits_for_plan("free").unmetered);
     EXPECT_EQ(infra::postgres::creation_limits_for_plan("free").per_minute, 30);
     EXPECT_EQ(infra::postgres::creation_limits_for_plan("free").monthly_quota, 8000);
-    EXPECT_EQ(infra::postgres::creation_limits_for_plan("gold").per_minute, 30) << "unknown plans get free limits";
+    EXPECT_EQ(infra::postgres::creation_limits_for_plan("gold").per_minute, 30)
+        << "unknown plans get free limits";
 }
 
 }  // namespace

@@ -71,8 +71,7 @@ TEST(HttpParser, AbsoluteFormTargetsGiveTheirPath) {
     r = parse_request_head("GET https://h.example HTTP/1.1\r\n" + kHost + "\r\n", HttpLimits{});
     EXPECT_EQ(r.head.request.path, "/");
     EXPECT_EQ(r.head.request.query, "");
-    r = parse_request_head("GET /c/0x1?lang=th&x=%20 HTTP/1.1\r\n" + kHost + "\r\n",
-                           HttpLimits{});
+    r = parse_request_head("GET /c/0x1?lang=th&x=%20 HTTP/1.1\r\n" + kHost + "\r\n", HttpLimits{});
     EXPECT_EQ(r.head.request.path, "/c/0x1");
     EXPECT_EQ(r.head.request.query, "lang=th&x=%20");  // raw, not decoded
 }

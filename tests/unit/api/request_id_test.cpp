@@ -10,8 +10,8 @@ namespace {
 TEST(RequestId, EchoesWellFormedIdsAndReplacesOthers) {
     EXPECT_EQ(choose_request_id(std::string("abc-DEF_1.2")), "abc-DEF_1.2");
     EXPECT_EQ(choose_request_id(std::string(128, 'a')), std::string(128, 'a'));
-    for (const std::string& bad : {std::string(""), std::string(129, 'a'), std::string("a b"), std::string("x\r\ny"),
-                                  std::string("<script>")}) {
+    for (const std::string& bad : {std::string(""), std::string(129, 'a'), std::string("a b"),
+                                   std::string("x\r\ny"), std::string("<script>")}) {
         const auto id = choose_request_id(bad);
         EXPECT_NE(id, bad);
         EXPECT_TRUE(is_valid_request_id(id));
@@ -21,11 +21,13 @@ TEST(RequestId, EchoesWellFormedIdsAndReplacesOthers) {
 }
 
 TEST(Envelope, SuccessAndErrorShapes) {
-    EXPECT_EQ(success_response(200, R"({"a":1})").body, R"({"success":true,"data":{"a":1},"error":null})");
+    EXPECT_EQ(success_response(200, R"({"a":1})").body,
+              R"({"success":true,"data":{"a":1},"error":null})");
     auto e = error_response(503, "event_log_unavailable", "say \"hi\"", 1000);
     EXPECT_EQ(e.status, 503);
-    EXPECT_EQ(e.body,
-              R"({"success":false,"data":null,"error":"say \"hi\"","meta":{"code":"event_log_unavailable","retryAfterMs":1000}})");
+    EXPECT_EQ(
+        e.body,
+        R"({"success":false,"data":null,"error":"say \"hi\"","meta":{"code":"event_log_unavailable","retryAfterMs":1000}})");
 }
 
 }  // namespace

@@ -7,7 +7,7 @@ namespace duepay::api {
 namespace {
 
 class CountingReader final : public ChargeReader {
-public:
+  public:
     std::optional<ChargeRow> find(const std::string&) override { return std::nullopt; }
     std::optional<ChargeStatus> find_status(const std::string& id) override {
         ++reads;

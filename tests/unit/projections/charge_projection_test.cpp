@@ -30,7 +30,8 @@ ev::Event created_event(ev::PaymentMode mode) {
     c.merchant = addr("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
     c.fee_bps = 100;
     c.deadline = 1'795'300'000;
-    if (mode != ev::PaymentMode::wallet) c.deposit_address = addr("0xdD51D3Fa2b0535649F1E81A4288c3b5B37626D98");
+    if (mode != ev::PaymentMode::wallet)
+        c.deposit_address = addr("0xdD51D3Fa2b0535649F1E81A4288c3b5B37626D98");
     c.reference = "order-42";
     e.data = c;
     return e;
@@ -65,7 +66,8 @@ TEST(ChargeProjection, CreatedMapsEveryColumnAndStartsPending) {
     EXPECT_EQ(row->chain_id, 80002u);
     EXPECT_EQ(row->status, "pending");
     EXPECT_EQ(row->amount, "1500000");
-    EXPECT_EQ(row->token, "0x5FbDB2315678afecb367f032d93F642f64180aa3");  // EIP-55, as the API shows it
+    EXPECT_EQ(row->token,
+              "0x5FbDB2315678afecb367f032d93F642f64180aa3");  // EIP-55, as the API shows it
     EXPECT_EQ(row->token_symbol, "USDT");
     EXPECT_EQ(row->token_decimals, 6);
     EXPECT_EQ(row->payment_mode, "both");
@@ -77,7 +79,8 @@ TEST(ChargeProjection, CreatedMapsEveryColumnAndStartsPending) {
     EXPECT_FALSE(row->fiat_json.has_value());
     EXPECT_EQ(row->amount_confirmed, "0");
     EXPECT_FALSE(row->exception.has_value());
-    EXPECT_EQ(row->timeline_json, R"([{"status":"pending","at":"2026-11-21T22:00:00.000Z","txHash":null}])");
+    EXPECT_EQ(row->timeline_json,
+              R"([{"status":"pending","at":"2026-11-21T22:00:00.000Z","txHash":null}])");
     EXPECT_EQ(row->event_count, 1);
     EXPECT_EQ(row->last_event_id, created.id);
     EXPECT_EQ(row->created_at, "2026-11-21T22:00:00.000Z");

@@ -1,9 +1,9 @@
 // Given events / when event / then state. The matrix test walks EVERY status x EVERY event type
 // with the expected outcome written in the table (the same table as docs/events.md).
+#include <gtest/gtest.h>
+
 #include <map>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "domain/charge/charge_state.hpp"
 #include "tests/unit/domain/charge/facts.hpp"
@@ -23,13 +23,21 @@ std::vector<Event> given(Status status) {
     const Payment a100 = payment(0xa1, 100, Rail::wallet);
     const Payment a40 = payment(0xa1, 40);
     switch (status) {
-        case S::pending: return {created(kDue)};
-        case S::confirming: return {created(kDue), detected("det-a", a100)};
-        case S::paid: return {created(kDue), paid("paid-a", a100, 100)};
-        case S::underpaid: return {created(kDue), deposit("dep-a", a40), underpaid("under-a", a40, 40)};
-        case S::expired: return {created(kDue), expired("exp-1")};
-        case S::failed: return {created(kDue), failed("fail-x", payment(0xf1, 5, Rail::transfer, 1, 0, kOtherToken))};
-        case S::refunded: return {created(kDue), paid("paid-a", a100, 100), refunded("ref-1", 100)};
+        case S::pending:
+            return {created(kDue)};
+        case S::confirming:
+            return {created(kDue), detected("det-a", a100)};
+        case S::paid:
+            return {created(kDue), paid("paid-a", a100, 100)};
+        case S::underpaid:
+            return {created(kDue), deposit("dep-a", a40), underpaid("under-a", a40, 40)};
+        case S::expired:
+            return {created(kDue), expired("exp-1")};
+        case S::failed:
+            return {created(kDue),
+                    failed("fail-x", payment(0xf1, 5, Rail::transfer, 1, 0, kOtherToken))};
+        case S::refunded:
+            return {created(kDue), paid("paid-a", a100, 100), refunded("ref-1", 100)};
     }
     return {};
 }
@@ -47,7 +55,8 @@ Event when(std::string_view type) {
     if (type == LateDeposit::kType) return late("late-b", b30);
     if (type == ChargeSettled::kType) return settled("settle-1", 100);
     if (type == ChargeRefunded::kType) return refunded("ref-2", 100);
-    if (type == ChargeFailed::kType) return failed("fail-b", payment(0xb3, 5, Rail::transfer, 1, 0, kOtherToken));
+    if (type == ChargeFailed::kType)
+        return failed("fail-b", payment(0xb3, 5, Rail::transfer, 1, 0, kOtherToken));
     ADD_FAILURE() << "no example for " << type;
     return created(1);
 }
@@ -160,9 +169,11 @@ TEST(ChargeMatrix, GivenStatesHaveTheirStatus) {
 
 TEST(ChargeMatrix, CoversEveryStatusTimesEveryEventType) {
     std::set<std::pair<Status, std::string_view>> cells;
-    for (const auto& c : kMatrix) EXPECT_TRUE(cells.emplace(c.given, c.when).second) << "duplicate cell";
+    for (const auto& c : kMatrix)
+        EXPECT_TRUE(cells.emplace(c.given, c.when).second) << "duplicate cell";
     for (Status s : kAllStatuses)
-        for (auto t : kEventTypes) EXPECT_TRUE(cells.contains({s, t})) << to_string(s) << " x " << t;
+        for (auto t : kEventTypes)
+            EXPECT_TRUE(cells.contains({s, t})) << to_string(s) << " x " << t;
     EXPECT_EQ(cells.size(), std::size(kAllStatuses) * std::size(kEventTypes));
 }
 
@@ -231,20 +242,22 @@ TEST(Charge, SamePaymentUnderAnotherIdCountsOnce) {
 }
 
 TEST(Charge, TransferDepositsAddUpAndTopUpPays) {
-    const ChargeState s = fold(std::vector{
-        created(100),
-        detected("t1", payment(1, 30)), deposit("d1", payment(1, 30)), underpaid("u1", payment(1, 30), 30),
-        detected("t2", payment(2, 30)), deposit("d2", payment(2, 30)), underpaid("u2", payment(2, 30), 60),
-        detected("t3", payment(3, 40)), deposit("d3", payment(3, 40)), paid("p3", payment(3, 40), 100)});
+    const ChargeState s =
+        fold(std::vector{created(100), detected("t1", payment(1, 30)),
+                         deposit("d1", payment(1, 30)), underpaid("u1", payment(1, 30), 30),
+                         detected("t2", payment(2, 30)), deposit("d2", payment(2, 30)),
+                         underpaid("u2", payment(2, 30), 60), detected("t3", payment(3, 40)),
+                         deposit("d3", payment(3, 40)), paid("p3", payment(3, 40), 100)});
     EXPECT_EQ(s.status, S::paid);
     EXPECT_EQ(s.exception, X::none);
     EXPECT_EQ(s.amount_confirmed.value, 100);
     EXPECT_EQ(s.amount_unconfirmed.value, 0);
     std::vector<Status> path;
     for (const auto& t : s.timeline) path.push_back(t.status);
-    EXPECT_EQ(path, (std::vector<Status>{S::pending, S::confirming, S::underpaid, S::confirming, S::underpaid,
-                                         S::confirming, S::paid}));
-    EXPECT_EQ(s.timeline.back().tx_hash, "0x0003030303030303030303030303030303030303030303030303030303030303");
+    EXPECT_EQ(path, (std::vector<Status>{S::pending, S::confirming, S::underpaid, S::confirming,
+                                         S::underpaid, S::confirming, S::paid}));
+    EXPECT_EQ(s.timeline.back().tx_hash,
+              "0x0003030303030303030303030303030303030303030303030303030303030303");
 }
 
 TEST(Charge, OverpaymentStaysPaid) {
@@ -255,7 +268,8 @@ TEST(Charge, OverpaymentStaysPaid) {
 }
 
 TEST(Charge, ExactPaymentIsNotOverpaid) {
-    const ChargeState s = fold(std::vector{created(100), deposit("d1", payment(1, 99)), deposit("d2", payment(2, 1))});
+    const ChargeState s = fold(
+        std::vector{created(100), deposit("d1", payment(1, 99)), deposit("d2", payment(2, 1))});
     EXPECT_EQ(s.status, S::paid);
     EXPECT_EQ(s.exception, X::none);
 }
@@ -278,8 +292,8 @@ TEST(Charge, ReorgTakesAConfirmingPaymentBack) {
 
 TEST(Charge, ReorgBackToUnderpaidWhenConfirmedDepositsExist) {
     const Payment p2 = payment(2, 60, Rail::transfer, 9);
-    const ChargeState s = fold(std::vector{created(100), deposit("d1", payment(1, 40)), detected("t2", p2),
-                                           reorged("r2", p2)});
+    const ChargeState s = fold(std::vector{created(100), deposit("d1", payment(1, 40)),
+                                           detected("t2", p2), reorged("r2", p2)});
     EXPECT_EQ(s.status, S::underpaid);
     EXPECT_EQ(s.amount_confirmed.value, 40);
     EXPECT_EQ(s.amount_unconfirmed.value, 0);
@@ -287,9 +301,11 @@ TEST(Charge, ReorgBackToUnderpaidWhenConfirmedDepositsExist) {
 
 TEST(Charge, ReorgOfAnOlderBlockDoesNotWithdrawTheNewDetection) {
     const Payment old_block = payment(1, 100, Rail::transfer, 7, 0);
-    const Payment new_block = payment(1, 100, Rail::transfer, 7, 1);  // same tx, re-mined on the new fork
-    const ChargeState s = fold(std::vector{created(100), detected("t-old", old_block), detected("t-new", new_block),
-                                           reorged("r-old", old_block)});
+    const Payment new_block =
+        payment(1, 100, Rail::transfer, 7, 1);  // same tx, re-mined on the new fork
+    const ChargeState s =
+        fold(std::vector{created(100), detected("t-old", old_block), detected("t-new", new_block),
+                         reorged("r-old", old_block)});
     EXPECT_EQ(s.status, S::confirming);
     EXPECT_EQ(s.amount_unconfirmed.value, 100);
 }
@@ -312,7 +328,8 @@ TEST(Charge, LateDepositsAfterExpiry) {
 
 TEST(Charge, DetectedThenLateMovesOutOfUnconfirmed) {
     const Payment p = payment(1, 100);
-    const ChargeState s = fold(std::vector{created(100), expired(), detected("t1", p), late("l1", p)});
+    const ChargeState s =
+        fold(std::vector{created(100), expired(), detected("t1", p), late("l1", p)});
     EXPECT_EQ(s.status, S::expired);
     EXPECT_EQ(s.exception, X::paid_late);
     EXPECT_EQ(s.amount_unconfirmed.value, 0);
@@ -320,7 +337,8 @@ TEST(Charge, DetectedThenLateMovesOutOfUnconfirmed) {
 }
 
 TEST(Charge, WrongTokenFailsAndIsRecorded) {
-    const ChargeState s = fold(std::vector{created(100), failed("f1", payment(1, 7, Rail::transfer, 1, 0, kOtherToken))});
+    const ChargeState s = fold(
+        std::vector{created(100), failed("f1", payment(1, 7, Rail::transfer, 1, 0, kOtherToken))});
     EXPECT_EQ(s.status, S::failed);
     EXPECT_EQ(s.exception, X::wrong_token);
     EXPECT_EQ(s.amount_wrong_token.value, 7);
@@ -328,14 +346,16 @@ TEST(Charge, WrongTokenFailsAndIsRecorded) {
 }
 
 TEST(Charge, RefundAndSettleBookkeeping) {
-    ChargeState s = fold(std::vector{created(100), paid("p1", payment(1, 100, Rail::wallet), 100), settled("s1", 100)});
+    ChargeState s = fold(std::vector{created(100), paid("p1", payment(1, 100, Rail::wallet), 100),
+                                     settled("s1", 100)});
     EXPECT_TRUE(s.settled);
     EXPECT_EQ(s.amount_settled.value, 100);
     EXPECT_EQ(s.status, S::paid);
     s = evolve(s, refunded("r1", 100));
     EXPECT_EQ(s.status, S::refunded);
     EXPECT_EQ(s.amount_refunded.value, 100);
-    EXPECT_EQ(s.timeline.back().tx_hash, "0x00efefefefefefefefefefefefefefefefefefefefefefefefefefefefefefef");
+    EXPECT_EQ(s.timeline.back().tx_hash,
+              "0x00efefefefefefefefefefefefefefefefefefefefefefefefefefefefefefef");
 }
 
 TEST(Charge, EvolveLeavesItsInputAlone) {

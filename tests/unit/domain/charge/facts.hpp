@@ -61,8 +61,9 @@ inline ChargeCreated created_data(std::uint64_t due) {
 }
 
 // Payment `tx` (its tx hash is bytes32(tx)), detected in block `block` (hash bytes32(block, fork)).
-inline Payment payment(std::uint8_t tx, std::uint64_t amount, Rail rail = Rail::transfer, std::uint64_t block = 1,
-                       std::uint8_t fork = 0, const Address& token = kToken) {
+inline Payment payment(std::uint8_t tx, std::uint64_t amount, Rail rail = Rail::transfer,
+                       std::uint64_t block = 1, std::uint8_t fork = 0,
+                       const Address& token = kToken) {
     Payment p;
     p.rail = rail;
     p.tx_hash = bytes32(tx);
@@ -75,11 +76,18 @@ inline Payment payment(std::uint8_t tx, std::uint64_t amount, Rail rail = Rail::
     return p;
 }
 
-inline Event created(std::uint64_t due, std::string id = "created") { return event(std::move(id), created_data(due)); }
-inline Event detected(std::string id, const Payment& p) { return event(std::move(id), PaymentDetected{p}); }
-inline Event deposit(std::string id, const Payment& p) { return event(std::move(id), DepositSeen{p}); }
+inline Event created(std::uint64_t due, std::string id = "created") {
+    return event(std::move(id), created_data(due));
+}
+inline Event detected(std::string id, const Payment& p) {
+    return event(std::move(id), PaymentDetected{p});
+}
+inline Event deposit(std::string id, const Payment& p) {
+    return event(std::move(id), DepositSeen{p});
+}
 inline Event reorged(std::string id, const Payment& p) {
-    return event(std::move(id), PaymentReorged{p.tx_hash, p.log_index, p.block_number, p.block_hash});
+    return event(std::move(id),
+                 PaymentReorged{p.tx_hash, p.log_index, p.block_number, p.block_hash});
 }
 inline Event paid(std::string id, const Payment& p, std::uint64_t total) {
     return event(std::move(id), ChargePaid{p, TokenAmount{total}});
@@ -92,10 +100,12 @@ inline Event expired(std::string id = "expired") {
 }
 inline Event late(std::string id, const Payment& p) { return event(std::move(id), LateDeposit{p}); }
 inline Event settled(std::string id, std::uint64_t amount) {
-    return event(std::move(id), ChargeSettled{bytes32(0xee), 600, address(0x55), kToken, TokenAmount{amount}});
+    return event(std::move(id),
+                 ChargeSettled{bytes32(0xee), 600, address(0x55), kToken, TokenAmount{amount}});
 }
 inline Event refunded(std::string id, std::uint64_t amount) {
-    return event(std::move(id), ChargeRefunded{bytes32(0xef), address(0x22), kToken, TokenAmount{amount}});
+    return event(std::move(id),
+                 ChargeRefunded{bytes32(0xef), address(0x22), kToken, TokenAmount{amount}});
 }
 inline Event failed(std::string id, const Payment& p) {
     return event(std::move(id), ChargeFailed{FailureReason::wrong_token, p});

@@ -1,8 +1,8 @@
 #include "domain/events/event_id.hpp"
 
-#include <set>
-
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "domain/events/event.hpp"
 

@@ -1,11 +1,11 @@
 #include "domain/events/event_json.hpp"
 
-#include <random>
-
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <random>
 
 #include "tests/unit/domain/events/examples.hpp"
 
@@ -40,10 +40,14 @@ TEST(EventJson, CreatedCarriesAmountsAsStringsAndFiatExactly) {
     const std::string json = encode_event(examples::all()[0]);
     EXPECT_NE(json.find(R"("amount":"10073743")"), std::string::npos) << json;
     EXPECT_NE(json.find(R"("deadline":"1795305600")"), std::string::npos) << json;
-    EXPECT_NE(json.find(R"("fiat":{"currency":"THB","amount":"350.00","tokenAmount":"10073743","rate":"10001/285")"),
+    EXPECT_NE(
+        json.find(
+            R"("fiat":{"currency":"THB","amount":"350.00","tokenAmount":"10073743","rate":"10001/285")"),
+        std::string::npos)
+        << json;
+    EXPECT_NE(json.find(R"("depositAddress":"0xab55555555555555555555555555555555555555")"),
               std::string::npos)
         << json;
-    EXPECT_NE(json.find(R"("depositAddress":"0xab55555555555555555555555555555555555555")"), std::string::npos) << json;
     EXPECT_NE(json.find(R"(order-42 \"quoted\")"), std::string::npos) << json;
 }
 
@@ -56,7 +60,9 @@ TEST(EventJson, NullableFieldsRoundTripAsNull) {
     d.return_url.reset();
     d.fiat.reset();
     const std::string json = encode_event(e);
-    EXPECT_NE(json.find(R"("depositAddress":null,"reference":null,"returnUrl":null,"fiat":null)"), std::string::npos) << json;
+    EXPECT_NE(json.find(R"("depositAddress":null,"reference":null,"returnUrl":null,"fiat":null)"),
+              std::string::npos)
+        << json;
     auto back = decode_event(json);
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(*back, e);
@@ -89,10 +95,14 @@ TEST(EventJson, LargeEventsDecodeToo) {
 
 TEST(EventJson, RejectsInvalidUtf8AndNulBytes) {
     expect_malformed(mutate(0, "order-42", "order-\xff"), "data.reference: must be valid UTF-8");
-    expect_malformed(mutate(0, "order-42", "order-\xc0\xaf"), "data.reference: must be valid UTF-8");   // overlong '/'
-    expect_malformed(mutate(0, "order-42", "order-\xed\xa0\x80"), "data.reference: must be valid UTF-8");  // surrogate
-    expect_malformed(mutate(0, "order-42", R"(order-\udc00)"), "data.reference");  // lone low surrogate escape
-    expect_malformed(mutate(0, "shop.example", "shop\xe0\xb8"), "data.returnUrl: must be valid UTF-8");  // truncated
+    expect_malformed(mutate(0, "order-42", "order-\xc0\xaf"),
+                     "data.reference: must be valid UTF-8");  // overlong '/'
+    expect_malformed(mutate(0, "order-42", "order-\xed\xa0\x80"),
+                     "data.reference: must be valid UTF-8");  // surrogate
+    expect_malformed(mutate(0, "order-42", R"(order-\udc00)"),
+                     "data.reference");  // lone low surrogate escape
+    expect_malformed(mutate(0, "shop.example", "shop\xe0\xb8"),
+                     "data.returnUrl: must be valid UTF-8");  // truncated
     std::string with_nul = encode_event(examples::all()[1]);
     with_nul.insert(with_nul.size() - 1, std::string(1, '\0'));
     expect_malformed(with_nul, "NUL");
@@ -112,8 +122,10 @@ TEST(EventJson, RejectsInvalidUtf8AndNulBytes) {
 std::string mutate(std::size_t index, const std::string& from, const std::string& to) {
     std::string s = encode_event(examples::all()[index]);
     const auto at = s.find(from);
-    if (at == std::string::npos) ADD_FAILURE() << "no '" << from << "' in " << s;
-    else s.replace(at, from.size(), to);
+    if (at == std::string::npos)
+        ADD_FAILURE() << "no '" << from << "' in " << s;
+    else
+        s.replace(at, from.size(), to);
     return s;
 }
 
@@ -121,7 +133,8 @@ void expect_malformed(const std::string& json, const std::string& message_part) 
     auto r = decode_event(json);
     ASSERT_FALSE(r.ok()) << "accepted: " << json;
     EXPECT_EQ(r.error().code, "malformed_event");
-    EXPECT_NE(r.error().message.find(message_part), std::string::npos) << r.error().message << "\n" << json;
+    EXPECT_NE(r.error().message.find(message_part), std::string::npos) << r.error().message << "\n"
+                                                                       << json;
 }
 
 TEST(EventJson, RejectsMalformedWithTheFieldNamed) {
@@ -130,46 +143,84 @@ TEST(EventJson, RejectsMalformedWithTheFieldNamed) {
     expect_malformed("{", "not valid JSON");
     expect_malformed("[]", "must be an object");
     expect_malformed(encode_event(examples::all()[1]) + "x", "not valid JSON");
-    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":"-10073743")"), "data.amount: amount must not be negative");
-    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":10073743)"), "data.amount: must be a string");
-    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":"1.5")"), "data.amount: amount must be an integer");
-    expect_malformed(mutate(7, R"("amount":"1157)", R"("amount":"9157)"), "data.amount: amount is above 2^256-1");
+    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":"-10073743")"),
+                     "data.amount: amount must not be negative");
+    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":10073743)"),
+                     "data.amount: must be a string");
+    expect_malformed(mutate(1, R"("amount":"10073743")", R"("amount":"1.5")"),
+                     "data.amount: amount must be an integer");
+    expect_malformed(mutate(7, R"("amount":"1157)", R"("amount":"9157)"),
+                     "data.amount: amount is above 2^256-1");
     expect_malformed(mutate(1, R"(,"amount":"10073743")", ""), "data.amount: missing");
     expect_malformed(mutate(1, R"("id":"0x1111)", R"("idx":"0x1111)"), "idx: unknown field");
     expect_malformed(mutate(1, R"("mode":"test",)", ""), "mode: missing");
-    expect_malformed(mutate(1, R"("type":"charge.payment_detected")", R"("type":"charge.teleported")"), "type: unknown event type");
-    expect_malformed(mutate(1, R"("type":"charge.payment_detected")", R"("type":7)"), "type: must be a string");
-    expect_malformed(mutate(1, R"("invoiceId":"0x1111)", R"("invoiceId":"0xzz11)"), "invoiceId: must be lower-case 0x hex of 64 digits");
-    expect_malformed(mutate(1, R"("invoiceId":"0x1111)", R"("invoiceId":"0x11)"), "invoiceId: must be lower-case 0x hex");
-    expect_malformed(mutate(1, R"("from":"0xab)", R"("from":"0xAB)"), "data.from: must be a lower-case 0x address");
-    expect_malformed(mutate(1, R"("txHash":"0x64)", R"("txHash":"0x6)"), "data.txHash: must be lower-case 0x hex");
-    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":-3)"), "data.logIndex: must be a non-negative integer");
-    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":3.5)"), "data.logIndex: must be a non-negative integer");
-    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":3,"logIndex":4)"), "data.logIndex: duplicate field");
+    expect_malformed(
+        mutate(1, R"("type":"charge.payment_detected")", R"("type":"charge.teleported")"),
+        "type: unknown event type");
+    expect_malformed(mutate(1, R"("type":"charge.payment_detected")", R"("type":7)"),
+                     "type: must be a string");
+    expect_malformed(mutate(1, R"("invoiceId":"0x1111)", R"("invoiceId":"0xzz11)"),
+                     "invoiceId: must be lower-case 0x hex of 64 digits");
+    expect_malformed(mutate(1, R"("invoiceId":"0x1111)", R"("invoiceId":"0x11)"),
+                     "invoiceId: must be lower-case 0x hex");
+    expect_malformed(mutate(1, R"("from":"0xab)", R"("from":"0xAB)"),
+                     "data.from: must be a lower-case 0x address");
+    expect_malformed(mutate(1, R"("txHash":"0x64)", R"("txHash":"0x6)"),
+                     "data.txHash: must be lower-case 0x hex");
+    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":-3)"),
+                     "data.logIndex: must be a non-negative integer");
+    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":3.5)"),
+                     "data.logIndex: must be a non-negative integer");
+    expect_malformed(mutate(1, R"("logIndex":3)", R"("logIndex":3,"logIndex":4)"),
+                     "data.logIndex: duplicate field");
     expect_malformed(mutate(1, R"("rail":"wallet")", R"("rail":"bridge")"), "data.rail: must be");
-    expect_malformed(mutate(2, R"("rail":"transfer")", R"("rail":"wallet")"), "data.rail: must be \"transfer\"");
-    expect_malformed(mutate(1, R"("chainId":80002)", R"("chainId":0)"), "chainId: must be a positive integer");
-    expect_malformed(mutate(1, R"("chainId":80002)", R"("chainId":"80002")"), "chainId: must be a non-negative integer");
-    expect_malformed(mutate(1, R"("schemaVersion":1)", R"("schemaVersion":2)"), "schemaVersion: must be 1");
-    expect_malformed(mutate(1, R"("occurredAt":"2026-11-21T22:00:00.123Z")", R"("occurredAt":"2026-11-21T22:00:00Z")"), "occurredAt: must be an RFC 3339");
-    expect_malformed(mutate(1, R"("occurredAt":"2026-11-21T22:00:00.123Z")", R"("occurredAt":"2026-02-30T22:00:00.123Z")"), "occurredAt");
+    expect_malformed(mutate(2, R"("rail":"transfer")", R"("rail":"wallet")"),
+                     "data.rail: must be \"transfer\"");
+    expect_malformed(mutate(1, R"("chainId":80002)", R"("chainId":0)"),
+                     "chainId: must be a positive integer");
+    expect_malformed(mutate(1, R"("chainId":80002)", R"("chainId":"80002")"),
+                     "chainId: must be a non-negative integer");
+    expect_malformed(mutate(1, R"("schemaVersion":1)", R"("schemaVersion":2)"),
+                     "schemaVersion: must be 1");
+    expect_malformed(mutate(1, R"("occurredAt":"2026-11-21T22:00:00.123Z")",
+                            R"("occurredAt":"2026-11-21T22:00:00Z")"),
+                     "occurredAt: must be an RFC 3339");
+    expect_malformed(mutate(1, R"("occurredAt":"2026-11-21T22:00:00.123Z")",
+                            R"("occurredAt":"2026-02-30T22:00:00.123Z")"),
+                     "occurredAt");
     expect_malformed(mutate(1, R"("id":"0x1111)", R"("id":"0x 1111)"), "id: may contain only");
     expect_malformed(mutate(1, R"("data":{)", R"("data":{"x":1,)"), "data.x: unknown field");
-    expect_malformed(mutate(4, R"("confirmedTotal":"10073743")", R"("confirmedTotal":"1")"), "data.confirmedTotal: must be at least data.amount");
-    expect_malformed(mutate(10, R"("reason":"wrong_token")", R"("reason":"bad_luck")"), "data.reason");
+    expect_malformed(mutate(4, R"("confirmedTotal":"10073743")", R"("confirmedTotal":"1")"),
+                     "data.confirmedTotal: must be at least data.amount");
+    expect_malformed(mutate(10, R"("reason":"wrong_token")", R"("reason":"bad_luck")"),
+                     "data.reason");
     // charge.created specifics
-    expect_malformed(mutate(0, R"("amount":"10073743","token")", R"("amount":"0","token")"), "data.amount: amount must be greater than zero");
-    expect_malformed(mutate(0, R"("paymentMode":"both")", R"("paymentMode":"wallet")"), "data.depositAddress: must be null");
-    expect_malformed(mutate(0, R"("depositAddress":"0xab55555555555555555555555555555555555555")", R"("depositAddress":null)"), "data.depositAddress: must be set");
-    expect_malformed(mutate(0, R"("tokenAmount":"10073743")", R"("tokenAmount":"10073744")"), "data.fiat.tokenAmount: must equal data.amount");
-    expect_malformed(mutate(0, R"("amount":"350.00")", R"("amount":"350.001")"), "data.fiat.amount: fiat amount has more than 2 fraction digits");
-    expect_malformed(mutate(0, R"("currency":"THB")", R"("currency":"EUR")"), "data.fiat.currency: fiat currency must be THB or USD");
+    expect_malformed(mutate(0, R"("amount":"10073743","token")", R"("amount":"0","token")"),
+                     "data.amount: amount must be greater than zero");
+    expect_malformed(mutate(0, R"("paymentMode":"both")", R"("paymentMode":"wallet")"),
+                     "data.depositAddress: must be null");
+    expect_malformed(mutate(0, R"("depositAddress":"0xab55555555555555555555555555555555555555")",
+                            R"("depositAddress":null)"),
+                     "data.depositAddress: must be set");
+    expect_malformed(mutate(0, R"("tokenAmount":"10073743")", R"("tokenAmount":"10073744")"),
+                     "data.fiat.tokenAmount: must equal data.amount");
+    expect_malformed(mutate(0, R"("amount":"350.00")", R"("amount":"350.001")"),
+                     "data.fiat.amount: fiat amount has more than 2 fraction digits");
+    expect_malformed(mutate(0, R"("currency":"THB")", R"("currency":"EUR")"),
+                     "data.fiat.currency: fiat currency must be THB or USD");
     expect_malformed(mutate(0, R"("rate":"10001/285")", R"("rate":"-3")"), "data.fiat.rate");
-    expect_malformed(mutate(0, R"("deadline":"1795305600")", R"("deadline":1795305600)"), "data.deadline: must be a string");
-    expect_malformed(mutate(0, R"("deadline":"1795305600")", R"("deadline":"99999999999999999999")"), "data.deadline: does not fit 64 bits");
-    expect_malformed(mutate(0, R"("feeBps":100)", R"("feeBps":10001)"), "data.feeBps: must be at most 10000");
-    expect_malformed(mutate(0, R"("fiat":{)", R"("fiat":{"extra":true,)"), "data.fiat.extra: unknown field");
-    expect_malformed(mutate(0, R"("reference":"order-42)", R"("reference":")" + std::string(256, 'r') + R"(order-42)"), "data.reference: must be at most 255 characters");
+    expect_malformed(mutate(0, R"("deadline":"1795305600")", R"("deadline":1795305600)"),
+                     "data.deadline: must be a string");
+    expect_malformed(
+        mutate(0, R"("deadline":"1795305600")", R"("deadline":"99999999999999999999")"),
+        "data.deadline: does not fit 64 bits");
+    expect_malformed(mutate(0, R"("feeBps":100)", R"("feeBps":10001)"),
+                     "data.feeBps: must be at most 10000");
+    expect_malformed(mutate(0, R"("fiat":{)", R"("fiat":{"extra":true,)"),
+                     "data.fiat.extra: unknown field");
+    expect_malformed(mutate(0, R"("reference":"order-42)",
+                            R"("reference":")" + std::string(256, 'r') + R"(order-42)"),
+                     "data.reference: must be at most 255 characters");
 }
 
 TEST(EventJson, ReferenceLimitCountsCharactersNotBytes) {
@@ -184,8 +235,12 @@ TEST(EventJson, ReferenceLimitCountsCharactersNotBytes) {
 
 TEST(EventJson, StringEscapingMatchesRapidJsonWriterByteForByte) {
     std::mt19937_64 rng(7);
-    std::vector<std::string> samples = {"", "plain", "quote\"back\\slash/", std::string("nul\0x", 5),
-                                        "\b\f\n\r\t\x01\x1f\x7f", "\xe0\xb8\x81\xf0\x9f\x98\x80"};
+    std::vector<std::string> samples = {"",
+                                        "plain",
+                                        "quote\"back\\slash/",
+                                        std::string("nul\0x", 5),
+                                        "\b\f\n\r\t\x01\x1f\x7f",
+                                        "\xe0\xb8\x81\xf0\x9f\x98\x80"};
     std::string all_bytes;
     for (int c = 1; c < 128; ++c) all_bytes.push_back(static_cast<char>(c));
     samples.push_back(all_bytes);
@@ -195,11 +250,15 @@ TEST(EventJson, StringEscapingMatchesRapidJsonWriterByteForByte) {
         // mostly clean text with a rare special byte, so clean 8-byte blocks are common
         if (i % 3 == 0) {
             for (std::size_t k = 0; k < n; ++k) s.push_back(static_cast<char>('a' + rng() % 26));
-            if (n > 0 && rng() % 2) s[rng() % n] = static_cast<char>(rng() % 2 ? rng() % 0x20 : (rng() % 2 ? '"' : '\\'));
+            if (n > 0 && rng() % 2)
+                s[rng() % n] =
+                    static_cast<char>(rng() % 2 ? rng() % 0x20 : (rng() % 2 ? '"' : '\\'));
             samples.push_back(s);
             continue;
         }
-        for (std::size_t k = 0; k < n; ++k) s.push_back(static_cast<char>(i % 2 ? rng() % 128 : rng() % 256));  // controls, high bytes
+        for (std::size_t k = 0; k < n; ++k)
+            s.push_back(
+                static_cast<char>(i % 2 ? rng() % 128 : rng() % 256));  // controls, high bytes
         samples.push_back(s);
     }
     for (const auto& s : samples) {

@@ -1,12 +1,12 @@
 // Every encoded example validates against schemas/events/<type>.v1.json (RapidJSON's draft-04
 // validator), and the schemas reject what the decoder rejects for the common defects.
-#include <fstream>
-#include <sstream>
-
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <rapidjson/schema.h>
 #include <rapidjson/stringbuffer.h>
+
+#include <fstream>
+#include <sstream>
 
 #include "domain/events/event_json.hpp"
 #include "tests/unit/domain/events/examples.hpp"
@@ -23,7 +23,8 @@ std::string read_file(const std::string& path) {
 
 // Returns "" when valid, else the validator's complaint.
 std::string validate(std::string_view type, const std::string& json) {
-    const std::string path = std::string(DUEPAY_EVENT_SCHEMA_DIR) + "/" + std::string(type) + ".v1.json";
+    const std::string path =
+        std::string(DUEPAY_EVENT_SCHEMA_DIR) + "/" + std::string(type) + ".v1.json";
     rapidjson::Document schema_doc;
     schema_doc.Parse(read_file(path).c_str());
     if (schema_doc.HasParseError()) return "schema file unreadable: " + path;
@@ -36,8 +37,8 @@ std::string validate(std::string_view type, const std::string& json) {
     rapidjson::StringBuffer where, keyword;
     validator.GetInvalidSchemaPointer().StringifyUriFragment(where);
     validator.GetInvalidDocumentPointer().StringifyUriFragment(keyword);
-    return std::string("invalid at ") + keyword.GetString() + " (schema " + where.GetString() + ", " +
-           validator.GetInvalidSchemaKeyword() + ")";
+    return std::string("invalid at ") + keyword.GetString() + " (schema " + where.GetString() +
+           ", " + validator.GetInvalidSchemaKeyword() + ")";
 }
 
 TEST(EventSchema, EveryTypeHasASchemaAndItsExampleValidates) {
@@ -78,7 +79,8 @@ TEST(EventSchema, SchemaRejectsWhatTheDecoderRejects) {
         replace("\"schemaVersion\":1", "\"schemaVersion\":2"),
         replace("\"invoiceId\":\"0x1111", "\"invoiceId\":\"0xAAAA"),
         replace("\"logIndex\":3", "\"logIndex\":-3"),
-        replace("\"occurredAt\":\"2026-11-21T22:00:00.123Z\"", "\"occurredAt\":\"2026-11-21 22:00:00\""),
+        replace("\"occurredAt\":\"2026-11-21T22:00:00.123Z\"",
+                "\"occurredAt\":\"2026-11-21 22:00:00\""),
         replace(",\"confirmedTotal\":\"10073743\"", ""),
         replace("\"rail\":\"wallet\"", "\"rail\":\"wallet\",\"extra\":1"),
     };
@@ -87,7 +89,9 @@ TEST(EventSchema, SchemaRejectsWhatTheDecoderRejects) {
         EXPECT_FALSE(decode_event(doc).ok()) << doc;
     }
     // A well-formed event of another type fails this type's schema.
-    EXPECT_NE(validate(ChargePaid::kType, replace("\"type\":\"charge.paid\"", "\"type\":\"charge.underpaid\"")), "");
+    EXPECT_NE(validate(ChargePaid::kType,
+                       replace("\"type\":\"charge.paid\"", "\"type\":\"charge.underpaid\"")),
+              "");
 }
 
 }  // namespace

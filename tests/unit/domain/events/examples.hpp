@@ -58,7 +58,9 @@ inline ChargeCreated created_data() {
     d.deadline = 1795305600;
     d.grace_seconds = 3600;
     d.deposit_address = addr(0x55);
-    d.reference = "order-42 \"quoted\" \xe0\xb8\xa3\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\x99";  // Thai text survives
+    d.reference =
+        "order-42 \"quoted\" \xe0\xb8\xa3\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\x99";  // Thai text
+                                                                                 // survives
     d.return_url = "https://shop.example/thanks";
     FiatQuote q;
     q.amount = money::FiatAmount{money::FiatCurrency::THB, 35000};
@@ -75,16 +77,33 @@ inline ChargeCreated created_data() {
 inline std::vector<Event> all() {
     std::vector<Event> out;
     out.push_back(envelope("9b2f0c1e-7a7d-4c52-9d3e-0c4f5a6b7c8d", created_data()));
-    out.push_back(envelope("0x" + std::string(64, '1'), PaymentDetected{payment(Rail::wallet, 100, "10073743")}));
-    out.push_back(envelope("0x" + std::string(64, '2'), DepositSeen{payment(Rail::transfer, 101, "5000000")}));
-    out.push_back(envelope("0x" + std::string(64, '3'), PaymentReorged{hash(100), 3, 100, hash(0x80 + 100)}));
-    out.push_back(envelope("0x" + std::string(64, '4'), ChargePaid{payment(Rail::wallet, 102, "10073743"), TokenAmount{10073743}}));
-    out.push_back(envelope("0x" + std::string(64, '5'), ChargeUnderpaid{payment(Rail::transfer, 103, "5000000"), TokenAmount{5000000}}));
-    out.push_back(envelope("0x" + std::string(64, '6'), ChargeExpired{1795305600, 3600, 200, 1795309201}));
-    out.push_back(envelope("0x" + std::string(64, '7'), LateDeposit{payment(Rail::transfer, 201, "115792089237316195423570985008687907853269984665640564039457584007913129639935")}));
-    out.push_back(envelope("0x" + std::string(64, '8'), ChargeSettled{hash(0x90), 210, addr(0x55), addr(0x33), TokenAmount{10073743}}));
-    out.push_back(envelope("ops:refund:1", ChargeRefunded{hash(0x91), addr(0x22), addr(0x33), TokenAmount{10073743}}));
-    out.push_back(envelope("0x" + std::string(64, '9'), ChargeFailed{FailureReason::wrong_token, payment(Rail::transfer, 104, "1")}));
+    out.push_back(envelope("0x" + std::string(64, '1'),
+                           PaymentDetected{payment(Rail::wallet, 100, "10073743")}));
+    out.push_back(envelope("0x" + std::string(64, '2'),
+                           DepositSeen{payment(Rail::transfer, 101, "5000000")}));
+    out.push_back(
+        envelope("0x" + std::string(64, '3'), PaymentReorged{hash(100), 3, 100, hash(0x80 + 100)}));
+    out.push_back(
+        envelope("0x" + std::string(64, '4'),
+                 ChargePaid{payment(Rail::wallet, 102, "10073743"), TokenAmount{10073743}}));
+    out.push_back(
+        envelope("0x" + std::string(64, '5'),
+                 ChargeUnderpaid{payment(Rail::transfer, 103, "5000000"), TokenAmount{5000000}}));
+    out.push_back(
+        envelope("0x" + std::string(64, '6'), ChargeExpired{1795305600, 3600, 200, 1795309201}));
+    out.push_back(envelope(
+        "0x" + std::string(64, '7'),
+        LateDeposit{payment(
+            Rail::transfer, 201,
+            "115792089237316195423570985008687907853269984665640564039457584007913129639935")}));
+    out.push_back(
+        envelope("0x" + std::string(64, '8'),
+                 ChargeSettled{hash(0x90), 210, addr(0x55), addr(0x33), TokenAmount{10073743}}));
+    out.push_back(envelope(
+        "ops:refund:1", ChargeRefunded{hash(0x91), addr(0x22), addr(0x33), TokenAmount{10073743}}));
+    out.push_back(
+        envelope("0x" + std::string(64, '9'),
+                 ChargeFailed{FailureReason::wrong_token, payment(Rail::transfer, 104, "1")}));
     return out;
 }
 

@@ -18,16 +18,16 @@ TEST(FiatCurrency, AcceptsOnlyThbAndUsd) {
 }
 
 TEST(FiatAmount, HoldsMinorUnitsExactly) {
-    struct Case { const char* text; std::uint64_t minor; const char* canonical; };
+    struct Case {
+        const char* text;
+        std::uint64_t minor;
+        const char* canonical;
+    };
     const Case cases[] = {
-        {"1", 100, "1.00"},
-        {"0.01", 1, "0.01"},
-        {"0.5", 50, "0.50"},
-        {"10.5", 1050, "10.50"},
-        {"123.45", 12345, "123.45"},
-        {"350", 35000, "350.00"},
-        {"0.10", 10, "0.10"},
-        {"999999999999.99", 99999999999999, "999999999999.99"},
+        {"1", 100, "1.00"},          {"0.01", 1, "0.01"},
+        {"0.5", 50, "0.50"},         {"10.5", 1050, "10.50"},
+        {"123.45", 12345, "123.45"}, {"350", 35000, "350.00"},
+        {"0.10", 10, "0.10"},        {"999999999999.99", 99999999999999, "999999999999.99"},
     };
     for (const auto& c : cases) {
         auto r = parse_fiat_amount(FiatCurrency::THB, c.text);
@@ -40,7 +40,10 @@ TEST(FiatAmount, HoldsMinorUnitsExactly) {
 }
 
 TEST(FiatAmount, RejectsWithReason) {
-    struct Case { const char* text; const char* reason; };
+    struct Case {
+        const char* text;
+        const char* reason;
+    };
     const Case cases[] = {
         {"", "empty"},
         {"-1", "sign"},
@@ -64,7 +67,8 @@ TEST(FiatAmount, RejectsWithReason) {
         auto r = parse_fiat_amount(FiatCurrency::USD, c.text);
         ASSERT_FALSE(r.ok()) << "accepted '" << c.text << "'";
         EXPECT_EQ(r.error().code, "invalid_fiat_amount");
-        EXPECT_NE(r.error().message.find(c.reason), std::string::npos) << c.text << " -> " << r.error().message;
+        EXPECT_NE(r.error().message.find(c.reason), std::string::npos)
+            << c.text << " -> " << r.error().message;
     }
 }
 

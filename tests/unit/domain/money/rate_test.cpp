@@ -1,8 +1,8 @@
 #include "domain/money/rate.hpp"
 
-#include <random>
-
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace duepay::domain::money {
 namespace {
@@ -47,7 +47,8 @@ TEST(Rate, ParsesAndPrintsExactly) {
     EXPECT_EQ(to_string(rat(1, 20)), "0.05");
     for (const char* text : {"35.12", "0.0285", "1000/3", "10001/285", "7", "0.125"})
         EXPECT_EQ(to_string(*parse_rate(text)), text);
-    for (const char* bad : {"", "-1", "+1", "0", "0.0", "1e3", " 1", "1/0", "0/5", "1/", "/2", "01", "1.", ".5", "abc", "1/-2"}) {
+    for (const char* bad : {"", "-1", "+1", "0", "0.0", "1e3", " 1", "1/0", "0/5", "1/", "/2", "01",
+                            "1.", ".5", "abc", "1/-2"}) {
         auto r = parse_rate(bad);
         EXPECT_FALSE(r.ok()) << "accepted '" << bad << "'";
         if (!r.ok()) {
@@ -58,8 +59,10 @@ TEST(Rate, ParsesAndPrintsExactly) {
 
 TEST(Rate, TextFormsBeyond64Bits) {
     // 1/2^40 = 0.0000000000009094947017729282379150390625 (scale 40: the big-integer path)
-    EXPECT_EQ(to_string(Rational::make(1, BigInt(1) << 40).value()), "0.0000000000009094947017729282379150390625");
-    EXPECT_EQ(to_string(*parse_rate("12345.6789012345678901234567891")), "12345.6789012345678901234567891");
+    EXPECT_EQ(to_string(Rational::make(1, BigInt(1) << 40).value()),
+              "0.0000000000009094947017729282379150390625");
+    EXPECT_EQ(to_string(*parse_rate("12345.6789012345678901234567891")),
+              "12345.6789012345678901234567891");
     const BigInt big_num("123456789012345678901234567891");
     EXPECT_EQ(to_string(Rational::make(big_num, 3).value()), "123456789012345678901234567891/3");
     EXPECT_EQ(*parse_rate("123456789012345678901234567891/3"), Rational::make(big_num, 3).value());
@@ -68,7 +71,8 @@ TEST(Rate, TextFormsBeyond64Bits) {
 TEST(Rate, RandomRationalsRoundTripThroughText) {
     std::mt19937_64 rng(11);
     for (int i = 0; i < 20000; ++i) {
-        const BigInt num = BigInt(rng() % 1000000000000ULL + 1) * ((i % 3 == 0) ? BigInt(rng()) + 1 : BigInt(1));
+        const BigInt num =
+            BigInt(rng() % 1000000000000ULL + 1) * ((i % 3 == 0) ? BigInt(rng()) + 1 : BigInt(1));
         BigInt den = 1;
         // denominators of the forms 2^a 5^b (finite decimals) and with other factors
         for (unsigned k = rng() % 30; k > 0; --k) den *= (rng() % 2 ? 2 : 5);
@@ -84,7 +88,8 @@ TEST(Rate, RandomRationalsRoundTripThroughText) {
 TEST(Rate, CrossRateThbPerToken) {
     // usd_per_thb = 2850000 / 1e8 = 0.0285; usd_per_usdt = 100010000 / 1e8 = 1.0001
     // thb_per_usdt = 1.0001 / 0.0285 = 100010000 / 2850000 = 10001 / 285 (no finite decimal)
-    const Rational r = fiat_per_token_via_usd(*rate_from_answer(100010000, 8), *rate_from_answer(2850000, 8));
+    const Rational r =
+        fiat_per_token_via_usd(*rate_from_answer(100010000, 8), *rate_from_answer(2850000, 8));
     EXPECT_EQ(r, rat(10001, 285));
     EXPECT_EQ(to_string(r), "10001/285");
 }

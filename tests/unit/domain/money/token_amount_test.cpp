@@ -1,14 +1,16 @@
 #include "domain/money/token_amount.hpp"
 
-#include <random>
-
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace duepay::domain::money {
 namespace {
 
-const std::string kMax = "115792089237316195423570985008687907853269984665640564039457584007913129639935";  // 2^256-1
-const std::string kMaxPlusOne = "115792089237316195423570985008687907853269984665640564039457584007913129639936";
+const std::string kMax =
+    "115792089237316195423570985008687907853269984665640564039457584007913129639935";  // 2^256-1
+const std::string kMaxPlusOne =
+    "115792089237316195423570985008687907853269984665640564039457584007913129639936";
 
 void expect_rejected(std::string_view text, std::string_view message_part) {
     auto r = parse_token_amount(text);
@@ -46,7 +48,9 @@ TEST(TokenAmount, RejectsEachDefectWithItsOwnMessage) {
     expect_rejected("00", "leading zeros");
     expect_rejected(std::string(79, '1'), "78 digits");
     expect_rejected(kMaxPlusOne, "2^256-1");
-    expect_rejected("999999999999999999999999999999999999999999999999999999999999999999999999999999", "2^256-1");
+    expect_rejected(
+        "999999999999999999999999999999999999999999999999999999999999999999999999999999",
+        "2^256-1");
 }
 
 TEST(TokenAmount, ChargeAmountRejectsZero) {
@@ -94,7 +98,8 @@ TEST(TokenAmount, FormatUnitsIsExactDecimalText) {
     const TokenAmount max{~uint256(0)};
     EXPECT_EQ(format_units(max, 18),
               "115792089237316195423570985008687907853269984665640564039457.584007913129639935");
-    EXPECT_EQ(format_units(TokenAmount{uint256("100000000000000000001")}, 18), "100.000000000000000001");
+    EXPECT_EQ(format_units(TokenAmount{uint256("100000000000000000001")}, 18),
+              "100.000000000000000001");
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ domain::evm::Word minus_one() {
 }
 
 TEST(ChainlinkDecode, LatestRoundDataReadsTheFiveWords) {
-    auto r = detail::decode_latest_round_data(words({u(7), u(100010000), u(1700000000), u(1700000123), u(7)}));
+    auto r = detail::decode_latest_round_data(
+        words({u(7), u(100010000), u(1700000000), u(1700000123), u(7)}));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->round_id, 7);
     EXPECT_EQ(r->answer, 100010000);
@@ -60,7 +61,8 @@ TEST(ChainlinkDecode, DecimalsIsOneUint8Word) {
     EXPECT_FALSE(detail::decode_uint8(words({u(8), u(8)})));
 }
 
-detail::RoundData round(std::int64_t answer, std::uint64_t updated, std::uint64_t id = 3, std::uint64_t answered = 3) {
+detail::RoundData round(std::int64_t answer, std::uint64_t updated, std::uint64_t id = 3,
+                        std::uint64_t answered = 3) {
     detail::RoundData r;
     r.round_id = id;
     r.answer = answer;
@@ -71,26 +73,32 @@ detail::RoundData round(std::int64_t answer, std::uint64_t updated, std::uint64_
 }
 
 TEST(ChainlinkChecks, FreshPositiveAnswerIsTheExactRate) {
-    auto rate = detail::checked_rate(round(2850000, 1000), 8, 1000 + 3600, std::chrono::seconds(3600));
+    auto rate =
+        detail::checked_rate(round(2850000, 1000), 8, 1000 + 3600, std::chrono::seconds(3600));
     ASSERT_TRUE(rate) << rate.error().message;
     EXPECT_EQ(domain::money::to_string(*rate), "0.0285");
 }
 
 TEST(ChainlinkChecks, OldAnswerIsStale) {
-    auto rate = detail::checked_rate(round(2850000, 1000), 8, 1000 + 3601, std::chrono::seconds(3600));
+    auto rate =
+        detail::checked_rate(round(2850000, 1000), 8, 1000 + 3601, std::chrono::seconds(3600));
     ASSERT_FALSE(rate);
     EXPECT_EQ(rate.error().code, "stale_rate");
 }
 
 TEST(ChainlinkChecks, NonPositiveAnswerIsInvalid) {
-    EXPECT_EQ(detail::checked_rate(round(0, 1000), 8, 1000, std::chrono::seconds(60)).error().code, "invalid_rate");
-    EXPECT_EQ(detail::checked_rate(round(-5, 1000), 8, 1000, std::chrono::seconds(60)).error().code, "invalid_rate");
+    EXPECT_EQ(detail::checked_rate(round(0, 1000), 8, 1000, std::chrono::seconds(60)).error().code,
+              "invalid_rate");
+    EXPECT_EQ(detail::checked_rate(round(-5, 1000), 8, 1000, std::chrono::seconds(60)).error().code,
+              "invalid_rate");
 }
 
 TEST(ChainlinkChecks, UnfinishedOrCarriedOverRoundIsStale) {
-    EXPECT_EQ(detail::checked_rate(round(1, 0), 8, 1000, std::chrono::seconds(60)).error().code, "stale_rate");
-    EXPECT_EQ(detail::checked_rate(round(1, 1000, 4, 3), 8, 1000, std::chrono::seconds(60)).error().code,
+    EXPECT_EQ(detail::checked_rate(round(1, 0), 8, 1000, std::chrono::seconds(60)).error().code,
               "stale_rate");
+    EXPECT_EQ(
+        detail::checked_rate(round(1, 1000, 4, 3), 8, 1000, std::chrono::seconds(60)).error().code,
+        "stale_rate");
 }
 
 TEST(ChainlinkChecks, FarFutureUpdatedAtIsRefusedButSmallSkewIsNot) {
@@ -115,7 +123,8 @@ TEST(ChainlinkFeeds, ParsesPriceFeedsOfEveryChain) {
 }
 
 TEST(ChainlinkFeeds, MalformedFeedIsAnError) {
-    auto feeds = parse_chain_feeds(R"({"chains":[{"chainId":1,"rpcUrl":"x","priceFeeds":[{"pair":"THB/USD","address":"0x12"}]}]})");
+    auto feeds = parse_chain_feeds(
+        R"({"chains":[{"chainId":1,"rpcUrl":"x","priceFeeds":[{"pair":"THB/USD","address":"0x12"}]}]})");
     ASSERT_FALSE(feeds);
     EXPECT_EQ(feeds.error().code, "invalid_chain_registry");
     EXPECT_FALSE(parse_chain_feeds("[]"));

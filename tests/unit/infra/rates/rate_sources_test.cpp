@@ -59,8 +59,10 @@ TEST(FirstAvailable, AllFailingIsRetryableIfAnyWas) {
 
 TEST(RateSourcesAssembly, MalformedFeedsAreAConfigError) {
     EXPECT_THROW({ RateSources bad("{}", RateSettings{}); }, infra::config::ConfigError);
-    RateSources ok(R"({"chains":[{"chainId":1,"rpcUrl":"http://127.0.0.1:9","priceFeeds":[]}]})", RateSettings{});
-    EXPECT_THROW((void)ok.source().quote(FiatCurrency::USD, "USDT", domain::ChainId{1}), RateUnavailable);
+    RateSources ok(R"({"chains":[{"chainId":1,"rpcUrl":"http://127.0.0.1:9","priceFeeds":[]}]})",
+                   RateSettings{});
+    EXPECT_THROW((void)ok.source().quote(FiatCurrency::USD, "USDT", domain::ChainId{1}),
+                 RateUnavailable);
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ Bytes32 h32(char fill) {
 }
 
 TEST(RpcEncode, RequestEnvelope) {
-    EXPECT_EQ(encode_request(7, "eth_blockNumber", "[]"), R"({"jsonrpc":"2.0","id":7,"method":"eth_blockNumber","params":[]})");
+    EXPECT_EQ(encode_request(7, "eth_blockNumber", "[]"),
+              R"({"jsonrpc":"2.0","id":7,"method":"eth_blockNumber","params":[]})");
 }
 
 TEST(RpcEncode, QuantitiesHaveNoLeadingZeros) {
@@ -38,22 +39,29 @@ TEST(RpcEncode, LogFilterWithAddressesAndTopicAlternatives) {
     f.addresses[1].bytes.fill(0xab);
     f.topics = {{h32(1)}, {}, {h32(2), h32(3)}};
     const std::string zero40(40, '0');
-    const std::string ab40 = [] { std::string s; for (int i = 0; i < 20; ++i) s += "ab"; return s; }();
-    const std::string expected = R"({"fromBlock":"0x10","toBlock":"0x1f","address":["0x)" + zero40 + R"(","0x)" + ab40 +
-                                 R"("],"topics":[[")" + domain::to_hex(h32(1)) + R"("],null,[")" + domain::to_hex(h32(2)) +
-                                 R"(",")" + domain::to_hex(h32(3)) + R"("]]})";
+    const std::string ab40 = [] {
+        std::string s;
+        for (int i = 0; i < 20; ++i) s += "ab";
+        return s;
+    }();
+    const std::string expected = R"({"fromBlock":"0x10","toBlock":"0x1f","address":["0x)" + zero40 +
+                                 R"(","0x)" + ab40 + R"("],"topics":[[")" + domain::to_hex(h32(1)) +
+                                 R"("],null,[")" + domain::to_hex(h32(2)) + R"(",")" +
+                                 domain::to_hex(h32(3)) + R"("]]})";
     EXPECT_EQ(encode_log_filter(f), expected);
 }
 
 TEST(RpcParse, ResultIsExtractedAsJson) {
     EXPECT_EQ(result_json(R"({"jsonrpc":"2.0","id":1,"result":"0x89"})"), "\"0x89\"");
-    EXPECT_EQ(detail::parse_u64(result_json(R"({"jsonrpc":"2.0","id":1,"result":"0x13882"})")), 80002u);
+    EXPECT_EQ(detail::parse_u64(result_json(R"({"jsonrpc":"2.0","id":1,"result":"0x13882"})")),
+              80002u);
     EXPECT_EQ(result_json(R"({"id":1,"result":null})"), "null");
 }
 
 TEST(RpcParse, ErrorObjectIsNotRetryableUnlessInternal) {
     try {
-        (void)result_json(R"({"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted"}})");
+        (void)result_json(
+            R"({"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted"}})");
         FAIL() << "no throw";
     } catch (const RpcError& e) {
         EXPECT_FALSE(e.retryable());
@@ -85,8 +93,9 @@ TEST(RpcParse, QuantityRejectsGarbage) {
 }
 
 TEST(RpcParse, BlockHeader) {
-    const std::string json = R"({"number":"0x2a","hash":")" + domain::to_hex(h32(5)) + R"(","parentHash":")" +
-                             domain::to_hex(h32(4)) + R"(","timestamp":"0x6553f100","transactions":[]})";
+    const std::string json = R"({"number":"0x2a","hash":")" + domain::to_hex(h32(5)) +
+                             R"(","parentHash":")" + domain::to_hex(h32(4)) +
+                             R"(","timestamp":"0x6553f100","transactions":[]})";
     const auto b = detail::parse_block(json);
     ASSERT_TRUE(b);
     EXPECT_EQ(b->number, 42u);
@@ -98,11 +107,12 @@ TEST(RpcParse, BlockHeader) {
 }
 
 TEST(RpcParse, Logs) {
-    const std::string json = R"([{"address":"0x5fbdb2315678afecb367f032d93f642f64180aa3","topics":[")" +
-                             domain::to_hex(h32(1)) + R"(",")" + domain::to_hex(h32(2)) +
-                             R"("],"data":"0x00ff","blockNumber":"0x10","blockHash":")" + domain::to_hex(h32(3)) +
-                             R"(","transactionHash":")" + domain::to_hex(h32(9)) +
-                             R"(","transactionIndex":"0x0","logIndex":"0x3","removed":false}])";
+    const std::string json =
+        R"([{"address":"0x5fbdb2315678afecb367f032d93f642f64180aa3","topics":[")" +
+        domain::to_hex(h32(1)) + R"(",")" + domain::to_hex(h32(2)) +
+        R"("],"data":"0x00ff","blockNumber":"0x10","blockHash":")" + domain::to_hex(h32(3)) +
+        R"(","transactionHash":")" + domain::to_hex(h32(9)) +
+        R"(","transactionIndex":"0x0","logIndex":"0x3","removed":false}])";
     const auto logs = detail::parse_logs(json);
     ASSERT_EQ(logs.size(), 1u);
     EXPECT_EQ(domain::to_hex(logs[0].address.bytes), "0x5fbdb2315678afecb367f032d93f642f64180aa3");
@@ -118,7 +128,8 @@ TEST(RpcParse, Logs) {
 }
 
 TEST(RpcParse, Receipt) {
-    const std::string json = R"({"transactionHash":")" + domain::to_hex(h32(9)) + R"(","status":"0x0","blockNumber":"0x5","blockHash":")" +
+    const std::string json = R"({"transactionHash":")" + domain::to_hex(h32(9)) +
+                             R"(","status":"0x0","blockNumber":"0x5","blockHash":")" +
                              domain::to_hex(h32(3)) + R"(","logs":[]})";
     const auto r = detail::parse_receipt(json);
     ASSERT_TRUE(r);
@@ -128,7 +139,8 @@ TEST(RpcParse, Receipt) {
 }
 
 TEST(RpcClientNetwork, UnreachableNodeIsRetryable) {
-    RpcClient client(RpcSettings{"http://127.0.0.1:1", std::chrono::milliseconds(500), std::chrono::milliseconds(200)});
+    RpcClient client(RpcSettings{"http://127.0.0.1:1", std::chrono::milliseconds(500),
+                                 std::chrono::milliseconds(200)});
     try {
         (void)client.block_number();
         FAIL() << "no throw";
