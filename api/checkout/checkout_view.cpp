@@ -11,6 +11,7 @@
 #include <ctime>
 #include <vector>
 
+#include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip712.hpp"
 #include "domain/evm/wallet_calls.hpp"
@@ -24,19 +25,8 @@ namespace {
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 namespace evm = domain::evm;
 
-void str(Writer& w, const char* key, std::string_view value) {
-    w.Key(key);
-    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-void opt_str(Writer& w, const char* key, const std::optional<std::string>& value) {
-    w.Key(key);
-    if (value) {
-        w.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
-    } else {
-        w.Null();
-    }
-}
+using domain::json::opt_str;
+using domain::json::str;
 
 std::string checksum_or(const std::string& text) {
     auto parsed = evm::parse_address(text);

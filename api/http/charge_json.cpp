@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip712.hpp"
 #include "domain/hex.hpp"
@@ -14,19 +15,8 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void str(Writer& w, const char* key, const std::string& value) {
-    w.Key(key);
-    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-void opt_str(Writer& w, const char* key, const std::optional<std::string>& value) {
-    w.Key(key);
-    if (value) {
-        w.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
-    } else {
-        w.Null();
-    }
-}
+using domain::json::opt_str;
+using domain::json::str;
 
 void raw_json(Writer& w, const char* key, const std::string& json) {
     w.Key(key);

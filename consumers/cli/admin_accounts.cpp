@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "consumers/cli/admin.hpp"
+#include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip191.hpp"
 #include "domain/evm/signer.hpp"
@@ -54,19 +55,8 @@ std::string random_id(const std::string& prefix) {
     return prefix + domain::to_hex(infra::random::random_bytes<12>()).substr(2);
 }
 
-void str(Writer& w, const char* key, const std::string& v) {
-    w.Key(key);
-    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
-}
-
-void opt_str(Writer& w, const char* key, const std::optional<std::string>& v) {
-    w.Key(key);
-    if (v) {
-        w.String(v->data(), static_cast<rapidjson::SizeType>(v->size()));
-    } else {
-        w.Null();
-    }
-}
+using domain::json::opt_str;
+using domain::json::str;
 
 void print(const rapidjson::StringBuffer& buffer) { std::cout << buffer.GetString() << std::endl; }
 
@@ -413,19 +403,6 @@ int chains_command() {
     return 0;
 }
 
-void print_error(const std::string& code, const std::string& message) {
-    rapidjson::StringBuffer b;
-    Writer w(b);
-    w.StartObject();
-    w.Key("error");
-    w.StartObject();
-    str(w, "code", code);
-    str(w, "message", message);
-    w.EndObject();
-    w.EndObject();
-    std::cerr << b.GetString() << std::endl;
-}
-
 }  // namespace
 
 std::optional<int> run_account_command(const std::vector<std::string>& args) {
@@ -439,18 +416,10 @@ std::optional<int> run_account_command(const std::vector<std::string>& args) {
         if (group == "wallet") return wallet_command(args);
         return chains_command();
     } catch (const AdminError& e) {
-        print_error(e.code, e.message);
+        print_admin_error(e.code, e.message);
         return e.code == "usage" || e.code == "missing_argument" ? 2 : 1;
-    } catch (const infra::config::ConfigError& e) {
-        print_error("config_error", e.what());
-        return 1;
-    } catch (const pqxx::broken_connection& e) {
-        print_error("database_unavailable",
-                    std::string("cannot reach Postgres (DATABASE_URL): ") + e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        print_error("internal_error", e.what());
-        return 1;
+    } catch (...) {
+        return report_admin_exception();
     }
 }
 
