@@ -1,10 +1,14 @@
 #include "consumers/cli/admin.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <chrono>
 #include <iostream>
 #include <optional>
 #include <pqxx/pqxx>
 
+#include "domain/events/json_writer.hpp"
 #include "domain/hex.hpp"
 #include "infra/config/env.hpp"
 #include "infra/kafka/topic_admin.hpp"
@@ -134,6 +138,33 @@ std::string derive_test_key(const std::string& server_secret_hex, const std::str
     }
     const auto mac = infra::random::hmac_sha256(*secret, key_id);
     return "dp_test_" + domain::to_hex(mac).substr(2, 48);
+}
+
+void print_admin_error(const std::string& code, const std::string& message) {
+    rapidjson::StringBuffer b;
+    domain::json::Writer w(b);
+    w.StartObject();
+    w.Key("error");
+    w.StartObject();
+    domain::json::str(w, "code", code);
+    domain::json::str(w, "message", message);
+    w.EndObject();
+    w.EndObject();
+    std::cerr << b.GetString() << std::endl;
+}
+
+int report_admin_exception() {
+    try {
+        throw;
+    } catch (const infra::config::ConfigError& e) {
+        print_admin_error("config_error", e.what());
+    } catch (const pqxx::broken_connection& e) {
+        print_admin_error("database_unavailable",
+                          std::string("cannot reach Postgres (DATABASE_URL): ") + e.what());
+    } catch (const std::exception& e) {
+        print_admin_error("internal_error", e.what());
+    }
+    return 1;
 }
 
 int run_admin(const std::vector<std::string>& args) {

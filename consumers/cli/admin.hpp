@@ -22,6 +22,14 @@ std::optional<int> run_quarantine_command(const std::vector<std::string>& args);
 // docs/webhooks.md); nullopt when args[0] is not "webhook".
 std::optional<int> run_webhook_command(const std::vector<std::string>& args);
 
+// The one error shape of every admin command: {"error":{"code","message"}} on stderr.
+void print_admin_error(const std::string& code, const std::string& message);
+
+// For `catch (...)` after a command's own rejections: prints the exception in flight as an admin
+// error (config_error, database_unavailable with the driver's text, or internal_error) and
+// returns the exit status, 1.
+int report_admin_exception();
+
 // The deterministic demo test key: "dp_test_" + the first 48 hex digits of
 // HMAC-SHA256(server_secret_bytes, key_id). Exposed for tests.
 std::string derive_test_key(const std::string& server_secret_hex, const std::string& key_id);

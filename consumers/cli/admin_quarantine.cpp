@@ -74,19 +74,6 @@ void write_entry(Writer& w, const pg::QuarantineEntry& e) {
     w.EndObject();
 }
 
-void print_error(const std::string& code, const std::string& message) {
-    rapidjson::StringBuffer b;
-    Writer w(b);
-    w.StartObject();
-    w.Key("error");
-    w.StartObject();
-    text(w, "code", code);
-    text(w, "message", message);
-    w.EndObject();
-    w.EndObject();
-    std::cerr << b.GetString() << std::endl;
-}
-
 std::optional<std::string> flag(const std::vector<std::string>& args, const std::string& name) {
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
         if (args[i] == name) return args[i + 1];
@@ -139,8 +126,8 @@ int retry(const std::vector<std::string>& args) {
         id = std::stoll(args.at(2), &used);
         if (used != args.at(2).size() || id <= 0) throw std::invalid_argument("id");
     } catch (const std::exception&) {
-        print_error("usage",
-                    "usage: duepay admin quarantine retry <id> (a positive integer from list)");
+        print_admin_error(
+            "usage", "usage: duepay admin quarantine retry <id> (a positive integer from list)");
         return 2;
     }
     pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
@@ -148,7 +135,7 @@ int retry(const std::vector<std::string>& args) {
     pqxx::work tx(conn);
     const auto entry = pg::find_quarantined(tx, id);
     if (!entry) {
-        print_error("not_found", "no quarantined event #" + std::to_string(id));
+        print_admin_error("not_found", "no quarantined event #" + std::to_string(id));
         return 1;
     }
     if (entry->resolved_at) {
@@ -163,8 +150,9 @@ int retry(const std::vector<std::string>& args) {
     }
     tx.commit();
     if (error) {
-        print_error("retry_failed", "event #" + std::to_string(id) + " still cannot be applied: " +
-                                        domain::escape_for_log(*error, 2000));
+        print_admin_error("retry_failed",
+                          "event #" + std::to_string(id) +
+                              " still cannot be applied: " + domain::escape_for_log(*error, 2000));
         return 1;
     }
     std::cout << R"({"id":)" << id << R"(,"status":"resolved"})" << std::endl;
@@ -178,19 +166,11 @@ std::optional<int> run_quarantine_command(const std::vector<std::string>& args) 
     try {
         if (args.size() >= 2 && args[1] == "list") return list(args);
         if (args.size() >= 3 && args[1] == "retry") return retry(args);
-        print_error("usage",
-                    "usage: duepay admin quarantine list [--group G] [--all] | retry <id>");
+        print_admin_error("usage",
+                          "usage: duepay admin quarantine list [--group G] [--all] | retry <id>");
         return 2;
-    } catch (const infra::config::ConfigError& e) {
-        print_error("config_error", e.what());
-        return 1;
-    } catch (const pqxx::broken_connection& e) {
-        print_error("database_unavailable",
-                    std::string("cannot reach Postgres (DATABASE_URL): ") + e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        print_error("internal_error", e.what());
-        return 1;
+    } catch (...) {
+        return report_admin_exception();
     }
 }
 

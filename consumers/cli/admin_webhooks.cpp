@@ -213,20 +213,7 @@ int run(const std::vector<std::string>& args) {
     return 0;
 }
 
-void print_error(const Rejection& e) {
-    rapidjson::StringBuffer b;
-    rapidjson::Writer<rapidjson::StringBuffer> w(b);
-    w.StartObject();
-    w.Key("error");
-    w.StartObject();
-    w.Key("code");
-    w.String(e.code.c_str());
-    w.Key("message");
-    w.String(e.message.data(), static_cast<rapidjson::SizeType>(e.message.size()));
-    w.EndObject();
-    w.EndObject();
-    std::cerr << b.GetString() << std::endl;
-}
+void print_error(const Rejection& e) { print_admin_error(e.code, e.message); }
 
 }  // namespace
 
