@@ -1,5 +1,6 @@
 #include "consumers/roles/webhooks.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <pqxx/pqxx>
@@ -203,6 +204,9 @@ pg::AttemptOutcome outcome_of(const WebhooksSettings& s, const pg::ClaimedDelive
 // connection, each is tried alone and one that still fails is logged and dropped: its lease runs
 // out and the delivery is sent again (at least once), instead of one outcome blocking the others.
 void record_outcomes(pqxx::connection& conn, std::vector<pg::AttemptOutcome>& outcomes) {
+    // Endpoint rows are locked in id order, so two recorders never wait on each other in a cycle.
+    std::sort(outcomes.begin(), outcomes.end(),
+              [](const auto& a, const auto& b) { return a.endpoint_id < b.endpoint_id; });
     try {
         pqxx::work tx(conn);
         for (const auto& o : outcomes) pg::record_webhook_attempt(tx, o);

@@ -300,6 +300,10 @@ void record_webhook_attempt(pqxx::work& tx, const AttemptOutcome& o) {
     std::optional<std::string> retry;
     if (o.retry_in) retry = ms_interval(*o.retry_in);
     const std::string state = o.delivered ? "delivered" : (o.retry_in ? "pending" : "failed");
+    // Lock order, endpoint row before its delivery rows, as the claim and an endpoint's delete
+    // (which cascades to its deliveries) take them: the other order deadlocks against a delete.
+    tx.exec_params("select 1 from webhook_endpoints where id = $1 for no key update",
+                   o.endpoint_id);
     // An endpoint deleted while its request was in flight has no log any more: skip it.
     tx.exec_params(
         "insert into webhook_attempts (endpoint_id, event_id, event_type, attempt, "
@@ -328,7 +332,9 @@ std::vector<std::string> disable_failing_webhook_endpoints(pqxx::work& tx,
     auto rows = tx.exec_params(
         "update webhook_endpoints set status = 'disabled', disabled_reason = 'failing', "
         "  updated_at = now() "
-        "where status = 'enabled' and failing_since < now() - $1::interval returning id",
+        "where id in (select id from webhook_endpoints where status = 'enabled' "
+        "  and failing_since < now() - $1::interval order by id for no key update) "
+        "returning id",
         std::to_string(after.count()) + " seconds");
     std::vector<std::string> out;
     for (const auto& r : rows) out.push_back(r[0].as<std::string>());

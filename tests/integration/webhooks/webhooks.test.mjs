@@ -132,6 +132,19 @@ async function psql(sql) {
   return stdout.trim().split("\n").filter(Boolean);
 }
 
+// Clean-up deletes race the running dispatcher and fan-out for endpoint rows; Postgres breaks a
+// lock cycle by aborting one side ("deadlock detected"), so a clean-up is simply tried again.
+async function psqlCleanup(sql) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await psql(sql);
+    } catch (e) {
+      if (attempt >= 5 || !/deadlock detected/.test(String(e.message))) throw e;
+      await sleep(200 * attempt);
+    }
+  }
+}
+
 const forInvoice = (rec, invoiceId, type) =>
   rec.got.filter((e) => e.body.data?.invoiceId === invoiceId && (!type || e.body.type === type));
 
@@ -157,7 +170,7 @@ before(async () => {
   }, "chainwatch", 60000);
   // Endpoints left in the demo project by other suites (schemathesis registers some) would share
   // the dispatcher with ours.
-  await psql("delete from webhook_endpoints where project_id = 'prj_demo'");
+  await psqlCleanup("delete from webhook_endpoints where project_id = 'prj_demo'");
   await waitUntil(() => /webhooks: dispatcher/.test(dev.logs), "webhooks role", 30000);
   // The role reads the topic from the start the first time (other suites' charges are on it): wait
   // until its offsets equal the projector's, so no old charge reaches these tests' endpoints.
@@ -183,7 +196,7 @@ after(async () => {
   }
   if (!skip) {
     // Endpoints of this run must not receive the next run's events.
-    await psql("delete from webhook_endpoints where project_id = 'prj_demo' or project_id like 'prj_crash_%'")
+    await psqlCleanup("delete from webhook_endpoints where project_id = 'prj_demo' or project_id like 'prj_crash_%'")
       .catch(() => {});
   }
   for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
