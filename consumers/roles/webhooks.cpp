@@ -1,6 +1,5 @@
 #include "consumers/roles/webhooks.hpp"
 
-#include <algorithm>
 #include <iostream>
 #include <map>
 #include <pqxx/pqxx>
@@ -204,12 +203,9 @@ pg::AttemptOutcome outcome_of(const WebhooksSettings& s, const pg::ClaimedDelive
 // connection, each is tried alone and one that still fails is logged and dropped: its lease runs
 // out and the delivery is sent again (at least once), instead of one outcome blocking the others.
 void record_outcomes(pqxx::connection& conn, std::vector<pg::AttemptOutcome>& outcomes) {
-    // Endpoint rows are locked in id order, so two recorders never wait on each other in a cycle.
-    std::sort(outcomes.begin(), outcomes.end(),
-              [](const auto& a, const auto& b) { return a.endpoint_id < b.endpoint_id; });
     try {
         pqxx::work tx(conn);
-        for (const auto& o : outcomes) pg::record_webhook_attempt(tx, o);
+        pg::record_webhook_attempts(tx, outcomes);
         tx.commit();
         outcomes.clear();
         return;
@@ -222,7 +218,7 @@ void record_outcomes(pqxx::connection& conn, std::vector<pg::AttemptOutcome>& ou
     for (const auto& o : outcomes) {
         try {
             pqxx::work tx(conn);
-            pg::record_webhook_attempt(tx, o);
+            pg::record_webhook_attempts(tx, {o});
             tx.commit();
         } catch (const pqxx::broken_connection&) {
             throw;

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "domain/events/json_writer.hpp"
+
 namespace duepay::infra::postgres {
 namespace {
 
@@ -296,35 +298,104 @@ std::vector<ClaimedDelivery> claim_webhook_deliveries(pqxx::work& tx, std::size_
     return out;
 }
 
-void record_webhook_attempt(pqxx::work& tx, const AttemptOutcome& o) {
-    std::optional<std::string> retry;
-    if (o.retry_in) retry = ms_interval(*o.retry_in);
-    const std::string state = o.delivered ? "delivered" : (o.retry_in ? "pending" : "failed");
-    // Lock order, endpoint row before its delivery rows, as the claim and an endpoint's delete
-    // (which cascades to its deliveries) take them: the other order deadlocks against a delete.
-    tx.exec_params("select 1 from webhook_endpoints where id = $1 for no key update",
-                   o.endpoint_id);
+namespace {
+
+// The outcomes as one JSON array, read by Postgres with jsonb_to_recordset: a batch costs four
+// statements whatever its size (it was four per outcome).
+std::string outcomes_json(const std::vector<AttemptOutcome>& outcomes) {
+    rapidjson::StringBuffer buf;
+    domain::json::Writer w(buf);
+    w.StartArray();
+    int seq = 0;
+    for (const auto& o : outcomes) {
+        w.StartObject();
+        w.Key("seq");
+        w.Int(seq++);
+        domain::json::str(w, "endpoint_id", o.endpoint_id);
+        domain::json::str(w, "event_id", o.event_id);
+        domain::json::str(w, "event_type", o.event_type);
+        w.Key("attempt");
+        w.Int(o.attempt);
+        w.Key("response_status");
+        if (o.response_status) {
+            w.Int(*o.response_status);
+        } else {
+            w.Null();
+        }
+        w.Key("latency_ms");
+        w.Int(o.latency_ms);
+        domain::json::opt_str(w, "error", o.error);
+        w.Key("retry_ms");
+        if (o.retry_in) {
+            w.Int64(o.retry_in->count());
+        } else {
+            w.Null();
+        }
+        w.Key("delivered");
+        w.Bool(o.delivered);
+        w.Key("lease_token");
+        w.Int64(o.lease_token);
+        w.EndObject();
+    }
+    w.EndArray();
+    return {buf.GetString(), buf.GetSize()};
+}
+
+constexpr const char* kOutcomes =
+    "jsonb_to_recordset($1::jsonb) as x(seq int, endpoint_id text, event_id text, "
+    "event_type text, attempt int, response_status int, latency_ms int, error text, "
+    "retry_ms bigint, delivered boolean, lease_token bigint)";
+
+}  // namespace
+
+void record_webhook_attempts(pqxx::work& tx, const std::vector<AttemptOutcome>& outcomes) {
+    if (outcomes.empty()) return;
+    const std::string batch = outcomes_json(outcomes);
+    // Lock order: the endpoint rows first, in id order, then their deliveries, as the claim and an
+    // endpoint's delete (which cascades to its deliveries) take them; the other order deadlocks
+    // against a delete.
+    tx.exec_params(std::string("select 1 from webhook_endpoints where id in (select endpoint_id "
+                               "from ") +
+                       kOutcomes + ") order by id for no key update",
+                   batch);
     // An endpoint deleted while its request was in flight has no log any more: skip it.
+    tx.exec_params(std::string("insert into webhook_attempts (endpoint_id, event_id, event_type, "
+                               "  attempt, response_status, latency_ms, error, next_retry_at) "
+                               "select x.endpoint_id, x.event_id, x.event_type, x.attempt, "
+                               "  x.response_status, x.latency_ms, x.error, "
+                               "  now() + x.retry_ms * interval '1 millisecond' from ") +
+                       kOutcomes +
+                       " where exists (select 1 from webhook_endpoints e "
+                       "where e.id = x.endpoint_id) order by x.seq",
+                   batch);
     tx.exec_params(
-        "insert into webhook_attempts (endpoint_id, event_id, event_type, attempt, "
-        "  response_status, latency_ms, error, next_retry_at) "
-        "select $1, $2, $3, $4, $5, $6, $7, now() + $8::interval "
-        "where exists (select 1 from webhook_endpoints where id = $1)",
-        o.endpoint_id, o.event_id, o.event_type, o.attempt, o.response_status, o.latency_ms,
-        o.error, retry);
-    tx.exec_params(
-        "update webhook_deliveries set attempts = $3, state = $4, leased_until = null, "
-        "  lease_token = null, next_attempt_at = coalesce(now() + $5::interval, next_attempt_at), "
-        "  last_status = $6, last_error = $7, updated_at = now() "
-        "where endpoint_id = $1 and event_id = $2 and lease_token = $8",
-        o.endpoint_id, o.event_id, o.attempt, state, retry, o.response_status, o.error,
-        o.lease_token);
-    // The failure clock: set by the first failure after a success, cleared by a success.
-    tx.exec_params(
-        "update webhook_endpoints "
-        "set failing_since = case when $2 then null else coalesce(failing_since, now()) end "
-        "where id = $1 and (failing_since is null) <> $2::boolean",
-        o.endpoint_id, o.delivered);
+        std::string("update webhook_deliveries d set attempts = x.attempt, "
+                    "  state = case when x.delivered then 'delivered' "
+                    "    when x.retry_ms is not null then 'pending' else 'failed' end, "
+                    "  leased_until = null, lease_token = null, "
+                    "  next_attempt_at = coalesce(now() + x.retry_ms * interval '1 millisecond', "
+                    "    d.next_attempt_at), "
+                    "  last_status = x.response_status, last_error = x.error, updated_at = now() "
+                    "from ") +
+            kOutcomes +
+            " where d.endpoint_id = x.endpoint_id and d.event_id = x.event_id "
+            "and d.lease_token = x.lease_token",
+        batch);
+    // The failure clock: set by the first failure after a success, cleared by a success. Within
+    // one batch (one transaction, one now()) an endpoint's last outcome decides.
+    tx.exec_params(std::string("update webhook_endpoints e set failing_since = case "
+                               "  when a.last_delivered then null "
+                               "  when a.any_delivered then now() "
+                               "  else coalesce(e.failing_since, now()) end "
+                               "from (select endpoint_id, bool_or(delivered) as any_delivered, "
+                               "  (array_agg(delivered order by seq desc))[1] as last_delivered "
+                               "  from ") +
+                       kOutcomes +
+                       " group by endpoint_id) a "
+                       "where e.id = a.endpoint_id and case when a.last_delivered "
+                       "then e.failing_since is not null "
+                       "else e.failing_since is null or a.any_delivered end",
+                   batch);
 }
 
 std::vector<std::string> disable_failing_webhook_endpoints(pqxx::work& tx,

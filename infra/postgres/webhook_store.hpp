@@ -143,10 +143,11 @@ struct AttemptOutcome {
     std::optional<std::chrono::milliseconds> retry_in;  // nullopt and !delivered: failed for good
     std::int64_t lease_token = 0;                       // from the claim
 };
-// Logs the attempt (unless the endpoint was deleted meanwhile); updates the delivery only while
+// Logs each attempt (unless the endpoint was deleted meanwhile); updates a delivery only while
 // the claim's lease token is still its own (a redelivery or another dispatcher's re-claim since
-// then is not overwritten).
-void record_webhook_attempt(pqxx::work& tx, const AttemptOutcome& outcome);
+// then is not overwritten); sets or clears the endpoints' failure clock. One batch is four
+// statements, whatever its size; outcomes of one endpoint count in their order in the vector.
+void record_webhook_attempts(pqxx::work& tx, const std::vector<AttemptOutcome>& outcomes);
 
 // Disables endpoints failing for longer than `after` with no success; returns their ids.
 std::vector<std::string> disable_failing_webhook_endpoints(pqxx::work& tx,
