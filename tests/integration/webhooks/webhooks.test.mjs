@@ -434,6 +434,24 @@ test("secret rotation: each delivery carries a signature per active secret and e
   assert.equal(newest.previousSecretExpiresAt, null);
 });
 
+test("the attempt log keeps 30 days: older attempts are purged by the role's housekeeping, newer kept", { skip }, async () => {
+  const rec = await receiver();
+  const ep = await register(rec.url);
+  await api("POST", `/v1/webhook-endpoints/${ep.id}/test`, {});
+  await waitUntil(() => rec.got[0], "the test event", 10000);
+  const old = (days) => psql(`insert into webhook_attempts (endpoint_id, event_id, event_type, attempt,
+    attempted_at, response_status, latency_ms) values ('${ep.id}', 'evt_backdated_${days}', 'webhook.test', 1,
+    now() - interval '${days} days', 200, 1) returning id`);
+  const [[gone], [kept]] = [await old(31), await old(29)];
+  // Housekeeping runs every second here (DUEPAY_WEBHOOK_HOUSEKEEPING_SECONDS=1).
+  await waitUntil(async () => (await psql(`select count(*) from webhook_attempts where id = ${gone}`))[0] === "0",
+    "the 31-day-old attempt purged", 15000);
+  assert.deepEqual(await psql(`select id from webhook_attempts where id = ${kept}`), [kept]);
+  const log = (await api("GET", `/v1/webhook-endpoints/${ep.id}/deliveries`)).body.data;
+  assert.ok(log.items.some((a) => a.responseStatus === 200 && a.type === "webhook.test" && a.eventId !== "evt_backdated_29"), JSON.stringify(log));
+  await api("DELETE", `/v1/webhook-endpoints/${ep.id}`);
+});
+
 test("duepay admin webhook: the same operations, JSON out", { skip }, async () => {
   const rec = await receiver();
   const admin = async (...a) => {
@@ -521,4 +539,48 @@ test(`kill -9 of the webhooks role while ${CRASH_EVENTS} paid events are in flig
   const [quarantined] = await psql(`select count(*) from quarantined_events where consumer_group = '${group}'`);
   assert.equal(Number(quarantined), 1);
   role.kill("SIGTERM");
+});
+
+test("an endpoint whose name resolves to loopback at delivery time is refused by the dispatcher, not sent", { skip }, async () => {
+  // Registration refuses private addresses; a name can still resolve to one later (DNS rebinding).
+  // The row is written directly with such a name, and a role without DUEPAY_WEBHOOK_ALLOW_INSECURE
+  // must refuse to connect when it delivers.
+  const suffix = `${process.pid}_${Date.now()}`;
+  const project = `prj_crash_refuse_${suffix}`;
+  const topic = `duepay.test.webhooks.refuse.${suffix}`;
+  const group = `duepay-test-webhooks-refuse-${suffix}`;
+  await run(BIN, ["admin", "topic", "create", "--name", topic, "--partitions", "1"], { env });
+  const rec = await receiver();
+  const port = rec.server.address().port;
+  const endpointId = `we_${(Date.now() + 1).toString(16).padStart(24, "0").slice(-24)}`;
+  await psql(`insert into webhook_endpoints (id, project_id, mode, url, events, secret) values ('${endpointId}',
+    '${project}', 'test', 'https://localhost:${port}/hooks', '{invoice.paid}',
+    'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=')`);
+  await run(PRODUCER, ["--topic", topic, "--project", project, "--count", "1", "--garbage", "1"],
+    { env, timeout: 60000 });
+  const role = start(["webhooks", "--topic", topic, "--webhooks-group", group], "webhooks-refuse",
+    { DUEPAY_WEBHOOK_ALLOW_INSECURE: "0", DUEPAY_WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE });
+  const [error] = await waitUntil(async () => {
+    if (role.exitCode !== null) throw new Error(`webhooks role exited: ${role.logs}`);
+    const rows = await psql(`select error from webhook_attempts where endpoint_id = '${endpointId}'`);
+    return rows.length ? rows : null;
+  }, "the refused attempt", 30000);
+  assert.match(error, /^refused: the endpoint's address is private, loopback or reserved/);
+  const [state] = await psql(`select state || ' ' || attempts from webhook_deliveries where endpoint_id = '${endpointId}'`);
+  assert.equal(state, "pending 1");  // retried later like any failure, never sent
+  assert.equal(rec.got.length, 0);
+
+  // The record that is not an event is in quarantine for this group; `admin quarantine retry` runs it
+  // through the webhooks role's own apply again, which still refuses it, so it stays there.
+  const unresolved = async () => JSON.parse((await run(BIN, ["admin", "quarantine", "list", "--group", group],
+    { env })).stdout).entries;
+  const [entry] = await unresolved();
+  assert.ok(entry, "the garbage record is quarantined for the group");
+  const retry = await run(BIN, ["admin", "quarantine", "retry", String(entry.id)], { env })
+    .then((r) => ({ code: 0, out: r.stdout + r.stderr }), (e) => ({ code: e.code, out: e.stdout + e.stderr }));
+  assert.equal(retry.code, 1, retry.out);
+  assert.match(retry.out, /retry_failed/);
+  assert.deepEqual((await unresolved()).map((e) => e.id), [entry.id]);
+  role.kill("SIGTERM");
+  await waitUntil(() => role.exitCode !== null, "the role to stop", 20000);
 });
