@@ -18,6 +18,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "api/checkout/checkout_page.hpp"
 #include "api/checkout/checkout_view.hpp"
 
 namespace duepay::api::checkout {

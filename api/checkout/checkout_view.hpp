@@ -10,14 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "api/checkout/checkout_messages.hpp"
 #include "api/http/charge_json.hpp"
 #include "domain/evm/signer.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/postgres/charge_row.hpp"
 
 namespace duepay::api::checkout {
-
-enum class Lang { en, th };
 
 // One transaction the wallet sends: eth_sendTransaction {to, data} (value 0).
 struct WalletTx {
@@ -92,21 +91,5 @@ std::string status_event_json(const CheckoutView& view);
 // the URL's own parameters and putting them before any #fragment.
 std::string append_return_params(std::string_view url, std::string_view invoice_id,
                                  const std::optional<std::string>& reference);
-
-// The language of the page: `?lang=` when it is en/th, else the best of Accept-Language
-// (q-values honoured, "th-TH" counts as th), else English.
-Lang choose_lang(std::string_view query_lang, std::string_view accept_language);
-std::string_view lang_code(Lang lang);
-
-// The full HTML page. `qr_svg` is the QR of view.payment_uri (empty: none); `now_unix` fills the
-// initial countdown; `asset_version` busts caches of /static/*.
-std::string render_page(const CheckoutView& view, Lang lang, std::int64_t now_unix,
-                        std::string_view qr_svg, std::string_view asset_version);
-
-// The 404 page for an unknown or malformed invoice id.
-std::string render_not_found(Lang lang, std::string_view asset_version);
-
-// "1h 02m 05s"-style text of a remaining duration (0 and below: "0s").
-std::string format_remaining(std::int64_t seconds);
 
 }  // namespace duepay::api::checkout

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "api/checkout/checkout_page.hpp"
 #include "api/checkout/checkout_routes.hpp"
 #include "api/checkout/checkout_view.hpp"
 #include "domain/evm/address.hpp"
