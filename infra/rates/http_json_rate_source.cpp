@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "infra/curl/curl_handle.hpp"
+
 namespace duepay::infra::rates {
 
 using domain::money::Rational;
@@ -116,10 +118,6 @@ domain::Result<Rational> parse_exact_decimal(std::string_view text) {
 
 namespace {
 
-struct CurlDeleter {
-    void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-
 struct Body {
     std::string data;
     std::size_t limit = 0;
@@ -145,7 +143,7 @@ Quote HttpJsonRateSource::quote(domain::money::FiatCurrency fiat, std::string_vi
                                 domain::ChainId chain) {
     const std::string url = detail::substitute(settings_.url, fiat, token_symbol, chain);
     const std::string path = detail::substitute(settings_.json_path, fiat, token_symbol, chain);
-    std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+    const auto curl = infra::curl::make_easy();
     if (!curl)
         throw RateUnavailable("rate source " + settings_.name + ": curl_easy_init failed", true);
     Body body;

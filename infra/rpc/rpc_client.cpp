@@ -5,7 +5,6 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <mutex>
 #include <thread>
 
 #include "domain/hex.hpp"
@@ -239,8 +238,6 @@ std::optional<Receipt> parse_receipt(std::string_view json) {
 
 namespace {
 
-std::once_flag g_curl_init;
-
 std::size_t on_write(char* data, std::size_t size, std::size_t n, void* user) {
     static_cast<std::string*>(user)->append(data, size * n);
     return size * n;
@@ -257,13 +254,8 @@ std::string call_object(const CallRequest& r) {
 
 }  // namespace
 
-void RpcClient::CurlDeleter::operator()(void* handle) const {
-    curl_easy_cleanup(static_cast<CURL*>(handle));
-}
-
 RpcClient::RpcClient(RpcSettings settings) : settings_(std::move(settings)) {
-    std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-    curl_.reset(curl_easy_init());
+    curl_ = curl::make_easy();
     if (!curl_) throw RpcError("rpc: curl_easy_init failed", false);
 }
 
@@ -272,7 +264,7 @@ RpcClient::RpcClient(RpcClient&&) noexcept = default;
 RpcClient& RpcClient::operator=(RpcClient&&) noexcept = default;
 
 std::string RpcClient::call(std::string_view method, std::string_view params_json) {
-    auto* curl = static_cast<CURL*>(curl_.get());
+    CURL* curl = curl_.get();
     const std::string body = detail::encode_request(next_id_++, method, params_json);
     response_.clear();
     curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "domain/types.hpp"
+#include "infra/curl/curl_handle.hpp"
 #include "infra/error.hpp"
 
 namespace duepay::infra::rpc {
@@ -131,11 +132,8 @@ class RpcClient {
                              std::chrono::milliseconds every = std::chrono::milliseconds(200));
 
   private:
-    struct CurlDeleter {
-        void operator()(void* handle) const;
-    };
     RpcSettings settings_;
-    std::unique_ptr<void, CurlDeleter> curl_;
+    curl::Easy curl_;
     std::uint64_t next_id_ = 1;
     std::string response_;
 };

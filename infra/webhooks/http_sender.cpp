@@ -10,14 +10,8 @@
 namespace duepay::infra::webhooks {
 
 struct HttpSender::Transfer {
-    struct EasyDeleter {
-        void operator()(CURL* c) const { curl_easy_cleanup(c); }
-    };
-    struct ListDeleter {
-        void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-    };
-    std::unique_ptr<CURL, EasyDeleter> easy;
-    std::unique_ptr<curl_slist, ListDeleter> headers;
+    curl::Easy easy;
+    curl::Headers headers;
     HttpRequest request;
     std::string body;
     std::size_t max_body = 0;
@@ -60,23 +54,18 @@ void check(CURLcode code, const char* what) {
 }  // namespace
 
 HttpSender::HttpSender(SenderSettings settings) : settings_(settings) {
-    static const bool initialised = [] {
-        return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
-    }();
-    if (!initialised) throw std::runtime_error("curl_global_init failed");
-    multi_ = curl_multi_init();
-    if (multi_ == nullptr) throw std::runtime_error("curl_multi_init failed");
+    multi_ = curl::make_multi();
+    if (!multi_) throw std::runtime_error("curl_multi_init failed");
 }
 
 HttpSender::~HttpSender() {
-    for (auto& [easy, t] : transfers_) curl_multi_remove_handle(static_cast<CURLM*>(multi_), easy);
+    for (auto& [easy, t] : transfers_) curl_multi_remove_handle(multi_.get(), easy);
     transfers_.clear();
-    curl_multi_cleanup(static_cast<CURLM*>(multi_));
 }
 
 void HttpSender::start(HttpRequest request) {
     auto t = std::make_unique<Transfer>();
-    t->easy.reset(curl_easy_init());
+    t->easy = curl::make_easy();
     if (!t->easy) throw std::runtime_error("curl_easy_init failed");
     t->request = std::move(request);
     t->max_body = settings_.max_response_bytes;
@@ -112,14 +101,14 @@ void HttpSender::start(HttpRequest request) {
           "CURLOPT_OPENSOCKETFUNCTION");
     check(curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get()), "CURLOPT_OPENSOCKETDATA");
     t->started = std::chrono::steady_clock::now();
-    if (curl_multi_add_handle(static_cast<CURLM*>(multi_), e) != CURLM_OK) {
+    if (curl_multi_add_handle(multi_.get(), e) != CURLM_OK) {
         throw std::runtime_error("curl_multi_add_handle failed");
     }
     transfers_.emplace(e, std::move(t));
 }
 
 std::vector<HttpResult> HttpSender::poll(std::chrono::milliseconds wait) {
-    auto* multi = static_cast<CURLM*>(multi_);
+    CURLM* multi = multi_.get();
     int running = 0;
     curl_multi_perform(multi, &running);
     if (!transfers_.empty()) {

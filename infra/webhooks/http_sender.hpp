@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "infra/curl/curl_handle.hpp"
+
 namespace duepay::infra::webhooks {
 
 struct SenderSettings {
@@ -52,7 +54,7 @@ class HttpSender {
 
   private:
     SenderSettings settings_;
-    void* multi_ = nullptr;                                           // CURLM*, owned
+    curl::Multi multi_;
     std::unordered_map<void*, std::unique_ptr<Transfer>> transfers_;  // by CURL*
 };
 
