@@ -1,5 +1,6 @@
 #include "api/http/auth.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <type_traits>
 
@@ -66,7 +67,13 @@ std::optional<KeyOwner> Authenticator::authenticate(const ApiRequest& request) {
     if (owner) {
         unknown_.erase(cache_key);
         make_room(known_, now);
-        known_[cache_key] = Known{*owner, now + ttl_};
+        // A rolled key is never cached past its own expiry (docs/adr/0170).
+        auto keep = ttl_;
+        if (owner->expires_in_ms) {
+            keep = std::min(
+                keep, std::chrono::milliseconds(std::max<std::int64_t>(0, *owner->expires_in_ms)));
+        }
+        known_[cache_key] = Known{*owner, now + keep};
     } else {
         known_.erase(cache_key);
         make_room(unknown_, now);

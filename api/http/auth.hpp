@@ -2,7 +2,9 @@
 // looked up (only hashes are stored) and compared in constant time. Lookups are cached for 1 s so
 // hot polling loops do not hit Postgres on every request: a revoked key (duepay admin key revoke)
 // stops working on every API process within 1 s, and a key created after a failed attempt with it
-// works within 1 s (docs/accounts.md, docs/adr/0080). Unknown keys are cached apart from known
+// works within 1 s (docs/accounts.md, docs/adr/0080). A rolled key (POST /v1/api-keys/roll) is
+// cached no longer than its remaining life, so it stops at its expiresAt on every process
+// (docs/adr/0170). Unknown keys are cached apart from known
 // ones, so a flood of made-up keys cannot evict the keys of real clients, and a key that cannot be
 // one of ours (plausible_key) is refused without a lookup (docs/adr/0097).
 #pragma once

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <utility>
 
+#include "api/http/account_api.hpp"
 #include "api/http/charge_json.hpp"
 #include "api/http/envelope.hpp"
 #include "api/http/webhooks_api.hpp"
@@ -351,6 +352,9 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         }
         if (deps_.webhooks != nullptr && WebhooksApi::owns(request.path)) {
             return respond(deps_.webhooks->handle(request));
+        }
+        if (deps_.account != nullptr && AccountApi::owns(request.path)) {
+            return respond(deps_.account->handle(request));
         }
         if (!is_invoices && !is_charge)
             return respond(error_response(404, "route_not_found", "no such route"));

@@ -21,6 +21,7 @@
 namespace duepay::api {
 
 class WebhooksApi;
+class AccountApi;
 
 struct ApiDeps {
     KeyDirectory* keys = nullptr;
@@ -41,6 +42,7 @@ struct ApiDeps {
     IdempotencyKeys* idempotency = nullptr;     // null: Idempotency-Key is validated, not stored
     CreationLimiter* limiter = nullptr;         // null: no rate limit or quota (docs/limits.md)
     WebhooksApi* webhooks = nullptr;            // null: /v1/webhook-* are 404s (docs/webhooks.md)
+    AccountApi* account = nullptr;  // null: key roll, /v1/project, /v1/payout-wallet/* are 404s
 };
 
 class ChargesApi {

@@ -8,20 +8,18 @@
 #include <iostream>
 #include <optional>
 #include <pqxx/pqxx>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "consumers/cli/admin.hpp"
+#include "domain/accounts/project_settings.hpp"
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
-#include "domain/evm/eip191.hpp"
-#include "domain/evm/signer.hpp"
 #include "domain/hex.hpp"
 #include "domain/url.hpp"
+#include "infra/accounts/account_changes.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
-#include "infra/crypto/secp256k1_signer.hpp"
 #include "infra/postgres/account_store.hpp"
 #include "infra/random/key_material.hpp"
 #include "infra/random/random.hpp"
@@ -81,28 +79,24 @@ int check_window(const std::string& text) {
     return v;
 }
 
-// Empty clears (update only); otherwise an http(s) URL without spaces or quotes.
+// The value of a domain::accounts rule, or its rejection as an AdminError.
+template <class T>
+T checked(domain::Result<T> r) {
+    if (!r) throw AdminError{r.error().code, r.error().message};
+    return std::move(r).value();
+}
+
+// Empty clears (update only); otherwise an http(s) URL (the API itself takes https only).
 std::string check_logo(const std::string& url) {
-    static const std::regex ok(R"(^https?://[^\s"'<>]{1,500}$)");
-    if (!url.empty() && !std::regex_match(url, ok)) {
-        throw AdminError{"invalid_logo_url",
-                         "--logo-url must be an http(s) URL of at most 500 characters"};
-    }
-    return url;
+    return url.empty() ? url : checked(domain::accounts::check_logo_url(url, true));
 }
 
 std::string check_color(const std::string& color) {
-    static const std::regex ok("^#[0-9A-Fa-f]{6}$");
-    if (!color.empty() && !std::regex_match(color, ok)) {
-        throw AdminError{"invalid_accent_color", "--accent-color must be #RRGGBB"};
-    }
-    return color;
+    return color.empty() ? color : checked(domain::accounts::check_accent_color(color));
 }
 
 std::string check_name(const std::string& name) {
-    if (name.empty() || name.size() > 120)
-        throw AdminError{"invalid_name", "--name must be 1 to 120 characters"};
-    return name;
+    return checked(domain::accounts::check_project_name(name));
 }
 
 std::string checksum_address(const std::string& text) {
@@ -177,9 +171,9 @@ int project_command(const std::vector<std::string>& args) {
                              "--accent-color"};
         }
         pqxx::work tx(conn);
-        if (!pg::update_project(tx, id, c))
-            throw AdminError{"project_not_found", "no project " + id};
-        result = load_project(tx, id);
+        auto updated = infra::accounts::update_project(tx, id, c, infra::accounts::Actor{});
+        if (!updated) throw AdminError{"project_not_found", "no project " + id};
+        result = *updated;
         tx.commit();
     } else {
         throw AdminError{"usage", "project create|show|update (duepay admin --help)"};
@@ -202,6 +196,8 @@ void write_key(Writer& w, const pg::ApiKeyRecord& k, const std::optional<std::st
     if (secret) str(w, "key", *secret);
     str(w, "createdAt", k.created_at);
     opt_str(w, "revokedAt", k.revoked_at);
+    opt_str(w, "expiresAt", k.expires_at);    // a rolled key: when it stops working
+    opt_str(w, "replacedBy", k.replaced_by);  // and the key that replaced it
     w.EndObject();
 }
 
@@ -270,17 +266,7 @@ int key_command(const std::vector<std::string>& args) {
     return 0;
 }
 
-// ---- payout wallet proof (EIP-191) ----
-
-std::string challenge_message(const std::string& project, const std::string& address,
-                              const std::string& nonce, const std::string& expires) {
-    return "duepay payout wallet verification\n\n"
-           "Sign this message to prove that you control this wallet and want it to receive the "
-           "payments "
-           "of the project below. Signing costs nothing and authorises no transaction.\n\n"
-           "Project: " +
-           project + "\nAddress: " + address + "\nNonce: " + nonce + "\nExpires: " + expires;
-}
+// ---- payout wallet proof (EIP-191; infra/accounts, shared with the REST API) ----
 
 int wallet_command(const std::vector<std::string>& args) {
     const std::string sub = args.size() >= 2 ? args[1] : "";
@@ -299,13 +285,9 @@ int wallet_command(const std::vector<std::string>& args) {
             }
             ttl = std::stoi(*v);
         }
-        const auto nonce = domain::to_hex(infra::random::random_bytes<16>()).substr(2);
         pqxx::work tx(conn);
         load_project(tx, project);
-        auto c = pg::insert_wallet_challenge(
-            tx, random_id("wch_"), project, address, nonce, ttl, [&](const std::string& expires) {
-                return challenge_message(project, address, nonce, expires);
-            });
+        auto c = infra::accounts::issue_wallet_challenge(tx, project, address, ttl);
         tx.commit();
         w.StartObject();
         str(w, "challengeId", c.id);
@@ -316,31 +298,16 @@ int wallet_command(const std::vector<std::string>& args) {
         str(w, "message", c.message);
         w.EndObject();
     } else if (sub == "verify") {
-        auto signature = domain::evm::parse_signature(required(args, "--signature"));
-        if (!signature) throw AdminError{signature.error().code, signature.error().message};
+        infra::accounts::WalletVerification v;
+        v.project_id = project;
+        v.address = address;
+        v.signature = required(args, "--signature");
+        v.nonce = opt_flag(args, "--nonce");
+        // An operator may replace a verified wallet without its signature: the recovery path
+        // when a merchant lost it (docs/adr/0171). The REST API requires it.
+        v.require_current_wallet = false;
         pqxx::work tx(conn);
-        load_project(tx, project);
-        auto c = pg::find_wallet_challenge(tx, project, address, opt_flag(args, "--nonce"));
-        if (!c)
-            throw AdminError{"challenge_not_found",
-                             "no challenge for this project and address; run wallet challenge"};
-        if (c->used)
-            throw AdminError{"challenge_used",
-                             "this challenge was already used; request a new one"};
-        if (c->expired)
-            throw AdminError{"challenge_expired",
-                             "the challenge expired at " + c->expires_at + "; request a new one"};
-        auto signer = infra::crypto::recover_signer(domain::evm::personal_message_hash(c->message),
-                                                    *signature);
-        if (!signer) throw AdminError{signer.error().code, signer.error().message};
-        const auto recovered = domain::evm::to_checksum(*signer);
-        if (recovered != address) {
-            throw AdminError{"signer_mismatch",
-                             "the message was signed by " + recovered + ", not " + address};
-        }
-        pg::mark_challenge_used(tx, c->id);
-        pg::set_payout_address(tx, project, address);
-        auto p = load_project(tx, project);
+        auto p = checked(infra::accounts::verify_wallet(tx, v));
         tx.commit();
         write_project(w, p);
     } else {

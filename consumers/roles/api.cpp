@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "api/http/account_api.hpp"
 #include "api/http/charges_api.hpp"
 #include "api/http/pg_ports.hpp"
 #include "api/http/server.hpp"
@@ -51,6 +52,7 @@ struct ApiRole {
     std::unique_ptr<api::PgIdempotencyKeys> idempotency;
     std::unique_ptr<api::PgCreationLimiter> limiter;
     std::unique_ptr<api::WebhooksApi> webhooks;  // /v1/webhook-* (docs/webhooks.md)
+    std::unique_ptr<api::AccountApi> account;    // key roll, /v1/project, payout wallet
     std::unique_ptr<api::ChargesApi> routes;
     std::unique_ptr<api::ApiServer> server;
 
@@ -122,6 +124,8 @@ struct ApiRole {
         webhook_deps.now_ms = deps.now_ms;
         webhooks = std::make_unique<api::WebhooksApi>(std::move(webhook_deps));
         deps.webhooks = webhooks.get();
+        account = std::make_unique<api::AccountApi>(api::AccountApiDeps{keys.get(), pool.get()});
+        deps.account = account.get();
         routes = std::make_unique<api::ChargesApi>(std::move(deps));
         api::ServerSettings settings;
         settings.listen =

@@ -8,9 +8,11 @@ void prepare_account_statements(pqxx::connection& conn) {
     conn.prepare(
         "find_key_owner",
         "select k.id, k.project_id, k.mode, p.plan, p.payment_window_seconds, p.payout_address, "
-        "k.key_hash, p.name, p.brand_logo_url, p.brand_color from api_keys k join projects p on "
-        "p.id = k.project_id "
-        "where k.key_hash = $1 and k.revoked_at is null");
+        "k.key_hash, p.name, p.brand_logo_url, p.brand_color, "
+        "(extract(epoch from (k.expires_at - now())) * 1000)::bigint "
+        "from api_keys k join projects p on p.id = k.project_id "
+        "where k.key_hash = $1 and k.revoked_at is null "
+        "and (k.expires_at is null or k.expires_at > now())");
 }
 
 std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx,
@@ -32,6 +34,7 @@ std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx,
     owner.project_name = r[7].as<std::string>();
     if (!r[8].is_null()) owner.logo_url = r[8].as<std::string>();
     if (!r[9].is_null()) owner.accent_color = r[9].as<std::string>();
+    if (!r[10].is_null()) owner.expires_in_ms = r[10].as<std::int64_t>();
     return owner;
 }
 
@@ -98,12 +101,14 @@ ApiKeyRecord key_from(const pqxx::row& r) {
         std::memcpy(k.key_hash.data(), stored.data(), stored.size());
     k.created_at = r[5].as<std::string>();
     k.revoked_at = opt(r[6]);
+    k.expires_at = opt(r[7]);
+    k.replaced_by = opt(r[8]);
     return k;
 }
 
 std::string key_columns() {
     return "id, project_id, mode, key_prefix, key_hash, " + iso("created_at") + ", " +
-           iso("revoked_at");
+           iso("revoked_at") + ", " + iso("expires_at") + ", replaced_by";
 }
 
 WalletChallenge challenge_from(const pqxx::row& r) {
@@ -186,6 +191,41 @@ std::optional<ApiKeyRecord> revoke_api_key(pqxx::work& tx, const std::string& ke
         key_id);
     if (rows.empty()) return std::nullopt;
     return key_from(rows[0]);
+}
+
+std::optional<RolledKey> roll_api_key(pqxx::work& tx, const std::string& old_key_id,
+                                      const std::string& new_key_id,
+                                      const random::Digest32& new_key_hash,
+                                      const std::string& new_key_prefix, int expires_in_seconds) {
+    // Locked first, so two concurrent rolls of one key cannot both pass the check.
+    auto old = tx.exec_params(
+        "select project_id, mode from api_keys where id = $1 and revoked_at is null "
+        "and expires_at is null and replaced_by is null for update",
+        old_key_id);
+    if (old.empty()) return std::nullopt;
+    const auto project_id = old[0][0].as<std::string>();
+    const auto mode = old[0][1].as<std::string>();
+    pqxx::binarystring hash(new_key_hash.data(), new_key_hash.size());
+    auto inserted = tx.exec_params(
+        "insert into api_keys (id, project_id, mode, key_hash, key_prefix) values ($1, $2, $3, "
+        "$4, $5) returning " +
+            key_columns(),
+        new_key_id, project_id, mode, hash, new_key_prefix);
+    auto previous = tx.exec_params(
+        "update api_keys set expires_at = now() + make_interval(secs => $2::int), "
+        "replaced_by = $3 where id = $1 returning " +
+            key_columns(),
+        old_key_id, expires_in_seconds, new_key_id);
+    return RolledKey{key_from(inserted[0]), key_from(previous[0])};
+}
+
+void insert_account_audit(pqxx::work& tx, const std::string& project_id,
+                          const std::optional<std::string>& key_id, const std::string& action,
+                          const std::string& changes_json) {
+    tx.exec_params(
+        "insert into account_audit (project_id, key_id, action, changes) values ($1, $2, $3, "
+        "$4::jsonb)",
+        project_id, key_id, action, changes_json);
 }
 
 WalletChallenge insert_wallet_challenge(

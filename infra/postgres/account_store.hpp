@@ -2,6 +2,7 @@
 // keys are stored.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <pqxx/pqxx>
@@ -24,11 +25,14 @@ struct KeyOwner {
     std::string project_name;
     std::optional<std::string> logo_url;
     std::optional<std::string> accent_color;  // #RRGGBB
+    // Set for a rolled key: milliseconds until it stops working (database clock at lookup time), so
+    // a cache never keeps it past its expiry (api/http/auth, docs/adr/0170).
+    std::optional<std::int64_t> expires_in_ms;
 };
 
 void prepare_account_statements(pqxx::connection& conn);
 
-// The unrevoked key with this hash and its project, if any.
+// The unrevoked, unexpired key with this hash and its project, if any.
 std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx,
                                        const random::Digest32& key_hash);
 
@@ -85,12 +89,34 @@ struct ApiKeyRecord {
     random::Digest32 key_hash{};
     std::string created_at;
     std::optional<std::string> revoked_at;
+    std::optional<std::string> expires_at;   // set by a roll (ISO 8601 UTC)
+    std::optional<std::string> replaced_by;  // the key id that replaced it
 };
 
 std::optional<ApiKeyRecord> find_api_key(pqxx::transaction_base& tx, const std::string& key_id);
 std::vector<ApiKeyRecord> list_api_keys(pqxx::transaction_base& tx, const std::string& project_id);
 // Sets revoked_at (kept if already revoked); the key's record after, or nullopt if unknown.
 std::optional<ApiKeyRecord> revoke_api_key(pqxx::work& tx, const std::string& key_id);
+
+// A roll (POST /v1/api-keys/roll): the active, not yet rolled key `old_key_id` gets expires_at =
+// now + `expires_in_seconds` and replaced_by = `new_key_id`; the new key (same project and mode) is
+// inserted with only its hash. Returns {new, old} after the change, or nullopt (nothing changed)
+// when the old key is unknown, revoked, expired or was already rolled.
+struct RolledKey {
+    ApiKeyRecord key;
+    ApiKeyRecord previous;
+};
+std::optional<RolledKey> roll_api_key(pqxx::work& tx, const std::string& old_key_id,
+                                      const std::string& new_key_id,
+                                      const random::Digest32& new_key_hash,
+                                      const std::string& new_key_prefix, int expires_in_seconds);
+
+// One row of account_audit (migration 0170): `action` api_key.rolled | project.updated |
+// payout_wallet.verified; `key_id` the API key that made the change (nullopt: duepay admin);
+// `changes_json` a JSON object.
+void insert_account_audit(pqxx::work& tx, const std::string& project_id,
+                          const std::optional<std::string>& key_id, const std::string& action,
+                          const std::string& changes_json);
 
 struct WalletChallenge {
     std::string id;

@@ -1,5 +1,6 @@
 // Authenticator: what reaches the key directory (Postgres in production) for unknown, malformed
-// and known keys, and the 1 s bounds both ways (docs/adr/0097).
+// and known keys, the 1 s bounds both ways (docs/adr/0097), and a rolled key cached no longer than
+// its remaining life (docs/adr/0170).
 #include "api/http/auth.hpp"
 
 #include <gtest/gtest.h>
@@ -24,12 +25,14 @@ class CountingKeys final : public KeyDirectory {
                 KeyOwner owner;
                 owner.key_id = key;
                 owner.key_hash = hash;
+                owner.expires_in_ms = expires_in_ms;
                 return owner;
             }
         }
         return std::nullopt;
     }
     std::set<std::string> issued;
+    std::optional<std::int64_t> expires_in_ms;  // a rolled key's remaining life
     int lookups = 0;
 };
 
@@ -85,6 +88,31 @@ TEST(Authenticator, AFloodOfUnknownKeysDoesNotEvictKnownOnes) {
     const int before = keys.lookups;
     EXPECT_TRUE(auth.authenticate(with_key(kKey)));
     EXPECT_EQ(keys.lookups, before) << "the known key was evicted by unknown ones";
+}
+
+TEST(Authenticator, ARolledKeyIsNotCachedPastItsExpiry) {
+    CountingKeys keys;
+    keys.issued.insert(kKey);
+    keys.expires_in_ms = 150;  // the directory says: 150 ms left
+    Authenticator auth(keys, 60s);
+    ASSERT_TRUE(auth.authenticate(with_key(kKey)));
+    EXPECT_TRUE(auth.authenticate(with_key(kKey)));
+    EXPECT_EQ(keys.lookups, 1) << "cached within its remaining life";
+    // The key expires in the directory; with a 60 s TTL alone the cache would keep it a minute.
+    keys.issued.clear();
+    std::this_thread::sleep_for(200ms);
+    EXPECT_FALSE(auth.authenticate(with_key(kKey)));
+    EXPECT_EQ(keys.lookups, 2);
+}
+
+TEST(Authenticator, AKeyWithoutExpiryKeepsTheFullTtl) {
+    CountingKeys keys;
+    keys.issued.insert(kKey);
+    Authenticator auth(keys, 60s);
+    ASSERT_TRUE(auth.authenticate(with_key(kKey)));
+    std::this_thread::sleep_for(200ms);
+    EXPECT_TRUE(auth.authenticate(with_key(kKey)));
+    EXPECT_EQ(keys.lookups, 1);
 }
 
 }  // namespace

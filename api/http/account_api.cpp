@@ -1,0 +1,330 @@
+#include "api/http/account_api.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <array>
+#include <stdexcept>
+#include <string_view>
+#include <variant>
+
+#include "api/http/envelope.hpp"
+#include "domain/accounts/project_settings.hpp"
+#include "domain/events/json_writer.hpp"
+#include "domain/evm/address.hpp"
+#include "domain/evm/signer.hpp"
+#include "domain/text.hpp"
+#include "infra/accounts/account_changes.hpp"
+
+namespace duepay::api {
+namespace {
+
+namespace pg = infra::postgres;
+namespace acc = domain::accounts;
+using domain::json::opt_str;
+using domain::json::str;
+using domain::json::Writer;
+
+constexpr std::string_view kRoll = "/v1/api-keys/roll";
+constexpr std::string_view kProject = "/v1/project";
+constexpr std::string_view kChallenge = "/v1/payout-wallet/challenge";
+constexpr std::string_view kVerify = "/v1/payout-wallet/verify";
+constexpr std::string_view kWalletPrefix = "/v1/payout-wallet/";
+constexpr long long kMaxKeyOverlap = 7 * 86400;
+constexpr int kChallengeTtlSeconds = 600;
+
+ApiResponse bad_request(std::string_view code, std::string_view message) {
+    return error_response(400, code, message);
+}
+
+// A rejection of the shared account rules (infra/accounts, domain/accounts) as an HTTP answer:
+// malformed input 400, a challenge in the wrong state 409, a proof that does not hold 422.
+// Each code written out, so api_error_codes_test finds it.
+ApiResponse rejection(const domain::Error& e) {
+    const auto& c = e.code;
+    const auto& text = e.message;
+    if (c == "invalid_signature") return bad_request("invalid_signature", text);
+    if (c == "challenge_not_found") return error_response(409, "challenge_not_found", text);
+    if (c == "challenge_used") return error_response(409, "challenge_used", text);
+    if (c == "challenge_expired") return error_response(409, "challenge_expired", text);
+    if (c == "signer_mismatch") return error_response(422, "signer_mismatch", text);
+    if (c == "current_wallet_signature_required") {
+        return error_response(422, "current_wallet_signature_required", text);
+    }
+    if (c == "current_wallet_signer_mismatch") {
+        return error_response(422, "current_wallet_signer_mismatch", text);
+    }
+    throw std::logic_error("unmapped account rejection " + c);  // a bug: 500, logged
+}
+
+std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
+
+std::string project_json(const pg::ProjectRecord& p) {
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    str(w, "projectId", p.id);
+    str(w, "name", p.name);
+    opt_str(w, "logoUrl", p.logo_url);
+    opt_str(w, "accentColor", p.accent_color);
+    w.Key("paymentWindowSeconds");
+    w.Int(p.payment_window_seconds);
+    opt_str(w, "payoutAddress", p.payout_address);
+    opt_str(w, "payoutVerifiedAt", p.payout_verified_at);
+    str(w, "plan", p.plan);
+    str(w, "createdAt", p.created_at);
+    w.EndObject();
+    return text_of(b);
+}
+
+// The body as a JSON object whose strings are all storable text (ADR 0043); an empty body is {}.
+std::optional<ApiResponse> parse_body(const std::string& body, rapidjson::Document& doc) {
+    if (body.empty()) {
+        doc.SetObject();
+        return std::nullopt;
+    }
+    doc.Parse(body.data(), body.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+        return bad_request("invalid_json", "request body must be a JSON object");
+    }
+    for (const auto& m : doc.GetObject()) {
+        const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+        const bool bad_value =
+            m.value.IsString() &&
+            !domain::is_storable_text({m.value.GetString(), m.value.GetStringLength()});
+        if (!domain::is_storable_text(name) || bad_value) {
+            return bad_request("invalid_string",
+                               "body strings must be valid UTF-8 without NUL characters");
+        }
+    }
+    return std::nullopt;
+}
+
+// Refuses a member that the route does not know (a typo must not be dropped silently).
+template <std::size_t N>
+std::optional<ApiResponse> only(const rapidjson::Document& doc,
+                                const std::array<std::string_view, N>& known) {
+    for (const auto& m : doc.GetObject()) {
+        const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+        bool ok = false;
+        for (auto k : known) ok = ok || k == name;
+        if (!ok) {
+            return bad_request("unknown_field",
+                               "unknown field " + domain::escape_for_log(name, 64));
+        }
+    }
+    return std::nullopt;
+}
+
+// The string, or "" for any other JSON type (which every field rule refuses).
+std::string_view string_or_empty(const rapidjson::Value& v) {
+    return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
+}
+
+std::optional<std::string> string_member(const rapidjson::Document& doc, const char* name) {
+    if (!doc.HasMember(name) || !doc[name].IsString()) return std::nullopt;
+    return std::string(doc[name].GetString(), doc[name].GetStringLength());
+}
+
+// The address of a wallet body as EIP-55, or the 400.
+std::variant<std::string, ApiResponse> wallet_address(const rapidjson::Document& doc) {
+    auto text = string_member(doc, "address");
+    if (!text) return bad_request("invalid_address", "address is required: 0x + 40 hex digits");
+    auto parsed = domain::evm::parse_address(*text);
+    if (!parsed) return bad_request(parsed.error().code, parsed.error().message);
+    return domain::evm::to_checksum(*parsed);
+}
+
+}  // namespace
+
+AccountApi::AccountApi(AccountApiDeps deps) : deps_(std::move(deps)), auth_(*deps_.keys) {}
+
+bool AccountApi::owns(const std::string& path) {
+    return path == kRoll || path == kProject || path.starts_with(kWalletPrefix);
+}
+
+ApiResponse AccountApi::handle(const ApiRequest& request) {
+    const std::string_view path = request.path;
+    const auto& m = request.method;
+    const char* allowed = path == kProject ? "GET, PATCH" : "POST";
+    if (path != kRoll && path != kProject && path != kChallenge && path != kVerify) {
+        return error_response(404, "route_not_found", "no such route");
+    }
+    if ((path == kProject && m != "GET" && m != "PATCH") || (path != kProject && m != "POST")) {
+        auto r = error_response(405, "method_not_allowed", "method not allowed");
+        r.headers["allow"] = allowed;
+        return r;
+    }
+    auto owner = auth_.authenticate(request);
+    if (!owner) return error_response(401, "invalid_api_key", "invalid API key");
+    if (m == "GET") {
+        // Read fresh, not from the key cache: a change shows at once.
+        auto p = deps_.pool->with_transaction(
+            [&](pqxx::work& tx) { return pg::find_project(tx, owner->project_id); });
+        if (!p) return error_response(401, "invalid_api_key", "invalid API key");
+        return success_response(200, project_json(*p));
+    }
+    rapidjson::Document body;
+    if (auto r = parse_body(request.body, body)) return *r;
+    if (path == kRoll) return roll(body, *owner);
+    if (path == kProject) return update_project(body, *owner);
+    if (path == kChallenge) return challenge(body, *owner);
+    return verify(body, *owner);
+}
+
+ApiResponse AccountApi::roll(const rapidjson::Document& body, const KeyOwner& owner) {
+    if (auto r = only(body, std::array<std::string_view, 1>{"expiresInSeconds"})) return *r;
+    if (!body.HasMember("expiresInSeconds") || !body["expiresInSeconds"].IsInt64() ||
+        body["expiresInSeconds"].GetInt64() < 0 ||
+        body["expiresInSeconds"].GetInt64() > kMaxKeyOverlap) {
+        return bad_request("invalid_expires_in",
+                           "expiresInSeconds is required: an integer from 0 to 604800, how long "
+                           "the rolled key keeps working");
+    }
+    const int overlap = static_cast<int>(body["expiresInSeconds"].GetInt64());
+    auto rolled = deps_.pool->with_transaction(
+        [&](pqxx::work& tx) { return infra::accounts::roll_key(tx, owner.key_id, overlap); });
+    if (!rolled) {
+        return error_response(409, "key_already_rolled",
+                              "this key was already rolled; use the key that replaced it");
+    }
+    const auto& k = rolled->rolled.key;
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    str(w, "keyId", k.id);
+    str(w, "key", rolled->secret);
+    str(w, "projectId", k.project_id);
+    str(w, "mode", k.mode);
+    str(w, "prefix", k.prefix);
+    str(w, "createdAt", k.created_at);
+    w.Key("previousKey");
+    w.StartObject();
+    str(w, "keyId", rolled->rolled.previous.id);
+    opt_str(w, "expiresAt", rolled->rolled.previous.expires_at);
+    w.EndObject();
+    w.EndObject();
+    return success_response(201, text_of(b));
+}
+
+ApiResponse AccountApi::update_project(const rapidjson::Document& body, const KeyOwner& owner) {
+    for (const char* field :
+         {"payoutAddress", "payoutVerifiedAt", "plan", "projectId", "createdAt"}) {
+        if (body.HasMember(field)) {
+            return bad_request("read_only_field",
+                               std::string(field) +
+                                   " is read-only (the payout wallet is set with POST "
+                                   "/v1/payout-wallet/verify; the plan by the operator)");
+        }
+    }
+    if (auto r = only(body, std::array<std::string_view, 4>{"name", "logoUrl", "accentColor",
+                                                            "paymentWindowSeconds"})) {
+        return *r;
+    }
+    pg::ProjectChanges c;
+    if (body.HasMember("name")) {
+        auto name = acc::check_project_name(string_or_empty(body["name"]));
+        if (!name) return bad_request("invalid_name", name.error().message);
+        c.name = *name;
+    }
+    // null clears the logo or the colour (the store clears on an empty string).
+    if (body.HasMember("logoUrl")) {
+        const auto& v = body["logoUrl"];
+        auto url = v.IsNull() ? domain::Result<std::string>(std::string())
+                              : acc::check_logo_url(string_or_empty(v), false);
+        if (!url) return bad_request("invalid_logo_url", url.error().message);
+        c.logo_url = *url;
+    }
+    if (body.HasMember("accentColor")) {
+        const auto& v = body["accentColor"];
+        auto color = v.IsNull() ? domain::Result<std::string>(std::string())
+                                : acc::check_accent_color(string_or_empty(v));
+        if (!color) return bad_request("invalid_accent_color", color.error().message);
+        c.accent_color = *color;
+    }
+    if (body.HasMember("paymentWindowSeconds")) {
+        const auto& v = body["paymentWindowSeconds"];
+        auto window = acc::check_payment_window(v.IsInt64() ? v.GetInt64() : 0);
+        if (!window) return bad_request("invalid_payment_window", window.error().message);
+        c.payment_window_seconds = *window;
+    }
+    auto p = deps_.pool->with_transaction([&](pqxx::work& tx) {
+        return infra::accounts::update_project(tx, owner.project_id, c, owner.key_id);
+    });
+    if (!p) return error_response(401, "invalid_api_key", "invalid API key");
+    return success_response(200, project_json(*p));
+}
+
+ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwner& owner) {
+    if (auto r = only(body, std::array<std::string_view, 1>{"address"})) return *r;
+    auto address = wallet_address(body);
+    if (auto* r = std::get_if<ApiResponse>(&address)) return *r;
+    const auto& a = std::get<std::string>(address);
+    struct Issued {
+        pg::WalletChallenge challenge;
+        std::optional<std::string> current;
+    };
+    auto issued = deps_.pool->with_transaction([&](pqxx::work& tx) {
+        auto p = pg::find_project(tx, owner.project_id);
+        return Issued{
+            infra::accounts::issue_wallet_challenge(tx, owner.project_id, a, kChallengeTtlSeconds),
+            p ? p->payout_address : std::nullopt};
+    });
+    const auto& c = issued.challenge;
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    str(w, "challengeId", c.id);
+    str(w, "address", c.address);
+    str(w, "nonce", c.nonce);
+    str(w, "expiresAt", c.expires_at);
+    str(w, "message", c.message);
+    opt_str(w, "payoutAddress", issued.current);
+    w.Key("currentWalletSignatureRequired");
+    w.Bool(issued.current.has_value() && *issued.current != a);
+    w.EndObject();
+    return success_response(201, text_of(b));
+}
+
+ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& owner) {
+    if (auto r = only(body, std::array<std::string_view, 4>{"address", "signature", "nonce",
+                                                            "currentWalletSignature"})) {
+        return *r;
+    }
+    auto address = wallet_address(body);
+    if (auto* r = std::get_if<ApiResponse>(&address)) return *r;
+    infra::accounts::WalletVerification v;
+    v.project_id = owner.project_id;
+    v.address = std::get<std::string>(address);
+    auto signature = string_member(body, "signature");
+    if (!signature) {
+        return bad_request("invalid_signature", "signature is required: 0x + 130 hex digits");
+    }
+    v.signature = *signature;
+    if (body.HasMember("nonce")) {
+        v.nonce = string_member(body, "nonce");
+        if (!v.nonce) return bad_request("invalid_nonce", "nonce must be the challenge's nonce");
+    }
+    if (body.HasMember("currentWalletSignature")) {
+        v.current_signature = string_member(body, "currentWalletSignature");
+        if (!v.current_signature) {
+            return bad_request("invalid_signature",
+                               "currentWalletSignature must be 0x + 130 hex digits");
+        }
+    }
+    // Malformed signatures are refused before any query.
+    for (const auto* text : {&v.signature, v.current_signature ? &*v.current_signature : nullptr}) {
+        if (text == nullptr) continue;
+        if (auto s = domain::evm::parse_signature(*text); !s) {
+            return bad_request("invalid_signature", s.error().message);
+        }
+    }
+    v.require_current_wallet = true;
+    v.actor = owner.key_id;
+    auto p = deps_.pool->with_transaction(
+        [&](pqxx::work& tx) { return infra::accounts::verify_wallet(tx, v); });
+    if (!p) return rejection(p.error());
+    return success_response(200, project_json(*p));
+}
+
+}  // namespace duepay::api
