@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -67,28 +68,44 @@ void log_error(const EdgeSettings& settings, const std::string& id, const char* 
     write_stderr(line, n, sizeof line);
 }
 
-// Runs `fn` on the reactor thread of `transport` after `delay` (>= 1 ms), through a one-shot
-// timerfd armed via Pistache's timer queue. Never called on that reactor thread: Pistache would
-// arm inline, and arming from inside a timer callback invalidates the iterator its timer loop
-// holds. The caller holds Shared::mutex and has checked that the edge is not stopped.
+// Runs `fn` on the reactor thread of `transport` after `delay`, through Pistache's timer queue
+// (an eventfd-backed queue the reactor drains at once). Never called on that reactor thread:
+// Pistache would arm inline, and arming from inside a timer callback invalidates the iterator
+// its timer loop holds. The caller holds Shared::mutex and has checked that the edge is not
+// stopped.
+// delay >= 1 ms: a one-shot timerfd; `fn` runs when it fires.
+// delay 0 (an answer from another thread, ADR 0140): no timer at all. The entry carries
+// kNotATimer, so the reactor's timerfd_settime on it fails at once and Pistache rejects the
+// entry's promise right there, on the reactor thread; `fn` runs from that rejection. A 1 ms
+// timer cost every create ~1.1 ms of waiting plus four system calls.
+constexpr int kNotATimer = -1;
+
 void post(Tcp::Transport* transport, std::chrono::milliseconds delay, std::function<void()> fn) {
-    const int fd = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (fd < 0) return;
+    const bool now = delay.count() <= 0;
+    const int fd = now ? kNotATimer : ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0 && !now) return;
+    auto run = [fn = std::make_shared<std::function<void()>>(std::move(fn))] {
+        try {
+            (*fn)();
+        } catch (...) {
+            // fn answers requests; a failure there must not unwind into Pistache's loop
+        }
+    };
     // The continuation is attached before the timer is armed, so it always runs on the reactor.
     std::optional<Async::Deferred<uint64_t>> deferred;
     Async::Promise<uint64_t> promise(
         [&](Async::Deferred<uint64_t> d) { deferred.emplace(std::move(d)); });
-    promise.then(
-        [fd, fn = std::move(fn)](uint64_t) {
-            ::close(fd);
-            try {
-                fn();
-            } catch (...) {
-                // fn answers requests; a failure there must not unwind into Pistache's loop
-            }
-        },
-        [fd](std::exception_ptr) { ::close(fd); });
-    transport->armTimer(fd, delay, std::move(*deferred));
+    if (now) {
+        promise.then([run](uint64_t) { run(); }, [run](std::exception_ptr) { run(); });
+    } else {
+        promise.then(
+            [fd, run](uint64_t) {
+                ::close(fd);
+                run();
+            },
+            [fd](std::exception_ptr) { ::close(fd); });
+    }
+    transport->armTimer(fd, now ? std::chrono::milliseconds(1) : delay, std::move(*deferred));
 }
 
 // What the edge knows of one connection; touched only on its reactor thread.
@@ -244,7 +261,7 @@ class EdgeHandler final : public Http::Handler {
                 return self->deliver(weak, std::move(bytes), close);
             std::lock_guard lock(shared->mutex);
             if (shared->stopped) return;
-            post(transport, std::chrono::milliseconds(1),
+            post(transport, std::chrono::milliseconds(0),
                  [self, weak, close, bytes = std::move(bytes)]() mutable {
                      self->deliver(weak, std::move(bytes), close);
                  });

@@ -86,6 +86,8 @@ struct ApiRole {
         producer.bootstrap = require_env("KAFKA_BOOTSTRAP");
         producer.topic = !options.topic.empty() ? options.topic
                                                 : env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+        producer.linger_ms = static_cast<int>(env_int_or(
+            "DUEPAY_PRODUCER_LINGER_MS", producer.linger_ms, 0, 1000));  // docs/tuning.md
         log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
         keys = std::make_unique<api::PgKeyDirectory>(*pool);
         reader = std::make_unique<api::PgChargeReader>(*pool);

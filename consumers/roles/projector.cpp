@@ -21,6 +21,10 @@ ProjectorSettings projector_settings_from_env() {
     s.database_url = infra::config::require_env("DATABASE_URL");
     s.topic = infra::config::env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
     s.group_id = infra::config::env_or("DUEPAY_PROJECTOR_GROUP", "duepay-projector");
+    s.fetch_wait_max_ms = static_cast<int>(
+        infra::config::env_int_or("DUEPAY_PROJECTOR_FETCH_WAIT_MS", s.fetch_wait_max_ms, 0, 60000));
+    s.fetch_min_bytes = static_cast<int>(infra::config::env_int_or(
+        "DUEPAY_PROJECTOR_FETCH_MIN_BYTES", s.fetch_min_bytes, 1, 100'000'000));
     return s;
 }
 
@@ -49,10 +53,11 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
             }
         }
     };
-    infra::kafka::KafkaConsumer consumer(
-        infra::kafka::ConsumerSettings{settings.bootstrap, settings.group_id, settings.topic,
-                                       "duepay-projector"},
-        lookup);
+    infra::kafka::ConsumerSettings consumer_settings{settings.bootstrap, settings.group_id,
+                                                     settings.topic, "duepay-projector"};
+    consumer_settings.fetch_wait_max_ms = settings.fetch_wait_max_ms;
+    consumer_settings.fetch_min_bytes = settings.fetch_min_bytes;
+    infra::kafka::KafkaConsumer consumer(consumer_settings, lookup);
     std::cerr << "projector: group " << settings.group_id << " on " << settings.topic << std::endl;
     const char* trace_env = std::getenv("DUEPAY_PROJECTOR_TRACE");
     const bool trace = trace_env != nullptr && std::string(trace_env) == "1";

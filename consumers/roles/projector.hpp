@@ -16,9 +16,13 @@ struct ProjectorSettings {
     std::string database_url;
     std::size_t batch_max = 1000;
     int poll_timeout_ms = 100;
+    int fetch_wait_max_ms = 100;  // idle long poll; a new record is fetched at once (ADR 0140)
+    int fetch_min_bytes = 1;
 };
 
-// KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC, DUEPAY_PROJECTOR_GROUP; throws on a missing one.
+// KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC, DUEPAY_PROJECTOR_GROUP, and the tuning knobs
+// DUEPAY_PROJECTOR_FETCH_WAIT_MS and DUEPAY_PROJECTOR_FETCH_MIN_BYTES (docs/tuning.md); throws on
+// a missing required one.
 ProjectorSettings projector_settings_from_env();
 
 // Runs until `stop` is set; returns the process exit code. A failed transaction is retried (the

@@ -20,10 +20,8 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
     detail::set_conf(conf.get(), "session.timeout.ms", "6000");
     detail::set_conf(conf.get(), "heartbeat.interval.ms", "1000");
     detail::set_conf(conf.get(), "allow.auto.create.topics", "false");
-    // Let the broker answer a fetch every few ms with what accumulated, instead of once per new
-    // record: each fetch costs the broker far more CPU than the bytes it carries.
-    detail::set_conf(conf.get(), "fetch.wait.max.ms", "20");
-    detail::set_conf(conf.get(), "fetch.min.bytes", "262144");
+    detail::set_conf(conf.get(), "fetch.wait.max.ms", std::to_string(settings_.fetch_wait_max_ms));
+    detail::set_conf(conf.get(), "fetch.min.bytes", std::to_string(settings_.fetch_min_bytes));
     rd_kafka_conf_set_rebalance_cb(conf.get(), &KafkaConsumer::on_rebalance);
     rd_kafka_conf_set_opaque(conf.get(), this);
     char err[512];

@@ -34,6 +34,11 @@ struct ConsumerSettings {
     std::string group_id;
     std::string topic;
     std::string client_id = "duepay";
+    // The broker answers a fetch as soon as it has fetch_min_bytes for us, else after
+    // fetch_wait_max_ms. 1 byte: a new record is handed over at once (what a create waits for,
+    // ADR 0140); the wait then only bounds an idle long poll.
+    int fetch_wait_max_ms = 100;
+    int fetch_min_bytes = 1;
 };
 
 class KafkaConsumer {

@@ -14,9 +14,9 @@
 namespace duepay::infra::kafka {
 
 struct ProducerSettings {
-    std::string bootstrap;          // host:port[,host:port]
-    std::string topic;              // e.g. duepay.charge-events.v1
-    int linger_ms = 5;              // a few ms: one produce request carries many creates
+    std::string bootstrap;  // host:port[,host:port]
+    std::string topic;      // e.g. duepay.charge-events.v1
+    int linger_ms = 0;      // send at once; under load batches form behind the in-flight requests
     int message_timeout_ms = 5000;  // bound on an append, retries included
 };
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The create/status sweep of issue 14 (bench/README.md, "sweep"; figures in bench/RESULTS.md):
+#   1. the floor of a create, measured first on the same stack (build/bench/floor/floor_bench);
+#   2. its own `duepay dev` (api + projector), warmed up with 3 s of creates;
+#   3. for each connection count (1 8 32 64 128): wrk on create.lua, status.lua, create_full.lua;
+#      throughput, p50, p99, non-2xx, and CPU per request of the duepay process, the Kafka broker
+#      and the Postgres cluster (utime + stime from /proc over the wrk run, children included);
+#   4. a Markdown table (sweep.md), the raw rows (sweep.tsv) and a plot (sweep.png, gnuplot).
+#
+#   make stack-up && bench/load/sweep.sh                      # uses var/dev.env
+#   CONNECTIONS_LIST="8 64" DURATION=5 ROUTES="create" bench/load/sweep.sh
+#   PERF=1 bench/load/sweep.sh    # also perf record -g of duepay during create and status at 64
+#
+# Output in var/bench/sweep-<UTC time>/. Needs wrk, gnuplot, psql; nothing may answer on
+# $DUEPAY_BASE_URL before it starts (it measures the process it starts).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ENV_FILE="${DUEPAY_ENV_FILE:-$ROOT/var/dev.env}"
+[[ -f "$ENV_FILE" ]] || { echo "no $ENV_FILE: run make stack-up first" >&2; exit 2; }
+set -a; source "$ENV_FILE"; set +a
+for tool in wrk gnuplot psql; do
+  command -v "$tool" >/dev/null || { echo "$tool not installed (make deps)" >&2; exit 2; }
+done
+BUILD="${BUILD:-$ROOT/build}"
+BIN="${DUEPAY_BIN:-$BUILD/duepay}"
+FLOOR_BIN="${FLOOR_BIN:-$BUILD/bench/floor/floor_bench}"
+DURATION="${DURATION:-15}"
+CONNECTIONS_LIST="${CONNECTIONS_LIST:-1 8 32 64 128}"
+ROUTES="${ROUTES:-create status create_full}"
+FLOOR_COUNT="${FLOOR_COUNT:-500}"
+PERF="${PERF:-0}"
+BASE="${DUEPAY_BASE_URL:-http://127.0.0.1:8080}"
+OUT="${OUT:-$ROOT/var/bench/sweep-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$OUT"
+TCK="$(getconf CLK_TCK)"
+log() { printf '[sweep] %s\n' "$*" >&2; }
+
+if [[ -z "${DUEPAY_DEMO_TEST_KEY:-}" ]]; then
+  DUEPAY_DEMO_TEST_KEY="$("$BIN" admin demo | sed -n 's/.*"key":"\([^"]*\)".*/\1/p')"
+fi
+export DUEPAY_DEMO_TEST_KEY
+
+# CPU ticks of a process (utime + stime + waited-for children).
+ticks_of() {
+  [[ -r "/proc/$1/stat" ]] || { echo 0; return; }
+  sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 + $14 + $15 }'
+}
+# CPU ticks of a process and its live children (Postgres backends; ended ones are in cutime).
+tree_ticks() {
+  local total kid
+  total="$(ticks_of "$1")"
+  for kid in $(pgrep -P "$1" || true); do total=$((total + $(ticks_of "$kid"))); done
+  echo "$total"
+}
+KAFKA_PID="$(cat "$ROOT/var/kafka/kafka.pid" 2>/dev/null || true)"
+PG_PID="$(head -1 "$ROOT/var/pg/data/postmaster.pid" 2>/dev/null || true)"
+
+if curl -sf -m 2 "$BASE/healthz" >/dev/null; then
+  echo "something already answers on $BASE: stop it, the sweep measures its own duepay dev" >&2
+  exit 2
+fi
+{
+  echo "# sweep $(date -u +%FT%TZ) on $(hostname), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# $("$BIN" --version 2>/dev/null || echo "$BIN"), git $(git -C "$ROOT" rev-parse --short HEAD)"
+} >"$OUT/sweep.meta"
+
+log "floor: $FLOOR_BIN --count $FLOOR_COUNT"
+"$FLOOR_BIN" --count "$FLOOR_COUNT" | tee "$OUT/floor.txt"
+FLOOR_P50="$(sed -n 's/^floor:.* sum_p50_ms=\([0-9.]*\).*/\1/p' "$OUT/floor.txt")"
+FLOOR_P99="$(sed -n 's/^floor:.* sum_p99_ms=\([0-9.]*\).*/\1/p' "$OUT/floor.txt")"
+
+log "starting $BIN dev (log $OUT/dev.log)"
+"$BIN" dev >"$OUT/dev.log" 2>&1 &
+DEV_PID=$!
+PERF_PID=""
+cleanup() {
+  [[ -n "$PERF_PID" ]] && kill -INT "$PERF_PID" 2>/dev/null && wait "$PERF_PID" 2>/dev/null
+  kill -TERM "$DEV_PID" 2>/dev/null && wait "$DEV_PID" 2>/dev/null
+  true
+}
+trap cleanup EXIT
+for _ in $(seq 1 150); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
+curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
+
+# Warm-up (not reported): the producer id and the projector's first assignment.
+wrk -t1 -c4 -d3s -s "$ROOT/bench/load/create.lua" "$BASE" >/dev/null
+
+ids_file="$OUT/ids.txt"
+load_ids() {
+  psql -X -q -tA -d "$DATABASE_URL" -c "select invoice_id from charges where project_id = \
+'prj_demo' and mode = 'test' order by created_at desc limit 5000" >"$ids_file"
+  export DUEPAY_BENCH_IDS="$ids_file"
+}
+load_ids
+
+printf 'route\tconnections\trequests\treq_per_s\tp50_ms\tp99_ms\tnon2xx\tduepay_us\tbroker_us\tpostgres_us\n' \
+  >"$OUT/sweep.tsv"
+for route in $ROUTES; do
+  for c in $CONNECTIONS_LIST; do
+    threads=$((c < 2 ? c : 2))
+    perf_file=""
+    if [[ "$PERF" == 1 && "$c" == 64 ]]; then
+      perf_file="$OUT/perf-$route-$c.data"
+      perf record -F 499 -g -o "$perf_file" -p "$DEV_PID" 2>"$OUT/perf-$route-$c.log" &
+      PERF_PID=$!
+    fi
+    d0="$(ticks_of "$DEV_PID")"; k0="$(ticks_of "${KAFKA_PID:-0}")"; p0="$(tree_ticks "${PG_PID:-0}")"
+    line="$(wrk -t"$threads" -c"$c" -d"${DURATION}s" --latency -s "$ROOT/bench/load/$route.lua" \
+      "$BASE" | tee "$OUT/$route-$c.txt" | grep -E "^$route: ")"
+    d1="$(ticks_of "$DEV_PID")"; k1="$(ticks_of "${KAFKA_PID:-0}")"; p1="$(tree_ticks "${PG_PID:-0}")"
+    if [[ -n "$PERF_PID" ]]; then
+      kill -INT "$PERF_PID"; wait "$PERF_PID" || true; PERF_PID=""
+      perf report -i "$perf_file" --no-children --stdio --percent-limit 1.5 -g none \
+        2>/dev/null | grep -v '^#' | grep -v '^$' | head -40 >"$OUT/perf-$route-$c.top.txt" || true
+    fi
+    # "create: N requests, R req/s, p50 X ms, p99 Y ms, non-2xx Z"
+    read -r requests rps p50 p99 non2xx < <(echo "$line" |
+      sed -E 's/^[a-z_]+: ([0-9]+) requests, ([0-9.]+) req\/s, p50 ([0-9.]+) ms, p99 ([0-9.]+) ms, non-2xx ([0-9]+).*/\1 \2 \3 \4 \5/')
+    per_req() { awk -v t="$1" -v n="$requests" -v hz="$TCK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$c" "$requests" "$rps" "$p50" "$p99" \
+      "$non2xx" "$(per_req $((d1 - d0)))" "$(per_req $((k1 - k0)))" "$(per_req $((p1 - p0)))" \
+      | tee -a "$OUT/sweep.tsv"
+    [[ "$route" == create ]] && load_ids  # the status runs read the newest charges
+  done
+done
+
+# The Markdown table, with each create's p50 as a ratio to the floor.
+{
+  cat "$OUT/sweep.meta"
+  echo
+  echo "floor (same run, one in flight): p50 ${FLOOR_P50} ms, p99 ${FLOOR_P99} ms (Kafka ack + PG commit/NOTIFY)"
+  echo
+  echo "| route | connections | requests | req/s | p50 ms | p99 ms | p50 / floor p50 | non-2xx | CPU us/req duepay | broker | postgres |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  tail -n +2 "$OUT/sweep.tsv" | awk -F'\t' -v f="$FLOOR_P50" '{
+    ratio = ($1 ~ /^create/ && f > 0) ? sprintf("%.1fx", $5 / f) : "-"
+    printf "| %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n",
+      $1, $2, $3, $4, $5, $6, ratio, $7, $8, $9, $10 }'
+} >"$OUT/sweep.md"
+cat "$OUT/sweep.md"
+
+# The plot: throughput (left) and p50/p99 (right) against connections, one line per route.
+plots_rps=""; plots_lat=""
+for route in $ROUTES; do
+  awk -F'\t' -v r="$route" '$1 == r' "$OUT/sweep.tsv" >"$OUT/$route.dat"
+  plots_rps+="'$OUT/$route.dat' using 2:4 with linespoints title '$route', "
+  plots_lat+="'$OUT/$route.dat' using 2:5 with linespoints title '$route p50', "
+  plots_lat+="'$OUT/$route.dat' using 2:6 with linespoints dashtype 2 title '$route p99', "
+done
+gnuplot <<GNUPLOT
+set terminal pngcairo size 1400,560 font ",10"
+set output '$OUT/sweep.png'
+set multiplot layout 1,2 title "duepay create/status sweep (floor p50 ${FLOOR_P50} ms) $(date -u +%FT%TZ)"
+set logscale x 2
+set xlabel 'connections'
+set grid
+set key left top
+set ylabel 'requests/s'
+set logscale y
+plot ${plots_rps%, }
+set ylabel 'latency (ms)'
+plot ${plots_lat%, }, ${FLOOR_P50:-0} with lines lw 2 lc rgb 'black' title 'floor p50'
+unset multiplot
+GNUPLOT
+log "table $OUT/sweep.md, plot $OUT/sweep.png"
