@@ -9,7 +9,7 @@
 #
 #   make stack-up && bench/load/sweep.sh                      # uses var/dev.env
 #   CONNECTIONS_LIST="8 64" DURATION=5 ROUTES="create" bench/load/sweep.sh
-#   PERF=1 bench/load/sweep.sh    # also perf record -g of duepay during create and status at 64
+#   PERF=1 bench/load/sweep.sh    # then one more run per route at 64 connections under perf record
 #
 # Output in var/bench/sweep-<UTC time>/. Needs wrk, gnuplot, psql; nothing may answer on
 # $DUEPAY_BASE_URL before it starts (it measures the process it starts).
@@ -29,6 +29,7 @@ CONNECTIONS_LIST="${CONNECTIONS_LIST:-1 8 32 64 128}"
 ROUTES="${ROUTES:-create status create_full}"
 FLOOR_COUNT="${FLOOR_COUNT:-500}"
 PERF="${PERF:-0}"
+PERF_CONNECTIONS="${PERF_CONNECTIONS:-64}"
 BASE="${DUEPAY_BASE_URL:-http://127.0.0.1:8080}"
 OUT="${OUT:-$ROOT/var/bench/sweep-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$OUT"
@@ -98,21 +99,10 @@ printf 'route\tconnections\trequests\treq_per_s\tp50_ms\tp99_ms\tnon2xx\tduepay_
 for route in $ROUTES; do
   for c in $CONNECTIONS_LIST; do
     threads=$((c < 2 ? c : 2))
-    perf_file=""
-    if [[ "$PERF" == 1 && "$c" == 64 ]]; then
-      perf_file="$OUT/perf-$route-$c.data"
-      perf record -F 499 -g -o "$perf_file" -p "$DEV_PID" 2>"$OUT/perf-$route-$c.log" &
-      PERF_PID=$!
-    fi
     d0="$(ticks_of "$DEV_PID")"; k0="$(ticks_of "${KAFKA_PID:-0}")"; p0="$(tree_ticks "${PG_PID:-0}")"
     line="$(wrk -t"$threads" -c"$c" -d"${DURATION}s" --latency -s "$ROOT/bench/load/$route.lua" \
       "$BASE" | tee "$OUT/$route-$c.txt" | grep -E "^$route: ")"
     d1="$(ticks_of "$DEV_PID")"; k1="$(ticks_of "${KAFKA_PID:-0}")"; p1="$(tree_ticks "${PG_PID:-0}")"
-    if [[ -n "$PERF_PID" ]]; then
-      kill -INT "$PERF_PID"; wait "$PERF_PID" || true; PERF_PID=""
-      perf report -i "$perf_file" --no-children --stdio --percent-limit 1.5 -g none \
-        2>/dev/null | grep -v '^#' | grep -v '^$' | head -40 >"$OUT/perf-$route-$c.top.txt" || true
-    fi
     # "create: N requests, R req/s, p50 X ms, p99 Y ms, non-2xx Z"
     read -r requests rps p50 p99 non2xx < <(echo "$line" |
       sed -E 's/^[a-z_]+: ([0-9]+) requests, ([0-9.]+) req\/s, p50 ([0-9.]+) ms, p99 ([0-9.]+) ms, non-2xx ([0-9]+).*/\1 \2 \3 \4 \5/')
@@ -123,6 +113,29 @@ for route in $ROUTES; do
     [[ "$route" == create ]] && load_ids  # the status runs read the newest charges
   done
 done
+
+# Profiles (PERF=1): extra runs at $PERF_CONNECTIONS connections, not in the table (perf slows
+# what it samples). Top frames by thread and library, then by symbol; a Release build has no frame
+# pointers, so call chains are not reliable, the self-time frames are.
+if [[ "$PERF" == 1 ]]; then
+  for route in $ROUTES; do
+    perf_file="$OUT/perf-$route-$PERF_CONNECTIONS.data"
+    perf record -F 999 -g -o "$perf_file" -p "$DEV_PID" 2>"$OUT/perf-$route.log" &
+    PERF_PID=$!
+    wrk -t2 -c"$PERF_CONNECTIONS" -d"${DURATION}s" -s "$ROOT/bench/load/$route.lua" "$BASE" \
+      >"$OUT/perf-$route-wrk.txt"
+    kill -INT "$PERF_PID"; wait "$PERF_PID" || true; PERF_PID=""
+    {
+      echo "## $route at $PERF_CONNECTIONS connections: samples by thread and library"
+      perf report -i "$perf_file" --no-children --stdio --sort comm,dso -g none \
+        --percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
+      echo "## top symbols"
+      perf report -i "$perf_file" --no-children --stdio --sort comm,dso,sym -g none \
+        --percent-limit 0.7 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40
+    } >"$OUT/perf-$route-$PERF_CONNECTIONS.top.txt" || true
+    log "profile of $route: $OUT/perf-$route-$PERF_CONNECTIONS.top.txt"
+  done
+fi
 
 # The Markdown table, with each create's p50 as a ratio to the floor.
 {

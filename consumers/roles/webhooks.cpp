@@ -44,7 +44,7 @@ EnqueueStats apply_messages(pqxx::work& tx, const std::string& group_id,
                             std::optional<std::string>* refused = nullptr) {
     EnqueueStats stats;
     stats.messages = batch.size();
-    std::map<std::pair<std::string, std::int32_t>, std::int64_t> next_offsets;
+    pg::NextOffsets next_offsets;
     std::vector<pg::WebhookJournalEntry> entries;
     for (const auto& m : batch) {
         auto& next = next_offsets[{m.topic, m.partition}];
@@ -103,10 +103,7 @@ EnqueueStats apply_messages(pqxx::work& tx, const std::string& group_id,
             }
         }
     }
-    if (consuming) {
-        for (const auto& [tp, next] : next_offsets)
-            pg::store_next_offset(tx, group_id, tp.first, tp.second, next);
-    }
+    if (consuming) pg::store_next_offsets(tx, group_id, next_offsets);
     return stats;
 }
 

@@ -18,13 +18,30 @@ std::map<std::int32_t, std::int64_t> load_next_offsets(
     return out;
 }
 
-void store_next_offset(pqxx::transaction_base& tx, const std::string& group_id,
-                       const std::string& topic, std::int32_t partition, std::int64_t next_offset) {
-    tx.exec_params(
-        "insert into consumer_offsets (group_id, topic, partition, next_offset, updated_at) "
-        "values ($1, $2, $3, $4, now()) on conflict (group_id, topic, partition) do update "
-        "set next_offset = excluded.next_offset, updated_at = now()",
-        group_id, topic, partition, next_offset);
+void store_next_offsets(pqxx::transaction_base& tx, const std::string& group_id,
+                        const NextOffsets& next_offsets) {
+    auto it = next_offsets.begin();
+    while (it != next_offsets.end()) {
+        const std::string& topic = it->first.first;
+        std::string partitions = "{";
+        std::string offsets = "{";
+        for (; it != next_offsets.end() && it->first.first == topic; ++it) {
+            if (partitions.size() > 1) {
+                partitions += ',';
+                offsets += ',';
+            }
+            partitions += std::to_string(it->first.second);
+            offsets += std::to_string(it->second);
+        }
+        partitions += '}';
+        offsets += '}';
+        tx.exec_params(
+            "insert into consumer_offsets (group_id, topic, partition, next_offset, updated_at) "
+            "select $1, $2, p, o, now() from unnest($3::int[], $4::bigint[]) as u(p, o) "
+            "on conflict (group_id, topic, partition) do update "
+            "set next_offset = excluded.next_offset, updated_at = now()",
+            group_id, topic, partitions, offsets);
+    }
 }
 
 }  // namespace duepay::infra::postgres

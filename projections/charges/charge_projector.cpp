@@ -132,7 +132,7 @@ BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
     // The read model can be rebuilt from the log and the offsets commit atomically with it, so a
     // commit lost in a Postgres crash is simply projected again: no need to wait for the WAL flush.
     tx.exec("set local synchronous_commit = off");
-    std::map<std::pair<std::string, std::int32_t>, std::int64_t> next_offsets;
+    infra::postgres::NextOffsets next_offsets;
     std::vector<Decoded> records;
     records.reserve(batch.size());
     for (const auto& message : batch) {
@@ -153,9 +153,7 @@ BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
             }
         }
     }
-    for (const auto& [tp, next] : next_offsets) {
-        infra::postgres::store_next_offset(tx, group_id, tp.first, tp.second, next);
-    }
+    infra::postgres::store_next_offsets(tx, group_id, next_offsets);
     return stats;
 }
 
