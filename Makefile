@@ -2,7 +2,8 @@
 #   make run         deps + build + dev stack up + banner + `build/duepay dev` in the foreground;
 #                    Ctrl-C stops the roles, then the stack
 #   make test        deps + build + dev stack up + every ctest test (var/dev.env in the
-#                    environment) + stack down; exits with ctest's status
+#                    environment) + the log secrets grep + stack down; exits non-zero when
+#                    ctest or the grep fails
 #   make unit        build + unit tests only, no stack
 #   make deps        scripts/install-deps.sh (apt packages, npm ci, Kafka jars; quick when present)
 #   make stack-up / stack-down / stack-status   infra/dev/stack.sh (see infra/dev/README.md)
@@ -31,9 +32,13 @@ build:
 unit: build
 	ctest --test-dir $(BUILD) -L unit --output-on-failure $(CTEST_ARGS)
 
+# After ctest, scripts/check-log-secrets.sh greps the whole log of the run for the demo key, the
+# signer key and the server secret (docs/operations.md "Logs"); either failing fails make test.
 test: deps build
-	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay scripts/with-stack.sh \
-	  ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)
+	@mkdir -p var && touch var/.test-started
+	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay scripts/with-stack.sh bash -c \
+	  'ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS); rc=$$?; \
+	   scripts/check-log-secrets.sh var/.test-started $(BUILD) || rc=1; exit $$rc'
 
 run: deps build
 	@test -x $(BUILD)/duepay || { echo "no $(BUILD)/duepay: the build made no binary" >&2; exit 1; }

@@ -1,13 +1,12 @@
 #include "api/checkout/checkout_server.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <sstream>
 
 #include "api/http/envelope.hpp"
 #include "api/http/http_edge.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/notify_listener.hpp"
 
@@ -16,10 +15,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void log_line(const std::string& text) {
-    const std::string line = text + "\n";
-    [[maybe_unused]] auto written = ::write(STDERR_FILENO, line.data(), line.size());
-}
+constexpr infra::log::Logger kLog{"checkout"};
 
 // The invoice id of /v1/checkout/<id>/events, nullopt for every other path.
 std::optional<std::string> events_path(const std::string& path) {
@@ -238,8 +234,8 @@ void CheckoutServer::publish(const std::string& invoice_id) {
     try {
         view = routes_.view(invoice_id);
     } catch (const std::exception& e) {
-        log_line("checkout events: read of " + invoice_id +
-                 " failed: " + std::string(e.what()).substr(0, 300));
+        kLog.warn().with("invoice_id", invoice_id)
+            << "checkout events: read of " << invoice_id << " failed: " << e.what();
         std::lock_guard lock(mutex_);
         dirty_.insert(invoice_id);  // retried on the next tick
         return;

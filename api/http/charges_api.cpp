@@ -5,7 +5,6 @@
 #include <rapidjson/writer.h>
 
 #include <ctime>
-#include <iostream>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -22,12 +21,15 @@
 #include "domain/money/token_amount.hpp"
 #include "domain/text.hpp"
 #include "domain/url.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::api {
+
+constexpr infra::log::Logger kLog{"api"};
 namespace {
 
 namespace ev = domain::events;
@@ -78,12 +80,12 @@ struct CreateGuard {
             // Only for failures after which no event of this key can be in the log.
             if (key) keys->abandon(project_id, *key, fingerprint);
         } catch (const std::exception& e) {
-            std::cerr << "api: abandon of idempotency key failed: " << e.what() << std::endl;
+            kLog.warn() << "api: abandon of idempotency key failed: " << e.what();
         }
         try {
             if (refund_quota && quota_month) limiter->refund_quota(project_id, *quota_month);
         } catch (const std::exception& e) {
-            std::cerr << "api: quota refund failed: " << e.what() << std::endl;
+            kLog.warn() << "api: quota refund failed: " << e.what();
         }
     }
 
@@ -94,7 +96,7 @@ struct CreateGuard {
         try {
             keys->unlock(project_id, *key, fingerprint);
         } catch (const std::exception& e) {
-            std::cerr << "api: unlock of idempotency key failed: " << e.what() << std::endl;
+            kLog.warn() << "api: unlock of idempotency key failed: " << e.what();
         }
     }
 
@@ -115,11 +117,11 @@ struct CreateGuard {
         stored.body = response.body;
         try {
             if (!keys->complete(project_id, *key, fingerprint, stored)) {
-                std::cerr << "api: idempotency key of " << project_id
-                          << " was no longer ours at completion" << std::endl;
+                kLog.warn() << "api: idempotency key of " << project_id
+                            << " was no longer ours at completion";
             }
         } catch (const std::exception& e) {
-            std::cerr << "api: storing the idempotent response failed: " << e.what() << std::endl;
+            kLog.warn() << "api: storing the idempotent response failed: " << e.what();
         }
     }
 };
@@ -370,18 +372,17 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         if (is_invoices) return create(request, *owner, respond);
         return respond(read(charge_id, *owner, status_only));
     } catch (const infra::postgres::DatabaseUnavailable& e) {
-        std::cerr << "api: database unavailable: request_id=" << request.request_id << " "
-                  << e.what() << std::endl;
+        kLog.warn().with("request_id", request.request_id)
+            << "api: database unavailable: " << e.what();
         respond(error_response(503, "database_unavailable",
                                "the database is unavailable; retry later", deps_.retry_after_ms));
     } catch (const pqxx::broken_connection& e) {
-        std::cerr << "api: database connection lost: request_id=" << request.request_id << " "
-                  << e.what() << std::endl;
+        kLog.warn().with("request_id", request.request_id)
+            << "api: database connection lost: " << e.what();
         respond(error_response(503, "database_unavailable",
                                "the database is unavailable; retry later", deps_.retry_after_ms));
     } catch (const std::exception& e) {
-        std::cerr << "api: internal error: request_id=" << request.request_id << " " << e.what()
-                  << std::endl;
+        kLog.error().with("request_id", request.request_id) << "api: internal error: " << e.what();
         respond(error_response(500, "internal_error", "internal server error"));
     }
 }
@@ -444,8 +445,8 @@ void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record,
                 return;
             }
             if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
-                std::cerr << "api: append of " << invoice_id
-                          << " possibly persisted: " << result.error << std::endl;
+                kLog.warn().with("invoice_id", invoice_id)
+                    << "api: append of " << invoice_id << " possibly persisted: " << result.error;
                 guard->unlock();  // the charge may exist: the key stays bound, the quota unit taken
                 respond(error_response(
                     503, "event_log_outcome_unknown",
@@ -458,8 +459,8 @@ void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record,
             // (docs/adr/0041-projector-and-read-your-writes.md).
             waiter->wait(invoice_id, timeout, [respond, body, invoice_id, guard](bool projected) {
                 if (!projected)
-                    std::cerr << "api: projection of " << invoice_id << " not seen in time"
-                              << std::endl;
+                    kLog.warn().with("invoice_id", invoice_id)
+                        << "api: projection of " << invoice_id << " not seen in time";
                 auto answer = success_response(201, *body);
                 guard->complete(answer);  // stored before the answer: a replay right after finds it
                 respond(std::move(answer));
@@ -486,7 +487,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
         try {
             quote = deps.rates->quote(in.fiat->currency, in.token->symbol, in.chain->chain_id);
         } catch (const infra::rates::RateUnavailable& e) {
-            std::cerr << "api: rate unavailable: " << e.what() << std::endl;
+            kLog.warn() << "api: rate unavailable: " << e.what();
             return fail(
                 error_response(503, "rate_unavailable",
                                "no current exchange rate for this token; retry later or use amount",
@@ -561,8 +562,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     // and map to a storable row (ADR 0043). Validation above should make this unreachable.
     auto encoded = projections::charges::encode_checked_created(event);
     if (!encoded) {
-        std::cerr << "api: create refused by the admission check: " << encoded.error().message
-                  << std::endl;
+        kLog.error() << "api: create refused by the admission check: " << encoded.error().message;
         return fail(error_response(422, encoded.error().code, encoded.error().message));
     }
     auto body = std::make_shared<std::string>(

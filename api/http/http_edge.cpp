@@ -44,28 +44,16 @@ namespace {
 constexpr const char* kConnectionKey = "duepay.edge";
 constexpr auto kTick = std::chrono::milliseconds(250);
 
-void write_stderr(const char* line, int n, int cap) {
-    if (n > 0) {
-        [[maybe_unused]] auto written =
-            ::write(STDERR_FILENO, line, static_cast<std::size_t>(std::min(n, cap - 1)));
-    }
-}
-
-// One line per answer, values escaped (api/http/access_log.hpp); its first word is the listener's.
+// One record per answer (api/http/access_log.hpp); its role is the listener's name.
 void access_log(const EdgeSettings& settings, const std::string& id, const std::string& method,
                 const std::string& path, int status, Clock::duration latency) {
     if (!settings.access_log) return;
-    std::string line = access_log_line(id, method, path, status, latency);
-    if (settings.log_name != "api" && line.rfind("api ", 0) == 0)
-        line.replace(0, 3, settings.log_name);
-    [[maybe_unused]] auto written = ::write(STDERR_FILENO, line.data(), line.size());
+    write_access_log(settings.log_name, id, method, path, status, latency);
 }
 
 void log_error(const EdgeSettings& settings, const std::string& id, const char* what) {
-    char line[640];
-    const int n = std::snprintf(line, sizeof line, "%s request_id=%s internal error: %.500s\n",
-                                settings.log_name.c_str(), id.c_str(), what);
-    write_stderr(line, n, sizeof line);
+    infra::log::Record(settings.log_name, infra::log::Level::error).with("request_id", id)
+        << "internal error: " << what;
 }
 
 // Runs `fn` on the reactor thread of `transport` after `delay`, through Pistache's timer queue

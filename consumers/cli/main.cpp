@@ -28,10 +28,13 @@
 #include "consumers/tools/settle.hpp"
 #include "consumers/tools/simulate.hpp"
 #include "infra/config/env.hpp"
+#include "infra/log/log.hpp"
 
 namespace {
 
 using namespace duepay;
+
+constexpr infra::log::Logger kLog{"duepay"};  // the process itself (its roles log as themselves)
 
 enum class Kind { role, tool };
 enum class Dev { no, yes, opt_in };  // opt_in: `duepay dev --with-<name>`, an extra
@@ -81,7 +84,8 @@ const char* kEnvironment =
     "  DUEPAY_CHAINS_FILE, DUEPAY_CHAIN_IDS, DUEPAY_SIGNER_KEY, DUEPAY_CHECKOUT_URL (the checkout\n"
     "  listens on its host:port unless DUEPAY_CHECKOUT_LISTEN; docs/checkout.md),\n"
     "  DUEPAY_LISTEN (127.0.0.1:8080), DUEPAY_API_THREADS (2), DUEPAY_PROJECTOR_GROUP\n"
-    "  (duepay-projector), DUEPAY_ACCESS_LOG (1), DUEPAY_START_BLOCK_<chainId>,\n"
+    "  (duepay-projector), DUEPAY_ACCESS_LOG (1), DUEPAY_LOG_LEVEL (info; debug, warn, error;\n"
+    "  docs/operations.md), DUEPAY_START_BLOCK_<chainId>,\n"
     "  DUEPAY_WEBHOOK_* (docs/webhooks.md).\n"
     "  Source var/dev.env (written by infra/dev/stack.sh up) to get them all.\n"
     "`duepay <command> --help` shows the flags of a command.";
@@ -129,15 +133,15 @@ int run_together(std::vector<Part> parts, const std::atomic<bool>& stop) {
             try {
                 codes[i] = parts[i].run(local);
             } catch (const std::exception& e) {
-                std::cerr << "duepay: " << parts[i].name << ": " << e.what() << std::endl;
+                kLog.error() << "duepay: " << parts[i].name << ": " << e.what();
                 errors[i] = std::current_exception();
                 codes[i] = 1;
             }
             if (parts[i].essential) {
                 local = true;
             } else if (!local && codes[i] != 0) {
-                std::cerr << "duepay: " << parts[i].name << " ended (exit code " << codes[i]
-                          << "); the other roles keep running" << std::endl;
+                kLog.warn() << "duepay: " << parts[i].name << " ended (exit code " << codes[i]
+                            << "); the other roles keep running";
             }
             --running;
         });
@@ -294,7 +298,7 @@ class SignalWaiter {
         thread_ = std::thread([this] {
             int sig = 0;
             sigwait(&set_, &sig);
-            if (!g_stop) std::cerr << "duepay: signal " << sig << ", stopping" << std::endl;
+            if (!g_stop) kLog.info() << "duepay: signal " << sig << ", stopping";
             g_stop = true;
         });
     }
@@ -349,17 +353,27 @@ int main(int argc, char** argv) {
         if (!runs[i].first->parsed()) continue;
         const auto& command = kCommands[i];
         try {
+            infra::log::init_from_env();  // DUEPAY_LOG_LEVEL
             if (command.kind == Kind::role) {
                 SignalWaiter signals;
                 return runs[i].second(g_stop);
             }
             return runs[i].second(g_stop);
         } catch (const infra::config::ConfigError& e) {
-            std::cerr << "duepay " << command.name << ": configuration error: " << e.what()
-                      << std::endl;
+            // A role's last words go to the log; a tool's to its user, as plain text.
+            if (command.kind == Kind::role) {
+                kLog.error() << "duepay " << command.name << ": configuration error: " << e.what();
+            } else {
+                std::cerr << "duepay " << command.name << ": configuration error: " << e.what()
+                          << std::endl;
+            }
             return 78;  // EX_CONFIG
         } catch (const std::exception& e) {
-            std::cerr << "duepay " << command.name << ": " << e.what() << std::endl;
+            if (command.kind == Kind::role) {
+                kLog.error() << "duepay " << command.name << ": " << e.what();
+            } else {
+                std::cerr << "duepay " << command.name << ": " << e.what() << std::endl;
+            }
             return 1;
         }
     }

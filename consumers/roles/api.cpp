@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -18,6 +17,7 @@
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "infra/kafka/kafka_event_log.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/pool.hpp"
@@ -25,6 +25,8 @@
 #include "infra/rates/rate_sources.hpp"
 
 namespace duepay::consumers {
+
+constexpr infra::log::Logger kLog{"api"};
 namespace {
 
 using infra::config::env_int_or;
@@ -65,9 +67,8 @@ struct ApiRole {
         // Rates are refreshed in the background and read from memory (ADR 0092); give the first
         // round a bounded head start so the first fiat create after start finds them.
         if (!rates->wait_first_round(std::chrono::seconds(5))) {
-            std::cerr << "api: rates not all read within 5 s of start; fiat creates answer "
-                         "rate_unavailable until they are"
-                      << std::endl;
+            kLog.warn() << "api: rates not all read within 5 s of start; fiat creates answer "
+                           "rate_unavailable until they are";
         }
         auto parsed = infra::crypto::Secp256k1Signer::from_hex(require_env("DUEPAY_SIGNER_KEY"));
         if (!parsed) {
@@ -136,9 +137,8 @@ struct ApiRole {
         settings.access_log = env_or("DUEPAY_ACCESS_LOG", "1") != "0";
         server = std::make_unique<api::ApiServer>(*routes, settings);
         server->start();
-        std::cerr << "api: listening on " << settings.listen << " (" << threads
-                  << " threads), signer " << domain::evm::to_checksum(signer->address())
-                  << std::endl;
+        kLog.info() << "api: listening on " << settings.listen << " (" << threads
+                    << " threads), signer " << domain::evm::to_checksum(signer->address());
     }
 
     // Deletes expired Idempotency-Keys, a bounded batch at a time (docs/limits.md); called by the
@@ -154,11 +154,9 @@ struct ApiRole {
                 total += n;
                 if (n < kBatch) break;
             }
-            if (total > 0)
-                std::cerr << "api: purged " << total << " expired idempotency keys" << std::endl;
+            if (total > 0) kLog.info() << "api: purged " << total << " expired idempotency keys";
         } catch (const std::exception& e) {
-            std::cerr << "api: idempotency purge failed (retried next period): " << e.what()
-                      << std::endl;
+            kLog.warn() << "api: idempotency purge failed (retried next period): " << e.what();
         }
     }
 

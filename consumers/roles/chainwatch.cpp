@@ -3,7 +3,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -21,6 +20,7 @@
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/kafka/kafka_event_log.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/chainwatch_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
 #include "infra/rpc/chain_scan.hpp"
@@ -28,6 +28,8 @@
 #include "infra/rpc/transaction.hpp"
 
 namespace duepay::consumers {
+
+constexpr infra::log::Logger kLog{"chainwatch"};
 namespace {
 
 using namespace duepay::domain;
@@ -135,8 +137,8 @@ class Chainwatch {
             reset_to_start("checkpoint block " + std::to_string(checkpoint_.number) +
                            " is no longer on the chain (node restarted or deep reorg)");
         } else {
-            std::cerr << "chainwatch " << s_.chain_id << ": resuming after block "
-                      << checkpoint_.number << std::endl;
+            kLog.info() << "chainwatch " << s_.chain_id << ": resuming after block "
+                        << checkpoint_.number;
         }
     }
 
@@ -182,13 +184,13 @@ class Chainwatch {
         flush_and_checkpoint();
         if (trace_ || last - next >= 10 ||
             matched >= 100) {  // backfills and big ranges report their pace
-            std::cerr << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last << ", "
-                      << scanner_.last_log_count() << " logs, " << matched << " matched, "
-                      << emitted_ - emitted_before << " events in "
-                      << std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - started)
-                             .count()
-                      << " ms (" << charges_.size() << " charges)" << std::endl;
+            kLog.info() << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last
+                        << ", " << scanner_.last_log_count() << " logs, " << matched << " matched, "
+                        << emitted_ - emitted_before << " events in "
+                        << std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - started)
+                               .count()
+                        << " ms (" << charges_.size() << " charges)";
         }
         return true;
     }
@@ -211,8 +213,8 @@ class Chainwatch {
             throw infra::rpc::RpcError("start block " + std::to_string(start) + " not found", true);
         checkpoint_ = {h->number, h->hash};
         window_.clear();
-        std::cerr << "chainwatch " << s_.chain_id << ": " << why << "; scanning from block "
-                  << start + 1 << std::endl;
+        kLog.info() << "chainwatch " << s_.chain_id << ": " << why << "; scanning from block "
+                    << start + 1;
     }
 
     charge::ObservePayment observation(const Match& m, const BlockHeader& h,
@@ -265,8 +267,8 @@ class Chainwatch {
         }
         if (n == 0) return;
         pruned_ += n;
-        std::cerr << "chainwatch " << s_.chain_id << ": pruned " << n << " done charges ("
-                  << charges_.size() << " watched)" << std::endl;
+        kLog.info() << "chainwatch " << s_.chain_id << ": pruned " << n << " done charges ("
+                    << charges_.size() << " watched)";
     }
 
     // Chain time reached a charge's limit in this block (every earlier block is confirmed
@@ -287,8 +289,8 @@ class Chainwatch {
             auto canonical = rpc_.block_by_number(window_.back().header.number);
             if (canonical && canonical->hash == window_.back().header.hash) return;
             const auto& b = window_.back();
-            std::cerr << "chainwatch " << s_.chain_id << ": block " << b.header.number << " "
-                      << to_hex(b.header.hash) << " left the chain" << std::endl;
+            kLog.warn() << "chainwatch " << s_.chain_id << ": block " << b.header.number << " "
+                        << to_hex(b.header.hash) << " left the chain";
             for (const auto& m : b.matches) {
                 if (m.kind == MatchKind::settled) continue;
                 decide(m.invoice, charge::ObserveReorg{m.payment.tx_hash, m.payment.log_index,
@@ -312,8 +314,8 @@ class Chainwatch {
         auto& t = it->second;
         auto events = charge::decide(t.state, command);
         if (!events) {
-            std::cerr << "chainwatch " << s_.chain_id << ": " << invoice << ": "
-                      << events.error().message << std::endl;
+            kLog.warn().with("invoice_id", invoice) << "chainwatch " << s_.chain_id << ": "
+                                                    << invoice << ": " << events.error().message;
             return;
         }
         for (auto& data : *events) emit(t, invoice, std::move(data), log_index);
@@ -360,8 +362,8 @@ class Chainwatch {
                           [this](infra::kafka::AppendResult r) { acks_.done(r); });
         ++emitted_;
         if (trace_) {
-            std::cerr << "chainwatch " << s_.chain_id << ": " << event_type(e) << " " << invoice
-                      << std::endl;
+            kLog.info().with("invoice_id", invoice)
+                << "chainwatch " << s_.chain_id << ": " << event_type(e) << " " << invoice;
         }
     }
 
@@ -396,9 +398,8 @@ void quarantine(infra::postgres::QuarantineWriter& writer, const std::string& gr
     try {
         writer.record({group, m.topic, m.partition, m.offset, m.key, m.value, error});
     } catch (const std::exception& e) {
-        std::cerr << "chainwatch: cannot quarantine " << m.topic << "/" << m.partition << "@"
-                  << m.offset << " (" << e.what() << "); passed over until the next start"
-                  << std::endl;
+        kLog.error() << "chainwatch: cannot quarantine " << m.topic << "/" << m.partition << "@"
+                     << m.offset << " (" << e.what() << "); passed over until the next start";
     }
 }
 
@@ -429,8 +430,8 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     const auto registry = infra::config::ChainRegistry::load_file(settings.chains_file);
     const auto* chain = registry.find(ChainId{settings.chain_id});
     if (chain == nullptr) {
-        std::cerr << "chainwatch: chain " << settings.chain_id << " is not in "
-                  << settings.chains_file << std::endl;
+        kLog.error() << "chainwatch: chain " << settings.chain_id << " is not in "
+                     << settings.chains_file;
         return 2;
     }
     // Leadership: one chainwatch per chain. The lock lives as long as its connection.
@@ -438,16 +439,16 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     for (bool announced = false;;) {
         if (leader.try_acquire()) break;
         if (!announced)
-            std::cerr << "chainwatch " << settings.chain_id
-                      << ": standby (another leader holds the lock)" << std::endl;
+            kLog.info() << "chainwatch " << settings.chain_id
+                        << ": standby (another leader holds the lock)";
         announced = true;
         for (int i = 0; i < 10 && !stop; ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (stop) return 0;
     }
-    std::cerr << "chainwatch " << settings.chain_id << ": leader, rpc "
-              << domain::redact_url(chain->rpc_url) << ", " << chain->confirmations
-              << " confirmations" << std::endl;
+    kLog.info() << "chainwatch " << settings.chain_id << ": leader, rpc "
+                << domain::redact_url(chain->rpc_url) << ", " << chain->confirmations
+                << " confirmations";
 
     infra::postgres::ChainCheckpointStore checkpoints(settings.database_url);
     infra::kafka::KafkaEventLog log(
@@ -474,8 +475,8 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
                     ? quiet + 1
                     : 0;
     }
-    std::cerr << "chainwatch " << settings.chain_id << ": caught up, " << watch.charges()
-              << " charges of this chain" << std::endl;
+    kLog.info() << "chainwatch " << settings.chain_id << ": caught up, " << watch.charges()
+                << " charges of this chain";
 
     int backoff_ms = 200;
     bool loaded = false;
@@ -484,8 +485,8 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
         // The advisory lock lives with its connection: if that is gone, so is leadership.
         if (std::chrono::steady_clock::now() - last_lock_check > std::chrono::seconds(5)) {
             if (!leader.alive()) {
-                std::cerr << "chainwatch " << settings.chain_id
-                          << ": lost the leader connection; exiting" << std::endl;
+                kLog.error() << "chainwatch " << settings.chain_id
+                             << ": lost the leader connection; exiting";
                 return 1;
             }
             last_lock_check = std::chrono::steady_clock::now();
@@ -505,28 +506,28 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
                 // The node refuses what we ask (or is no node): retrying cannot help, and this
                 // chain alone is affected. Stop this chainwatch; in `duepay dev` the other roles
                 // keep running (docs/chainwatch.md).
-                std::cerr << "chainwatch " << settings.chain_id << ": rpc error that a retry "
-                          << "cannot fix: " << e.what() << "; this chainwatch stops" << std::endl;
+                kLog.error() << "chainwatch " << settings.chain_id << ": rpc error that a retry "
+                             << "cannot fix: " << e.what() << "; this chainwatch stops";
                 consumer.close();
                 return kRpcRefused;
             }
-            std::cerr << "chainwatch " << settings.chain_id << ": rpc: " << e.what() << "; retrying"
-                      << std::endl;
+            kLog.warn() << "chainwatch " << settings.chain_id << ": rpc: " << e.what()
+                        << "; retrying";
             std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
             backoff_ms = std::min(backoff_ms * 2, 5000);
         } catch (const std::exception& e) {
             // Kafka or Postgres failed mid-round: nothing past the checkpoint is trusted. Exit; the
             // next run (supervisor or standby) resumes from the checkpoint, and re-emissions carry
             // the same ids, which evolve and the projector ignore.
-            std::cerr << "chainwatch " << settings.chain_id << ": " << e.what()
-                      << "; exiting (the next leader resumes from the checkpoint)" << std::endl;
+            kLog.error() << "chainwatch " << settings.chain_id << ": " << e.what()
+                         << "; exiting (the next leader resumes from the checkpoint)";
             return 1;
         }
     }
     consumer.close();
     log.flush(std::chrono::milliseconds(5000));
-    std::cerr << "chainwatch " << settings.chain_id << ": stopped, " << watch.emitted()
-              << " events emitted" << std::endl;
+    kLog.info() << "chainwatch " << settings.chain_id << ": stopped, " << watch.emitted()
+                << " events emitted";
     return 0;
 }
 

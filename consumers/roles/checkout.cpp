@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <iostream>
 #include <optional>
 #include <thread>
 
@@ -14,12 +13,15 @@
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/qr/qr_svg.hpp"
 
 namespace duepay::consumers {
+
+constexpr infra::log::Logger kLog{"checkout"};
 namespace {
 
 using infra::config::env_int_or;
@@ -107,8 +109,8 @@ CheckoutRole::CheckoutRole(const CheckoutOptions& options) {
     settings.database_url = database_url;
     p.server = std::make_unique<api::checkout::CheckoutServer>(*p.routes, settings);
     p.server->start();
-    std::cerr << "checkout: listening on " << settings.listen << " (" << settings.threads
-              << " threads)" << std::endl;
+    kLog.info() << "checkout: listening on " << settings.listen << " (" << settings.threads
+                << " threads)";
 }
 
 }  // namespace
@@ -123,8 +125,8 @@ std::string checkout_listen(const CheckoutOptions& options) {
 int run_checkout(const CheckoutOptions& options, const std::atomic<bool>& stop) {
     std::unique_ptr<CheckoutRole> role;
     if (!options.api_listen.empty() && checkout_listen(options) == options.api_listen) {
-        std::cerr << "checkout: not serving: DUEPAY_CHECKOUT_URL points at the API's own address "
-                  << options.api_listen << "; the other roles go on" << std::endl;
+        kLog.warn() << "checkout: not serving: DUEPAY_CHECKOUT_URL points at the API's own address "
+                    << options.api_listen << "; the other roles go on";
         while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
         return 0;
     }
@@ -134,8 +136,7 @@ int run_checkout(const CheckoutOptions& options, const std::atomic<bool>& stop) 
         throw;
     } catch (const std::exception& e) {
         if (!options.listener_optional) throw;
-        std::cerr << "checkout: not serving (" << e.what() << "); the other roles go on"
-                  << std::endl;
+        kLog.warn() << "checkout: not serving (" << e.what() << "); the other roles go on";
     }
     while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     return 0;

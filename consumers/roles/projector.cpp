@@ -2,18 +2,20 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <iostream>
 #include <memory>
 #include <pqxx/pqxx>
 #include <thread>
 
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "projections/charges/charge_projector.hpp"
 
 namespace duepay::consumers {
+
+constexpr infra::log::Logger kLog{"projector"};
 
 ProjectorSettings projector_settings_from_env() {
     ProjectorSettings s;
@@ -58,7 +60,7 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
     consumer_settings.fetch_wait_max_ms = settings.fetch_wait_max_ms;
     consumer_settings.fetch_min_bytes = settings.fetch_min_bytes;
     infra::kafka::KafkaConsumer consumer(consumer_settings, lookup);
-    std::cerr << "projector: group " << settings.group_id << " on " << settings.topic << std::endl;
+    kLog.info() << "projector: group " << settings.group_id << " on " << settings.topic;
     const char* trace_env = std::getenv("DUEPAY_PROJECTOR_TRACE");
     const bool trace = trace_env != nullptr && std::string(trace_env) == "1";
     std::size_t total = 0;
@@ -75,19 +77,18 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
             tx.commit();
             total += stats.messages;
             if (trace) {
-                std::cerr << "projector: batch " << stats.messages << " msgs, " << stats.new_events
-                          << " new, " << stats.charges << " rows, " << stats.quarantined
-                          << " quarantined in "
-                          << std::chrono::duration<double, std::milli>(
-                                 std::chrono::steady_clock::now() - started)
-                                 .count()
-                          << " ms" << std::endl;
+                kLog.info() << "projector: batch " << stats.messages << " msgs, "
+                            << stats.new_events << " new, " << stats.charges << " rows, "
+                            << stats.quarantined << " quarantined in "
+                            << std::chrono::duration<double, std::milli>(
+                                   std::chrono::steady_clock::now() - started)
+                                   .count()
+                            << " ms";
             }
         } catch (const std::exception& e) {
             // Nothing of the batch is durable: wait until Postgres answers again, then re-read the
             // batch from the stored offsets (never skip it).
-            std::cerr << "projector: batch failed, retrying from stored offsets: " << e.what()
-                      << std::endl;
+            kLog.warn() << "projector: batch failed, retrying from stored offsets: " << e.what();
             for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
                 try {
@@ -96,8 +97,7 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
                     probe.exec("select 1");
                     break;
                 } catch (const std::exception& again) {
-                    std::cerr << "projector: database still unavailable: " << again.what()
-                              << std::endl;
+                    kLog.warn() << "projector: database still unavailable: " << again.what();
                     conn.reset();
                 }
             }
@@ -107,12 +107,12 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
         }
         const auto now = std::chrono::steady_clock::now();
         if (now - last_report > std::chrono::seconds(10)) {
-            std::cerr << "projector: " << total << " events applied so far" << std::endl;
+            kLog.info() << "projector: " << total << " events applied so far";
             last_report = now;
         }
     }
     consumer.close();
-    std::cerr << "projector: stopped after " << total << " events" << std::endl;
+    kLog.info() << "projector: stopped after " << total << " events";
     return 0;
 }
 

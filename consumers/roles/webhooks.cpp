@@ -1,6 +1,5 @@
 #include "consumers/roles/webhooks.hpp"
 
-#include <iostream>
 #include <map>
 #include <pqxx/pqxx>
 #include <set>
@@ -13,6 +12,7 @@
 #include "domain/webhooks/webhook_event.hpp"
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
 #include "infra/postgres/webhook_store.hpp"
@@ -21,6 +21,8 @@
 #include "infra/webhooks/signing.hpp"
 
 namespace duepay::consumers {
+
+constexpr infra::log::Logger kLog{"webhooks"};
 namespace {
 
 namespace ev = domain::events;
@@ -116,7 +118,7 @@ void run_enqueuer(const WebhooksSettings& s, const std::atomic<bool>& stop) {
     infra::kafka::KafkaConsumer consumer(
         infra::kafka::ConsumerSettings{s.bootstrap, s.group_id, s.topic, "duepay-webhooks"},
         lookup);
-    std::cerr << "webhooks: enqueuer in group " << s.group_id << " on " << s.topic << std::endl;
+    kLog.info() << "webhooks: enqueuer in group " << s.group_id << " on " << s.topic;
     while (!stop) {
         auto batch = consumer.poll_batch(s.batch_max, std::chrono::milliseconds(s.poll_timeout_ms));
         if (batch.empty()) continue;
@@ -125,15 +127,14 @@ void run_enqueuer(const WebhooksSettings& s, const std::atomic<bool>& stop) {
             const auto stats = apply_messages(tx, s.group_id, batch, true);
             tx.commit();
             if (stats.webhook_events > 0) {
-                std::cerr << "webhooks: " << stats.webhook_events << " events, " << stats.deliveries
-                          << " deliveries queued from " << stats.messages << " messages"
-                          << std::endl;
+                kLog.info() << "webhooks: " << stats.webhook_events << " events, "
+                            << stats.deliveries << " deliveries queued from " << stats.messages
+                            << " messages";
             }
         } catch (const std::exception& e) {
             // Nothing of the batch is durable: re-read it from the stored offsets once Postgres
             // answers.
-            std::cerr << "webhooks: batch failed, retrying from stored offsets: " << e.what()
-                      << std::endl;
+            kLog.warn() << "webhooks: batch failed, retrying from stored offsets: " << e.what();
             for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
                 try {
@@ -143,8 +144,7 @@ void run_enqueuer(const WebhooksSettings& s, const std::atomic<bool>& stop) {
                     probe.exec("select 1");
                     break;
                 } catch (const std::exception& again) {
-                    std::cerr << "webhooks: database still unavailable: " << again.what()
-                              << std::endl;
+                    kLog.warn() << "webhooks: database still unavailable: " << again.what();
                     conn.reset();
                 }
             }
@@ -209,8 +209,8 @@ void record_outcomes(pqxx::connection& conn, std::vector<pg::AttemptOutcome>& ou
     } catch (const pqxx::broken_connection&) {
         throw;  // kept, recorded once the database answers again
     } catch (const std::exception& e) {
-        std::cerr << "webhooks: recording " << outcomes.size()
-                  << " outcomes failed, one by one now: " << e.what() << std::endl;
+        kLog.warn() << "webhooks: recording " << outcomes.size()
+                    << " outcomes failed, one by one now: " << e.what();
     }
     for (const auto& o : outcomes) {
         try {
@@ -220,8 +220,8 @@ void record_outcomes(pqxx::connection& conn, std::vector<pg::AttemptOutcome>& ou
         } catch (const pqxx::broken_connection&) {
             throw;
         } catch (const std::exception& e) {
-            std::cerr << "webhooks: outcome of " << o.event_id << " for " << o.endpoint_id
-                      << " dropped (the lease will resend it): " << e.what() << std::endl;
+            kLog.warn() << "webhooks: outcome of " << o.event_id << " for " << o.endpoint_id
+                        << " dropped (the lease will resend it): " << e.what();
         }
     }
     outcomes.clear();
@@ -242,9 +242,8 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
     // claim interval, which only paces the polling of an empty (or fully leased) queue.
     bool queue_had_work = false;
     auto last_housekeeping = std::chrono::steady_clock::time_point{};
-    std::cerr << "webhooks: dispatcher, " << s.max_in_flight << " in flight, " << s.per_endpoint
-              << " per endpoint" << (s.allow_insecure ? ", insecure URLs allowed (dev)" : "")
-              << std::endl;
+    kLog.info() << "webhooks: dispatcher, " << s.max_in_flight << " in flight, " << s.per_endpoint
+                << " per endpoint" << (s.allow_insecure ? ", insecure URLs allowed (dev)" : "");
     // After stop, finish what is in flight (bounded by the 10 s total timeout) so nothing waits
     // for its lease to run out.
     while (!stopping() || !in_flight.empty() || !unrecorded.empty()) {
@@ -290,8 +289,8 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
                 last_housekeeping = now;
                 pqxx::work tx(*conn);
                 for (const auto& id : pg::disable_failing_webhook_endpoints(tx, s.disable_after)) {
-                    std::cerr << "webhooks: endpoint " << id << " disabled: failing for "
-                              << s.disable_after.count() << " s with no success" << std::endl;
+                    kLog.warn() << "webhooks: endpoint " << id << " disabled: failing for "
+                                << s.disable_after.count() << " s with no success";
                 }
                 pg::purge_webhook_attempts(tx, s.keep_attempts);
                 tx.commit();
@@ -299,7 +298,7 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
             if (in_flight.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         } catch (const std::exception& e) {
             // A lost claim or record is safe: leased deliveries are claimed again after the lease.
-            std::cerr << "webhooks: dispatcher database error: " << e.what() << std::endl;
+            kLog.warn() << "webhooks: dispatcher database error: " << e.what();
             conn.reset();
             if (stopping()) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -354,7 +353,7 @@ int run_webhooks(const WebhooksSettings& settings, const std::atomic<bool>& stop
             try {
                 run_dispatcher(settings, stop, halt);
             } catch (const std::exception& e) {
-                std::cerr << "webhooks: dispatcher stopped: " << e.what() << std::endl;
+                kLog.error() << "webhooks: dispatcher stopped: " << e.what();
                 failed = true;
             }
         });
@@ -367,12 +366,12 @@ int run_webhooks(const WebhooksSettings& settings, const std::atomic<bool>& stop
             while (!stop && !failed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
     } catch (const std::exception& e) {
-        std::cerr << "webhooks: enqueuer stopped: " << e.what() << std::endl;
+        kLog.error() << "webhooks: enqueuer stopped: " << e.what();
         rc = 1;
         halt = true;
     }
     if (dispatcher.joinable()) dispatcher.join();
-    std::cerr << "webhooks: stopped" << std::endl;
+    kLog.info() << "webhooks: stopped";
     return failed ? 1 : rc;
 }
 

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "infra/log/log.hpp"
+
 namespace duepay::infra::kafka {
 
 std::vector<std::pair<std::string, std::string>> client_config_from_env(const char* const* envp) {
@@ -27,8 +29,29 @@ std::vector<std::pair<std::string, std::string>> client_config_from_env(const ch
 
 namespace detail {
 
+log::Level level_of_syslog(int level) {
+    if (level <= 3) return log::Level::error;  // emerg, alert, crit, err
+    if (level == 4) return log::Level::warn;
+    if (level <= 6) return log::Level::info;  // notice, info
+    return log::Level::debug;
+}
+
+namespace {
+
+// librdkafka's own lines (from its threads) as records of role "kafka", never raw `%4|...`.
+void route_log(const rd_kafka_t* rk, int level, const char* facility, const char* text) {
+    constexpr log::Logger kLog{"kafka"};
+    kLog.at(level_of_syslog(level))
+            .with("client", rk != nullptr ? rd_kafka_name(rk) : "-")
+            .with("facility", facility != nullptr ? facility : "-")
+        << (text != nullptr ? text : "");
+}
+
+}  // namespace
+
 ConfHandle new_client_conf() {
     ConfHandle conf(rd_kafka_conf_new());
+    rd_kafka_conf_set_log_cb(conf.get(), route_log);
     for (const auto& [name, value] : client_config_from_env(environ)) {
         char err[512];
         if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), err, sizeof err) !=

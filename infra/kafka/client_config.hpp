@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "infra/kafka/handles.hpp"
+#include "infra/log/log.hpp"
 
 namespace duepay::infra::kafka {
 
@@ -24,8 +25,12 @@ namespace duepay::infra::kafka {
 std::vector<std::pair<std::string, std::string>> client_config_from_env(const char* const* envp);
 
 namespace detail {
-// A new rd_kafka_conf_t with client_config_from_env(environ) applied; throws std::invalid_argument
-// naming the variable (never the value) when librdkafka refuses one.
+// The log level of a librdkafka (syslog) level: 0-3 error, 4 warn, 5-6 info, 7 debug.
+log::Level level_of_syslog(int level);
+
+// A new rd_kafka_conf_t whose log callback writes librdkafka's lines to infra/log (role "kafka",
+// fields client and facility), with client_config_from_env(environ) applied; throws
+// std::invalid_argument naming the variable (never the value) when librdkafka refuses one.
 ConfHandle new_client_conf();
 }  // namespace detail
 

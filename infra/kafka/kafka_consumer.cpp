@@ -1,11 +1,13 @@
 #include "infra/kafka/kafka_consumer.hpp"
 
-#include <iostream>
 #include <stdexcept>
 
 #include "infra/kafka/client_config.hpp"
+#include "infra/log/log.hpp"
 
 namespace duepay::infra::kafka {
+
+constexpr log::Logger kLog{"kafka"};
 
 KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
     : settings_(std::move(settings)), lookup_(std::move(lookup)) {
@@ -41,7 +43,7 @@ KafkaConsumer::~KafkaConsumer() {
     try {
         close();
     } catch (const std::exception& e) {
-        std::cerr << "kafka consumer close: " << e.what() << std::endl;
+        kLog.warn() << "kafka consumer close: " << e.what();
     }
 }
 
@@ -64,9 +66,9 @@ bool KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitio
         // re-apply out of order. Hold the partitions unassigned (nothing is fetched) and ask again
         // from poll_batch until the store answers; the group keeps them ours meanwhile.
         if (!pending_) {  // logged once per hold, not at every retry
-            std::cerr << "kafka consumer " << settings_.group_id << ": cannot read stored offsets ("
-                      << e.what() << "); partitions held until the offset store answers"
-                      << std::endl;
+            kLog.warn() << "kafka consumer " << settings_.group_id
+                        << ": cannot read stored offsets (" << e.what()
+                        << "); partitions held until the offset store answers";
         }
         pending_.reset(rd_kafka_topic_partition_list_copy(partitions));
         last_pending_try_ = std::chrono::steady_clock::now();
@@ -113,9 +115,9 @@ void KafkaConsumer::rewind_to_stored() {
     rd_kafka_error_t* error = rd_kafka_seek_partitions(consumer_.get(), list.get(), 5000);
     bool ok = error == nullptr;
     if (error != nullptr) {
-        std::cerr << "kafka consumer " << settings_.group_id
-                  << ": seek to the stored offsets failed (" << rd_kafka_error_string(error)
-                  << "); re-assigning" << std::endl;
+        kLog.warn() << "kafka consumer " << settings_.group_id
+                    << ": seek to the stored offsets failed (" << rd_kafka_error_string(error)
+                    << "); re-assigning";
         rd_kafka_error_destroy(error);
     }
     for (int i = 0; ok && i < list->cnt; ++i) ok = list->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -129,8 +131,8 @@ void KafkaConsumer::retry_pending_assignment() {
     detail::PartitionListHandle list(rd_kafka_topic_partition_list_copy(pending_.get()));
     ++generation_;
     if (assign_from_stored(list.get())) {
-        std::cerr << "kafka consumer " << settings_.group_id << ": assigned " << list->cnt
-                  << " held partition(s) from the stored offsets" << std::endl;
+        kLog.info() << "kafka consumer " << settings_.group_id << ": assigned " << list->cnt
+                    << " held partition(s) from the stored offsets";
     }
 }
 
@@ -140,15 +142,14 @@ void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
     ++self->generation_;
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
         if (self->assign_from_stored(partitions)) {
-            std::cerr << "kafka consumer " << self->settings_.group_id << ": assigned "
-                      << partitions->cnt << " partition(s) of " << self->settings_.topic
-                      << std::endl;
+            kLog.info() << "kafka consumer " << self->settings_.group_id << ": assigned "
+                        << partitions->cnt << " partition(s) of " << self->settings_.topic;
         }
     } else {
         self->pending_.reset();
         rd_kafka_assign(rk, nullptr);
-        std::cerr << "kafka consumer " << self->settings_.group_id << ": revoked "
-                  << partitions->cnt << " partition(s)" << std::endl;
+        kLog.info() << "kafka consumer " << self->settings_.group_id << ": revoked "
+                    << partitions->cnt << " partition(s)";
     }
 }
 
@@ -171,7 +172,7 @@ std::vector<ConsumedMessage> KafkaConsumer::poll_batch(std::size_t max,
         wait_ms = 0;  // after the first message take only what is buffered
         if (msg->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
             if (msg->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-                std::cerr << "kafka consumer: " << rd_kafka_message_errstr(msg.get()) << std::endl;
+                kLog.warn() << "kafka consumer: " << rd_kafka_message_errstr(msg.get());
             }
             continue;
         }

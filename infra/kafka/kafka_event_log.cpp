@@ -1,11 +1,13 @@
 #include "infra/kafka/kafka_event_log.hpp"
 
-#include <iostream>
 #include <memory>
 
 #include "infra/kafka/client_config.hpp"
+#include "infra/log/log.hpp"
 
 namespace duepay::infra::kafka {
+
+constexpr log::Logger kLog{"kafka"};
 namespace {
 
 using Callback = std::function<void(AppendResult)>;
@@ -105,11 +107,11 @@ void KafkaEventLog::on_error(rd_kafka_t* rk, int err, const char* reason, void* 
         char fatal[512];
         rd_kafka_fatal_error(rk, fatal, sizeof fatal);
         self->fatal_ = true;
-        std::cerr << "kafka producer FATAL: " << fatal << std::endl;
+        kLog.error() << "kafka producer FATAL: " << fatal;
         return;
     }
-    std::cerr << "kafka producer: " << rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))
-              << ": " << reason << std::endl;
+    kLog.warn() << "kafka producer: " << rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))
+                << ": " << reason;
 }
 
 int KafkaEventLog::flush(std::chrono::milliseconds timeout) {

@@ -1,10 +1,13 @@
 #include "infra/postgres/notify_listener.hpp"
 
 #include <chrono>
-#include <iostream>
 #include <pqxx/pqxx>
 
+#include "infra/log/log.hpp"
+
 namespace duepay::infra::postgres {
+
+constexpr log::Logger kLog{"postgres"};
 namespace {
 
 class Receiver final : public pqxx::notification_receiver {
@@ -46,7 +49,7 @@ void NotifyListener::run() {
             first = false;
             while (!stop_) conn.await_notification(0, 200'000);
         } catch (const std::exception& e) {
-            std::cerr << "notify listener (" << channel_ << "): " << e.what() << std::endl;
+            kLog.warn() << "notify listener (" << channel_ << "): " << e.what();
             if (on_reconnect_ && !first) on_reconnect_();
             for (int i = 0; i < 10 && !stop_; ++i)
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));

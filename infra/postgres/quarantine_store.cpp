@@ -1,12 +1,14 @@
 #include "infra/postgres/quarantine_store.hpp"
 
-#include <iostream>
 #include <mutex>
 
 #include "domain/hex.hpp"
 #include "domain/text.hpp"
+#include "infra/log/log.hpp"
 
 namespace duepay::infra::postgres {
+
+constexpr log::Logger kLog{"postgres"};
 namespace {
 
 std::mutex counter_mutex;
@@ -78,11 +80,10 @@ std::int64_t quarantine_record(pqxx::transaction_base& tx, const QuarantinedReco
         std::lock_guard lock(counter_mutex);
         total = ++counters[record.consumer_group];
     }
-    std::cerr << "QUARANTINE " << record.consumer_group << ": event at " << record.topic << "/"
-              << record.partition << "@" << record.offset
-              << " cannot be applied and is quarantined as #" << id
-              << " (duepay admin quarantine list); quarantined_total=" << total << ": " << error
-              << std::endl;
+    kLog.error() << "QUARANTINE " << record.consumer_group << ": event at " << record.topic << "/"
+                 << record.partition << "@" << record.offset
+                 << " cannot be applied and is quarantined as #" << id
+                 << " (duepay admin quarantine list); quarantined_total=" << total << ": " << error;
     return id;
 }
 

@@ -1,18 +1,20 @@
 #include "projections/charges/charge_projector.hpp"
 
-#include <iostream>
 #include <map>
 #include <set>
 #include <stdexcept>
 
 #include "domain/events/event_json.hpp"
 #include "domain/hex.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::projections::charges {
+
+constexpr infra::log::Logger kLog{"projector"};
 namespace {
 
 namespace ev = domain::events;
@@ -53,8 +55,8 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
         if (auto row = project_charge(events)) {
             rows.push_back(std::move(*row));
         } else {
-            std::cerr << "projector: " << invoice_id << " has no charge.created yet; row deferred"
-                      << std::endl;
+            kLog.warn().with("invoice_id", invoice_id)
+                << "projector: " << invoice_id << " has no charge.created yet; row deferred";
         }
     }
     infra::postgres::upsert_charges(tx, rows);

@@ -3,26 +3,36 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace duepay::api {
 namespace {
 
-TEST(AccessLog, EscapesControlCharactersQuotesAndNonAscii) {
-    EXPECT_EQ(escape_log_value("/v1/charges/0xab"), "/v1/charges/0xab");
-    EXPECT_EQ(escape_log_value("a\nb\r\x1b[31m"), "a\\x0ab\\x0d\\x1b[31m");
-    EXPECT_EQ(escape_log_value(R"(x" status=200 y\)"), R"(x\" status=200 y\\)");
-    EXPECT_EQ(escape_log_value("\xe0\xb8\x81\x7f"), "\\xe0\\xb8\\x81\\x7f");
-    EXPECT_EQ(escape_log_value(std::string("a\0b", 3)), "a\\x00b");
-    EXPECT_EQ(escape_log_value(std::string(10, 'p'), 4), "pppp...");
+TEST(AccessLog, FieldsInOrderLongValuesClipped) {
+    const auto fields = access_log_fields("req_1", "GET", std::string(300, 'p'), 404,
+                                          std::chrono::microseconds(3456));
+    ASSERT_EQ(fields.size(), 5u);
+    EXPECT_EQ(fields[0], (std::pair<std::string, std::string>{"request_id", "req_1"}));
+    EXPECT_EQ(fields[1].second, "GET");
+    EXPECT_EQ(fields[2].second, std::string(200, 'p') + "...");
+    EXPECT_EQ(fields[3].second, "404");
+    EXPECT_EQ(fields[4], (std::pair<std::string, std::string>{"latency_ms", "3.46"}));
 }
 
 TEST(AccessLog, OneLineWithQuotedFieldsWhateverThePath) {
-    const std::string line =
-        access_log_line("req_1", "GET", "/x\napi request_id=forged status=200\" z", 404,
-                        std::chrono::milliseconds(3));
-    EXPECT_EQ(line,
-              "api request_id=req_1 method=\"GET\" path=\"/x\\x0aapi request_id=forged "
-              "status=200\\\" z\" "
-              "status=404 latency_ms=3.00\n");
+    std::vector<std::string> lines;
+    infra::log::set_sink([&](std::string_view line) { lines.emplace_back(line); });
+    write_access_log("checkout", "req_1", "GET", "/x\napi request_id=forged status=200\" z", 404,
+                     std::chrono::milliseconds(3));
+    infra::log::set_sink({});
+    ASSERT_EQ(lines.size(), 1u);
+    const std::string& line = lines[0];
+    EXPECT_NE(line.find(" level=info role=checkout request_id=req_1 method=GET "
+                        "path=\"/x\\x0aapi request_id=forged status=200\\\" z\" "
+                        "status=404 latency_ms=3.00 msg=request\n"),
+              std::string::npos)
+        << line;
     EXPECT_EQ(line.find('\n'), line.size() - 1);
 }
 
