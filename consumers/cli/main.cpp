@@ -18,6 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "consumers/analysts/charge_history.hpp"
+#include "consumers/analysts/events_export.hpp"
+#include "consumers/analysts/replay.hpp"
 #include "consumers/cli/admin.hpp"
 #include "consumers/cli/command.hpp"
 #include "consumers/roles/api.hpp"
@@ -74,6 +77,12 @@ const Command kCommands[] = {
      consumers::define_settle, Kind::tool, Dev::no},
     {"simulate-payment", "pay a test-mode testnet charge from a dev buyer key",
      consumers::define_simulate_payment, Kind::tool, Dev::no},
+    {"replay", "rebuild the read model from offset 0 into a fresh schema, compare, --swap "
+               "it in (docs/analysts.md)", consumers::define_replay, Kind::role, Dev::no},
+    {"charge", "charge history <invoiceId> [--at T]: events and status as of an instant "
+               "(docs/analysts.md)", consumers::define_charge, Kind::tool, Dev::no},
+    {"events", "events export: the topic as JSON Lines or CSV, by time range "
+               "(docs/analysts.md)", consumers::define_events, Kind::role, Dev::no},
     {"admin", "accounts and ops, JSON out: project, key, wallet, chains, demo, topic create "
               "(duepay admin --help)", define_admin, Kind::tool, Dev::no},
 };

@@ -97,6 +97,11 @@ ChargeState evolve(const ChargeState& state, const events::Event& event);
 
 ChargeState fold(std::span<const events::Event> events);
 
+// The state as of the instant `at` ("YYYY-MM-DDTHH:MM:SS.mmmZ", the form events carry): the fold,
+// in log order, of the events that occurred at or before it (point-in-time history, the same
+// apply as fold).
+ChargeState fold_as_of(std::span<const events::Event> events, std::string_view at);
+
 // Confirmed, late or wrong-token funds sit with the charge (a refund has something to return).
 bool holds_funds(const ChargeState& state);
 

@@ -214,4 +214,13 @@ ChargeState fold(std::span<const Event> events) {
     return s;
 }
 
+ChargeState fold_as_of(std::span<const Event> events, std::string_view at) {
+    ChargeState s = initial_state();
+    for (const auto& e : events) {
+        // The fixed width form orders as text in time order.
+        if (e.occurred_at <= at) apply(s, e);
+    }
+    return s;
+}
+
 }  // namespace duepay::domain::charge

@@ -55,6 +55,81 @@ std::string format_rfc3339_millis_utc(std::int64_t unix_ms) {
     return buf;
 }
 
+namespace {
+
+// Howard Hinnant's days_from_civil: days since 1970-01-01 of a proleptic Gregorian date.
+std::int64_t days_from_civil(std::int64_t y, std::int64_t m, std::int64_t d) {
+    y -= m <= 2 ? 1 : 0;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const std::int64_t yoe = y - era * 400;
+    const std::int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+bool valid_date(int year, int month, int day) {
+    static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1]) return false;
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return !(month == 2 && day == 29 && !leap);
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_rfc3339_millis(std::string_view t) {
+    std::size_t at = 0;
+    auto digits = [&](std::size_t n, int& out) {
+        if (at + n > t.size()) return false;
+        out = 0;
+        for (std::size_t i = at; i < at + n; ++i) {
+            if (t[i] < '0' || t[i] > '9') return false;
+            out = out * 10 + (t[i] - '0');
+        }
+        at += n;
+        return true;
+    };
+    auto expect = [&](char c) {
+        if (at >= t.size() || (t[at] != c && t[at] != (c | 0x20))) return false;
+        ++at;
+        return true;
+    };
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+    if (!digits(4, year) || !expect('-') || !digits(2, month) || !expect('-') || !digits(2, day) ||
+        !valid_date(year, month, day))
+        return std::nullopt;
+    std::int64_t offset_minutes = 0;
+    std::int64_t millis = 0;
+    if (at < t.size()) {
+        if (!expect('T') || !digits(2, hour) || !expect(':') || !digits(2, minute) ||
+            !expect(':') || !digits(2, second) || hour > 23 || minute > 59 || second > 59)
+            return std::nullopt;
+        if (at < t.size() && t[at] == '.') {
+            ++at;
+            std::size_t n = 0;
+            for (; at < t.size() && t[at] >= '0' && t[at] <= '9'; ++at, ++n) {
+                if (n < 3) millis = millis * 10 + (t[at] - '0');
+            }
+            if (n == 0) return std::nullopt;
+            for (; n < 3; ++n) millis *= 10;
+        }
+        if (at < t.size() && (t[at] == '+' || t[at] == '-')) {
+            const int sign = t[at] == '+' ? 1 : -1;
+            ++at;
+            int oh = 0, om = 0;
+            if (!digits(2, oh) || !expect(':') || !digits(2, om) || oh > 23 || om > 59)
+                return std::nullopt;
+            offset_minutes = sign * (oh * 60 + om);
+        } else if (!expect('Z')) {
+            return std::nullopt;
+        }
+        if (at != t.size()) return std::nullopt;
+    }
+    const std::int64_t seconds = days_from_civil(year, month, day) * 86'400 + hour * 3600 +
+                                 minute * 60 + second - offset_minutes * 60;
+    if (seconds < 0) return std::nullopt;
+    return seconds * 1000 + millis;
+}
+
 bool is_rfc3339_millis_utc(std::string_view t) {
     // 0123456789012345678901234
     // 2026-11-21T22:00:00.000Z
@@ -73,11 +148,7 @@ bool is_rfc3339_millis_utc(std::string_view t) {
         !digits(14, 2, minute) || t[16] != ':' || !digits(17, 2, second) || t[19] != '.' ||
         !digits(20, 3, millis) || t[23] != 'Z')
         return false;
-    static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1]) return false;
-    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    if (month == 2 && day == 29 && !leap) return false;
-    return hour < 24 && minute < 60 && second < 60;
+    return valid_date(year, month, day) && hour < 24 && minute < 60 && second < 60;
 }
 
 }  // namespace duepay::domain::events

@@ -191,4 +191,9 @@ bool is_rfc3339_millis_utc(std::string_view text);
 // Pure (civil calendar arithmetic); callers bring the clock.
 std::string format_rfc3339_millis_utc(std::int64_t unix_ms);
 
+// An RFC 3339 date-time as a user types it ("2026-11-21T22:00:00Z", "2026-11-22T05:00:00.25+07:00",
+// 't'/'z' in lower case too) or a bare date ("2026-11-21", midnight UTC) -> unix milliseconds
+// (fraction digits past the third are truncated); nullopt when it is not one, or before 1970.
+std::optional<std::int64_t> parse_rfc3339_millis(std::string_view text);
+
 }  // namespace duepay::domain::events

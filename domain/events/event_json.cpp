@@ -25,6 +25,8 @@
 #define RAPIDJSON_NAMESPACE_END }
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 namespace rapidjson = duepay_events_rapidjson;
 
 #include "domain/hex.hpp"
@@ -725,13 +727,14 @@ std::string_view known_type(std::string_view type, const Path& at) {
     fail(at, "unknown event type \"" + std::string(type.substr(0, 64)) + "\"");
 }
 
-Event read_event(const Value& root) {
+Event read_event(const Value& root, const SchemaVersions& versions) {
     static constexpr std::array<std::string_view, 9> kNames = {
         "id",   "type",    "schemaVersion", "invoiceId", "projectId",
         "mode", "chainId", "occurredAt",    "data"};
     Event e;
     std::string_view type;
     const Value* data = nullptr;
+    std::uint32_t version = 0;
     read_object(root, Path{"", ""}, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
         switch (i) {
             case 0:
@@ -741,8 +744,7 @@ Event read_event(const Value& root) {
                 type = known_type(as_string(f, fp), fp);
                 break;
             case 2:
-                if (!f.IsUint() || f.GetUint() != kSchemaVersion) fail(fp, "must be 1");
-                e.schema_version = kSchemaVersion;
+                version = f.IsUint() ? f.GetUint() : 0;  // 0: never a version
                 break;
             case 3:
                 e.invoice_id = InvoiceId{as_bytes32(f, fp)};
@@ -772,7 +774,25 @@ Event read_event(const Value& root) {
                 break;
         }
     });
-    e.data = read_data(type, *data, Path{"", "data"});
+    if (auto error = versions.check(type, version)) fail(Path{"", "schemaVersion"}, *error);
+    e.schema_version = versions.current(type);
+    if (version == e.schema_version) {
+        e.data = read_data(type, *data, Path{"", "data"});
+        return e;
+    }
+    // An older version: its data is upcast to the current form first (upcast.hpp, the one place
+    // that knows old versions), then read like any current event.
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    data->Accept(writer);
+    std::string text(buffer.GetString(), buffer.GetSize());
+    if (auto error = versions.upcast(type, version, text)) {
+        fail(Path{"", "schemaVersion"}, *error);
+    }
+    Document upcast;
+    upcast.Parse(text.c_str(), text.size());
+    if (upcast.HasParseError()) fail(Path{"", "data"}, "the upcast data is not JSON");
+    e.data = read_data(type, upcast, Path{"", "data"});
     return e;
 }
 
@@ -872,7 +892,9 @@ std::string encode_event(const Event& event) {
     return out;
 }
 
-Result<Event> decode_event(std::string_view json) {
+Result<Event> decode_event(std::string_view json) { return decode_event(json, schema_versions()); }
+
+Result<Event> decode_event(std::string_view json, const SchemaVersions& versions) {
     // In-situ parsing of a private copy: strings stay in the copy instead of being copied into the
     // DOM. Typical events fit these stack buffers, so parsing allocates nothing on the heap.
     if (std::memchr(json.data(), '\0', json.size()) != nullptr)
@@ -900,7 +922,7 @@ Result<Event> decode_event(std::string_view json) {
                                                  std::to_string(doc.GetErrorOffset()) + ")");
     }
     try {
-        return read_event(doc);
+        return read_event(doc, versions);
     } catch (const DecodeError& err) {
         return make_error("malformed_event", "malformed event: " + err.message);
     }

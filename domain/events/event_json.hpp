@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "domain/events/event.hpp"
+#include "domain/events/upcast.hpp"
 #include "domain/result.hpp"
 
 namespace duepay::domain::events {
@@ -16,6 +17,10 @@ namespace duepay::domain::events {
 // Rejects malformed input with code "malformed_event" and a message naming the field
 // ("malformed event: data.amount: amount must not be negative or carry a sign").
 Result<Event> decode_event(std::string_view json);
+
+// The same with another set of versions (tests of schema evolution; upcast.hpp). An event of an
+// older version of its type is upcast to the current form; schema_version is then the current one.
+Result<Event> decode_event(std::string_view json, const SchemaVersions& versions);
 
 std::string encode_event(const Event& event);
 // Replaces out's content, reusing its capacity.

@@ -15,7 +15,6 @@
 #include "domain/text.hpp"
 
 namespace duepay::projections::charges {
-namespace {
 
 namespace ev = domain::events;
 namespace ch = domain::charge;
@@ -42,8 +41,6 @@ std::string timeline_json(const std::vector<ch::TimelineEntry>& timeline) {
     w.EndArray();
     return std::string(buffer.GetString(), buffer.GetSize());
 }
-
-}  // namespace
 
 infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
                                   const ev::Event& last, int event_count) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
@@ -12,6 +13,9 @@
 #include "infra/postgres/charge_row.hpp"
 
 namespace duepay::projections::charges {
+
+// The timeline as the read model and the full read show it: [{status, at, txHash (or null)}].
+std::string timeline_json(const std::vector<domain::charge::TimelineEntry>& timeline);
 
 // The row for a charge whose state is `state` after `event_count` events, the last being `last`.
 // `created` must hold ChargeCreated data (else std::invalid_argument).

@@ -28,7 +28,7 @@ struct Decoded {
 
 // Journals `records`, re-folds every charge they touch and upserts its row (no offsets).
 void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& records,
-                   BatchStats& stats) {
+                   BatchStats& stats, ApplyOptions options) {
     std::vector<infra::postgres::JournalEntry> entries;
     entries.reserve(records.size());
     for (const auto& r : records) entries.push_back(r.entry);
@@ -61,20 +61,20 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
     }
     infra::postgres::upsert_charges(tx, rows);
     stats.charges += rows.size();
-    infra::postgres::notify_charges(tx, ids);
+    if (options.notify) infra::postgres::notify_charges(tx, ids);
 }
 
 // Applies `records` in a savepoint of `tx`: nullopt when applied, else the event-level error (the
 // savepoint is rolled back). Infrastructure errors propagate.
 std::optional<std::string> try_apply(pqxx::work& tx, const std::vector<Decoded>& records,
-                                     BatchStats& stats) {
+                                     BatchStats& stats, ApplyOptions options = {}) {
     // A plain SAVEPOINT rather than pqxx::subtransaction: libpqxx 6.4 left the outer transaction
     // aborted after a failed statement in a subtransaction (seen in poison_test).
     BatchStats local;
     std::optional<std::string> error;
     tx.exec("savepoint apply_events");
     try {
-        apply_decoded(tx, records, local);
+        apply_decoded(tx, records, local, options);
     } catch (const pqxx::sql_error& e) {
         if (!infra::postgres::is_event_level_failure(e)) throw;
         error = std::string(e.what()) + " (SQLSTATE " + e.sqlstate() + ")";
@@ -128,7 +128,7 @@ void quarantine(pqxx::transaction_base& tx, const std::string& group_id,
 }  // namespace
 
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
-                       const std::vector<ConsumedMessage>& batch) {
+                       const std::vector<ConsumedMessage>& batch, ApplyOptions options) {
     BatchStats stats;
     stats.messages = batch.size();
     // The read model can be rebuilt from the log and the offsets commit atomically with it, so a
@@ -147,10 +147,10 @@ BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
         }
         records.push_back(std::move(decoded).value());
     }
-    if (!records.empty() && try_apply(tx, records, stats)) {
+    if (!records.empty() && try_apply(tx, records, stats, options)) {
         // Some event of the batch is refused: apply them one by one, quarantine the refused ones.
         for (const auto& record : records) {
-            if (auto error = try_apply(tx, {record}, stats)) {
+            if (auto error = try_apply(tx, {record}, stats, options)) {
                 quarantine(tx, group_id, *record.message, *error, stats);
             }
         }

@@ -30,8 +30,15 @@ struct BatchStats {
     std::size_t charges = 0;  // rows upserted
 };
 
+struct ApplyOptions {
+    // NOTIFY the touched invoice ids (the live projector: the API and the checkout listen). A
+    // replay into a fresh schema (duepay replay) has no listeners and skips it.
+    bool notify = true;
+};
+
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
-                       const std::vector<infra::kafka::ConsumedMessage>& batch);
+                       const std::vector<infra::kafka::ConsumedMessage>& batch,
+                       ApplyOptions options = {});
 
 // Re-applies one stored record (a quarantine retry) through the same code, in a savepoint of `tx`:
 // nullopt when applied, else the event-level error (nothing of it is kept). Offsets are untouched.

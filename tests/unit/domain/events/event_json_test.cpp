@@ -324,5 +324,23 @@ TEST(EventJson, Rfc3339Check) {
     EXPECT_FALSE(is_rfc3339_millis_utc("2024-01-01T00:00:00.00Z"));
 }
 
+TEST(EventTime, ParsesWhatUsersTypeAndRoundTripsTheFormatter) {
+    EXPECT_EQ(parse_rfc3339_millis("2026-11-21T22:00:00.000Z"), 1'795'298'400'000);
+    EXPECT_EQ(parse_rfc3339_millis("2026-11-21t22:00:00z"), 1'795'298'400'000);
+    EXPECT_EQ(parse_rfc3339_millis("2026-11-22T05:00:00+07:00"), 1'795'298'400'000);
+    EXPECT_EQ(parse_rfc3339_millis("2026-11-21T21:30:00.25-00:30"), 1'795'298'400'250);
+    EXPECT_EQ(parse_rfc3339_millis("2026-11-21T22:00:00.1239Z"), 1'795'298'400'123);
+    EXPECT_EQ(parse_rfc3339_millis("2026-11-21"), 1'795'219'200'000);
+    for (std::int64_t ms = 0; ms < 4'102'444'800'000; ms += 86'399'997) {  // to 2100
+        EXPECT_EQ(parse_rfc3339_millis(format_rfc3339_millis_utc(ms)), ms);
+    }
+    for (const char* bad :
+         {"", "2026-11-21T22:00:00", "2026-11-21T22:00Z", "2026-02-29", "2026-11-21T24:00:00Z",
+          "2026-11-21T22:00:00.Z", "2026-11-21T22:00:00+0700", "2026-11-21 22:00:00Z",
+          "1969-12-31T23:59:59Z", "2026-11-21T22:00:00Zx"}) {
+        EXPECT_FALSE(parse_rfc3339_millis(bad).has_value()) << bad;
+    }
+}
+
 }  // namespace
 }  // namespace duepay::domain::events

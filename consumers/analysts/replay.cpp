@@ -1,0 +1,300 @@
+#include "consumers/analysts/replay.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <pqxx/pqxx>
+
+#include "consumers/analysts/progress.hpp"
+#include "consumers/cli/admin.hpp"
+#include "domain/events/json_writer.hpp"
+#include "infra/config/env.hpp"
+#include "infra/kafka/topic_reader.hpp"
+#include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/offset_store.hpp"
+#include "projections/charges/charge_projector.hpp"
+#include "projections/charges/read_model_schema.hpp"
+
+namespace duepay::consumers {
+namespace {
+
+namespace rm = projections::charges;
+using Offsets = std::map<std::int32_t, std::int64_t>;
+
+std::string replay_group(const std::string& schema) { return "duepay-replay-" + schema; }
+
+// "20261123t153000": the retired schema's suffix.
+std::string utc_stamp() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%dt%H%M%S", &tm);
+    return buf;
+}
+
+Offsets stored_offsets(pqxx::transaction_base& tx, const std::string& group,
+                       const std::string& topic, const std::vector<std::int32_t>& partitions) {
+    return infra::postgres::load_next_offsets(tx, group, topic, partitions);
+}
+
+// The replay's loop over one snapshot of the topic: applies [position, end) of every partition
+// in batches, one transaction each (rows and offsets together), until done or stopped.
+class Rebuild {
+  public:
+    Rebuild(const ReplaySettings& s, pqxx::connection& conn, infra::kafka::TopicReader& reader)
+        : s_(s), conn_(conn), reader_(reader), group_(replay_group(s.schema)) {}
+
+    // Reads from the stored offsets (or the low watermark) to `ends`. Returns false if stopped.
+    bool run_to(const Offsets& ends, const std::atomic<bool>& stop, Progress* progress,
+                std::int64_t done_before, pqxx::work* in_tx = nullptr) {
+        Offsets begins;
+        {
+            std::unique_ptr<pqxx::work> own;
+            pqxx::work& tx =
+                in_tx != nullptr ? *in_tx : *(own = std::make_unique<pqxx::work>(conn_));
+            begins = stored_offsets(tx, group_, s_.topic, reader_.partitions());
+            if (own) own->commit();
+        }
+        std::vector<infra::kafka::PartitionRange> ranges;
+        for (const auto p : reader_.partitions()) {
+            const auto begin = begins.contains(p) ? begins[p] : lows_.at(p);
+            ranges.push_back({p, begin, std::max(begin, ends.at(p))});
+        }
+        reader_.assign(ranges);
+        std::int64_t done = done_before;
+        while (!reader_.done()) {
+            if (stop) return false;
+            auto batch = reader_.poll(s_.batch, std::chrono::milliseconds(500));
+            if (batch.empty()) continue;
+            rm::ApplyOptions options;
+            options.notify = false;
+            if (in_tx != nullptr) {
+                rm::apply_batch(*in_tx, group_, batch, options);
+            } else {
+                pqxx::work tx(conn_);
+                rm::apply_batch(tx, group_, batch, options);
+                tx.commit();
+            }
+            applied_ += static_cast<std::int64_t>(batch.size());
+            done += static_cast<std::int64_t>(batch.size());
+            if (progress != nullptr) progress->update(done);
+        }
+        return true;
+    }
+
+    void set_lows(Offsets lows) { lows_ = std::move(lows); }
+    std::int64_t applied() const { return applied_; }
+    const std::string& group() const { return group_; }
+
+  private:
+    const ReplaySettings& s_;
+    pqxx::connection& conn_;
+    infra::kafka::TopicReader& reader_;
+    std::string group_;
+    Offsets lows_;
+    std::int64_t applied_ = 0;
+};
+
+void write_comparison(domain::json::Writer& w, const rm::Comparison& c) {
+    w.Key("comparison");
+    w.StartObject();
+    w.Key("equal");
+    w.Bool(c.equal());
+    w.Key("charges");
+    w.Int64(c.charges);
+    w.Key("mismatches");
+    w.Int64(c.mismatches);
+    w.Key("journalMissing");
+    w.Int64(c.journal_missing);
+    w.Key("journalExtra");
+    w.Int64(c.journal_extra);
+    w.Key("examples");
+    w.StartArray();
+    for (const auto& e : c.examples) w.String(e.c_str());
+    w.EndArray();
+    w.EndObject();
+}
+
+// Per partition the smaller of the two positions: what both sides have seen.
+Offsets min_offsets(const std::vector<std::int32_t>& partitions, const Offsets& a,
+                    const Offsets& b) {
+    Offsets out;
+    for (const auto p : partitions) {
+        const auto x = a.contains(p) ? a.at(p) : 0;
+        const auto y = b.contains(p) ? b.at(p) : 0;
+        out[p] = std::min(x, y);
+    }
+    return out;
+}
+
+int drop_retired(pqxx::connection& conn, domain::json::Writer& w) {
+    pqxx::work tx(conn);
+    const auto schemas = rm::retired_schemas(tx);
+    for (const auto& schema : schemas) {
+        tx.exec("drop schema " + conn.quote_name(schema) + " cascade");
+    }
+    tx.commit();
+    w.Key("droppedSchemas");
+    w.StartArray();
+    for (const auto& s : schemas) w.String(s.c_str());
+    w.EndArray();
+    return 0;
+}
+
+}  // namespace
+
+int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
+    if (!rm::is_valid_shadow_schema(s.schema)) {
+        print_admin_error("invalid_schema",
+                          "--schema must be a lower-case identifier other than public, pg_* and "
+                          "duepay_retired_*");
+        return 2;
+    }
+    rapidjson::StringBuffer out;
+    domain::json::Writer w(out);
+    w.StartObject();
+    pqxx::connection conn(s.database_url);
+    if (s.drop_old && !s.swap) {
+        drop_retired(conn, w);
+        w.EndObject();
+        std::cout << out.GetString() << std::endl;
+        return 0;
+    }
+    const auto group = replay_group(s.schema);
+    {
+        pqxx::work tx(conn);
+        if (s.fresh) {
+            rm::drop_shadow(tx, s.schema);
+            tx.exec_params("delete from consumer_offsets where group_id = $1", group);
+        }
+        rm::create_shadow(tx, s.schema);
+        tx.commit();
+    }
+    // Unqualified names (the projector's SQL) now mean the shadow tables first, then public for
+    // consumer_offsets and quarantined_events.
+    conn.set_variable("search_path", conn.quote_name(s.schema) + ", public");
+    infra::postgres::prepare_charge_statements(conn);
+
+    infra::kafka::TopicReader reader(s.bootstrap, s.topic, "duepay-replay");
+    Offsets lows;
+    Offsets ends;
+    std::int64_t total = 0;
+    for (const auto& [p, mark] : reader.watermarks()) {
+        lows[p] = mark.first;
+        ends[p] = mark.second;
+        total += mark.second - mark.first;
+    }
+    Rebuild rebuild(s, conn, reader);
+    rebuild.set_lows(lows);
+    std::int64_t done_before = 0;
+    {
+        pqxx::read_transaction tx(conn);
+        for (const auto& [p, next] : stored_offsets(tx, group, s.topic, reader.partitions())) {
+            done_before += std::min(next, ends[p]) - lows[p];
+        }
+    }
+    std::cerr << "replay: " << s.topic << " -> schema " << s.schema << " (group " << group << "), "
+              << with_commas(total) << " events, "
+              << (done_before > 0 ? "resuming at " + with_commas(done_before) : "from offset 0")
+              << std::endl;
+    Progress progress("replay", total, Progress::stderr_is_tty(), std::cerr);
+    const auto started = std::chrono::steady_clock::now();
+    if (!rebuild.run_to(ends, stop, &progress, done_before)) {
+        progress.finish(done_before + rebuild.applied());
+        std::cerr << "replay: stopped; run it again to resume" << std::endl;
+        return 130;
+    }
+    progress.finish(done_before + rebuild.applied());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    domain::json::str(w, "schema", s.schema);
+    domain::json::str(w, "topic", s.topic);
+    w.Key("events");
+    w.Int64(total);
+    w.Key("applied");
+    w.Int64(rebuild.applied());
+    w.Key("seconds");
+    w.Double(seconds);
+    w.Key("eventsPerSecond");
+    w.Int64(seconds > 0 ? static_cast<std::int64_t>(rebuild.applied() / seconds) : 0);
+
+    rm::Comparison comparison;
+    if (!s.swap) {
+        pqxx::read_transaction tx(conn);
+        const auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
+        const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
+        comparison = rm::compare_with_live(tx, s.schema, s.topic,
+                                           min_offsets(reader.partitions(), live, mine));
+        write_comparison(w, comparison);
+        w.Key("swapped");
+        w.Bool(false);
+    } else {
+        // One transaction: stop the live projector's writes, catch up to its offsets, compare
+        // exactly there, rename. The API reads on throughout (EXCLUSIVE allows reads).
+        pqxx::work tx(conn);
+        rm::lock_live(tx, s.lock_timeout_ms);
+        auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
+        Offsets targets;
+        for (const auto p : reader.partitions()) {
+            targets[p] = live.contains(p) ? live[p] : 0;
+        }
+        rebuild.run_to(targets, stop, nullptr, 0, &tx);
+        const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
+        comparison = rm::compare_with_live(tx, s.schema, s.topic,
+                                           min_offsets(reader.partitions(), live, mine));
+        write_comparison(w, comparison);
+        w.Key("swapped");
+        if (comparison.equal() || s.force) {
+            tx.exec_params("delete from public.consumer_offsets where group_id = $1", group);
+            const auto retired = rm::swap_in(tx, s.schema, utc_stamp());
+            tx.commit();
+            w.Bool(true);
+            domain::json::str(w, "retiredSchema", retired);
+            std::cerr << "replay: swapped in; the old tables are in schema " << retired
+                      << " until duepay replay --drop-old" << std::endl;
+            if (s.drop_old) drop_retired(conn, w);
+        } else {
+            tx.abort();
+            w.Bool(false);
+            std::cerr << "replay: the rebuilt tables differ from the live ones; not swapped"
+                      << std::endl;
+        }
+    }
+    w.EndObject();
+    std::cout << out.GetString() << std::endl;
+    return comparison.equal() ? 0 : 1;
+}
+
+cli::Run define_replay(CLI::App& cmd) {
+    auto s = std::make_shared<ReplaySettings>();
+    cmd.add_option("--topic", s->topic, "event topic (DUEPAY_TOPIC)");
+    cmd.add_option("--schema", s->schema, "the shadow schema to build into (duepay_replay)");
+    cmd.add_option("--live-group", s->live_group,
+                   "the live projector's group (DUEPAY_PROJECTOR_GROUP, duepay-projector)");
+    cmd.add_option("--batch", s->batch, "events per transaction (20000)");
+    cmd.add_flag("--fresh", s->fresh, "drop the shadow schema and its offsets first");
+    cmd.add_flag("--swap", s->swap,
+                 "swap the rebuilt tables in when they equal the live ones (old set kept)");
+    cmd.add_flag("--drop-old", s->drop_old,
+                 "drop the retired tables of earlier swaps (alone: does only that)");
+    cmd.add_flag("--force", s->force, "with --swap: swap even when the comparison differs");
+    cmd.footer("Resumable: run it again after a crash or a stop. docs/analysts.md, ADR 0120.");
+    return [s](const std::atomic<bool>& stop) {
+        auto settings = *s;
+        settings.bootstrap = infra::config::require_env("KAFKA_BOOTSTRAP");
+        settings.database_url = infra::config::require_env("DATABASE_URL");
+        if (settings.topic.empty()) {
+            settings.topic = infra::config::env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+        }
+        if (settings.live_group.empty()) {
+            settings.live_group =
+                infra::config::env_or("DUEPAY_PROJECTOR_GROUP", "duepay-projector");
+        }
+        return run_replay(settings, stop);
+    };
+}
+
+}  // namespace duepay::consumers

@@ -1,0 +1,142 @@
+#include "projections/charges/read_model_schema.hpp"
+
+#include <stdexcept>
+
+namespace duepay::projections::charges {
+namespace {
+
+// Quoted identifier (names are validated too; this is defence in depth).
+std::string ident(pqxx::transaction_base& tx, const std::string& name) {
+    return tx.conn().quote_name(name);
+}
+
+std::string int_array(const std::vector<std::int64_t>& values) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out += ',';
+        out += std::to_string(values[i]);
+    }
+    return out + '}';
+}
+
+}  // namespace
+
+bool is_valid_shadow_schema(const std::string& name) {
+    if (name.empty() || name.size() > 63) return false;
+    if (name == "public" || name.rfind("pg_", 0) == 0 || name.rfind(kRetiredPrefix, 0) == 0 ||
+        name == "information_schema")
+        return false;
+    if (!(name[0] == '_' || (name[0] >= 'a' && name[0] <= 'z'))) return false;
+    for (char c : name) {
+        if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+    }
+    return true;
+}
+
+void create_shadow(pqxx::transaction_base& tx, const std::string& schema) {
+    if (!is_valid_shadow_schema(schema)) throw std::invalid_argument("bad schema name " + schema);
+    tx.exec("create schema if not exists " + ident(tx, schema));
+    for (const char* table : kRebuiltTables) {
+        tx.exec("create table if not exists " + ident(tx, schema) + "." + ident(tx, table) +
+                " (like public." + ident(tx, table) + " including all)");
+    }
+}
+
+void drop_shadow(pqxx::transaction_base& tx, const std::string& schema) {
+    if (!is_valid_shadow_schema(schema)) throw std::invalid_argument("bad schema name " + schema);
+    tx.exec("drop schema if exists " + ident(tx, schema) + " cascade");
+}
+
+Comparison compare_with_live(pqxx::transaction_base& tx, const std::string& schema,
+                             const std::string& topic,
+                             const std::map<std::int32_t, std::int64_t>& bound) {
+    std::vector<std::int64_t> partitions;
+    std::vector<std::int64_t> offsets;
+    for (const auto& [p, o] : bound) {
+        partitions.push_back(p);
+        offsets.push_back(o);
+    }
+    const auto shadow = ident(tx, schema);
+    // Events of the topic on each side, with the bound of their partition (0 when absent).
+    const std::string sides =
+        "with bound as (select * from unnest($2::int[], $3::bigint[]) as b(partition, upto)), "
+        "live as (select e.event_id, e.invoice_id, e.\"offset\" >= coalesce(b.upto, 0) as beyond "
+        "  from public.charge_events e left join bound b on b.partition = e.partition "
+        "  where e.topic = $1), "
+        "rebuilt as (select e.event_id, e.invoice_id, e.\"offset\" >= coalesce(b.upto, 0) as "
+        "beyond "
+        "  from " +
+        shadow +
+        ".charge_events e left join bound b on b.partition = e.partition "
+        "  where e.topic = $1), ";
+    Comparison c;
+    const auto rows = tx.exec_params(
+        sides +
+            "unsettled as (select invoice_id from live where beyond union "
+            "  select invoice_id from rebuilt where beyond), "
+            "settled as (select invoice_id from live union select invoice_id from rebuilt "
+            "  except select invoice_id from unsettled), "
+            "pairs as (select s.invoice_id, to_jsonb(a) as a, to_jsonb(r) as r from settled s "
+            "  left join public.charges a on a.invoice_id = s.invoice_id "
+            "  left join " +
+            shadow +
+            ".charges r on r.invoice_id = s.invoice_id) "
+            "select count(*), count(*) filter (where a is distinct from r), "
+            "  coalesce((array_agg(invoice_id order by invoice_id) "
+            "    filter (where a is distinct from r))[1:5], '{}') from pairs",
+        topic, int_array(partitions), int_array(offsets));
+    c.charges = rows[0][0].as<std::int64_t>();
+    c.mismatches = rows[0][1].as<std::int64_t>();
+    auto examples = rows[0][2].as_array();
+    for (auto item = examples.get_next(); item.first != pqxx::array_parser::done;
+         item = examples.get_next()) {
+        if (item.first == pqxx::array_parser::string_value) c.examples.push_back(item.second);
+    }
+    const auto journal = tx.exec_params(
+        sides +
+            "l as (select event_id from live where not beyond), "
+            "r as (select event_id from rebuilt where not beyond) "
+            "select (select count(*) from l where event_id not in (select event_id from r)), "
+            "  (select count(*) from r where event_id not in (select event_id from l))",
+        topic, int_array(partitions), int_array(offsets));
+    c.journal_missing = journal[0][0].as<std::int64_t>();
+    c.journal_extra = journal[0][1].as<std::int64_t>();
+    return c;
+}
+
+void lock_live(pqxx::transaction_base& tx, int lock_timeout_ms) {
+    tx.exec("set local lock_timeout = " + std::to_string(lock_timeout_ms));
+    std::string tables;
+    for (const char* table : kRebuiltTables) {
+        if (!tables.empty()) tables += ", ";
+        tables += "public." + ident(tx, table);
+    }
+    tx.exec("lock table " + tables + " in exclusive mode");
+}
+
+std::string swap_in(pqxx::transaction_base& tx, const std::string& schema,
+                    const std::string& suffix) {
+    if (!is_valid_shadow_schema(schema)) throw std::invalid_argument("bad schema name " + schema);
+    const std::string retired = std::string(kRetiredPrefix) + suffix;
+    tx.exec("create schema " + ident(tx, retired));
+    for (const char* table : kRebuiltTables) {
+        tx.exec("alter table public." + ident(tx, table) + " set schema " + ident(tx, retired));
+    }
+    for (const char* table : kRebuiltTables) {
+        tx.exec("alter table " + ident(tx, schema) + "." + ident(tx, table) + " set schema public");
+    }
+    tx.exec("drop schema " + ident(tx, schema));  // empty now: fails loudly otherwise
+    return retired;
+}
+
+std::vector<std::string> retired_schemas(pqxx::transaction_base& tx) {
+    std::vector<std::string> out;
+    for (const auto& r : tx.exec_params(
+             "select nspname from pg_namespace where starts_with(nspname, $1) order by nspname",
+             std::string(kRetiredPrefix))) {
+        out.push_back(r[0].as<std::string>());
+    }
+    return out;
+}
+
+}  // namespace duepay::projections::charges

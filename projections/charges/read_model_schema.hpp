@@ -1,0 +1,62 @@
+// Blue/green rebuilds of the charges read model (duepay replay, ADR 0120): the tables the
+// projector rebuilds from the topic (kRebuiltTables) get a shadow copy in a schema of their own,
+// filled by the same apply_batch with that schema first on the search_path; consumer_offsets and
+// quarantined_events stay in public (the replay's rows under its own consumer group). The shadow
+// is compared with the live tables over the offsets both have seen, then swapped in by renames in
+// one transaction; the live set moves to a "duepay_retired_<time>" schema until dropped.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+namespace duepay::projections::charges {
+
+// The rebuilt tables, in the order the projector writes them (and the swap locks them).
+inline constexpr const char* kRebuiltTables[] = {"charge_events", "charges"};
+
+// The prefix of the schemas that hold swapped-out tables.
+inline constexpr const char* kRetiredPrefix = "duepay_retired_";
+
+// A lower-case identifier [a-z_][a-z0-9_]{0,62}, not public, pg_* or a retired schema name.
+bool is_valid_shadow_schema(const std::string& name);
+
+// Creates `schema` and its empty copies of kRebuiltTables (columns, defaults, constraints and
+// indexes of the live tables) unless they exist. Idempotent.
+void create_shadow(pqxx::transaction_base& tx, const std::string& schema);
+
+// Drops `schema` and everything in it, if it exists.
+void drop_shadow(pqxx::transaction_base& tx, const std::string& schema);
+
+struct Comparison {
+    std::int64_t charges = 0;           // charges compared (every event below the bound)
+    std::int64_t mismatches = 0;        // rows that differ (or exist on one side only)
+    std::int64_t journal_missing = 0;   // journaled live, not in the shadow
+    std::int64_t journal_extra = 0;     // journaled in the shadow, not live
+    std::vector<std::string> examples;  // up to 5 invoice ids of mismatching rows
+    bool equal() const { return mismatches == 0 && journal_missing == 0 && journal_extra == 0; }
+};
+
+// Compares the shadow's rows with the live ones for the charges of `topic` whose every journaled
+// event lies below `bound` (partition -> offset; a partition not in it counts as 0): the offsets
+// both sides have seen. Rows compare as whole JSON objects (every column).
+Comparison compare_with_live(pqxx::transaction_base& tx, const std::string& schema,
+                             const std::string& topic,
+                             const std::map<std::int32_t, std::int64_t>& bound);
+
+// Takes the live tables out of the projector's hands until commit: EXCLUSIVE locks (reads go on)
+// in the projector's write order, so a projector transaction either committed before or waits.
+// Gives up with an exception after `lock_timeout_ms`.
+void lock_live(pqxx::transaction_base& tx, int lock_timeout_ms);
+
+// Moves the live tables to a new "duepay_retired_<suffix>" schema and the shadow's into public,
+// then drops the empty shadow schema. Returns the retired schema's name. Call after lock_live.
+std::string swap_in(pqxx::transaction_base& tx, const std::string& schema,
+                    const std::string& suffix);
+
+// The retired schemas (oldest first).
+std::vector<std::string> retired_schemas(pqxx::transaction_base& tx);
+
+}  // namespace duepay::projections::charges

@@ -1,0 +1,230 @@
+// duepay replay against the real stack (label integration), in a database of its own (every
+// migration applied) so a swap never touches the read model other tests use: `duepay dev` (api +
+// projector) serves a fresh topic holding charges created over the API and a synthetic history;
+// a replay killed with SIGKILL resumes and rebuilds the same rows; a shadow with one wrong row is
+// refused; `replay --swap` swaps while the API answers every read, and the projector and the API
+// go on with the swapped-in tables; `--drop-old` drops the retired ones.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <pqxx/pqxx>
+#include <sstream>
+#include <thread>
+
+#include "tests/integration/pipeline/pipeline_support.hpp"
+
+namespace duepay::tests {
+namespace {
+
+constexpr int kSyntheticCharges = 3000;  // 6,750 events
+
+rapidjson::Document parse(const std::string& text) {
+    rapidjson::Document d;
+    // The report is the last line (stderr, interleaved, has the progress lines).
+    const auto start = text.rfind("\n{");
+    d.Parse(text.c_str() + (start == std::string::npos ? 0 : start + 1));
+    return d;
+}
+
+std::int64_t count(pqxx::connection& c, const std::string& sql) {
+    pqxx::read_transaction tx(c);
+    return tx.exec1(sql)[0].as<std::int64_t>();
+}
+
+// A fresh database with every migration of schemas/migrations, in name order.
+std::string create_database(const StackEnv& env, const std::string& name) {
+    {
+        pqxx::connection admin(env.database_url);
+        pqxx::nontransaction tx(admin);
+        tx.exec("create database " + name);
+    }
+    const auto slash = env.database_url.rfind('/');
+    const auto url = env.database_url.substr(0, slash + 1) + name;
+    std::vector<std::filesystem::path> files;
+    for (const auto& f : std::filesystem::directory_iterator(DUEPAY_MIGRATIONS_DIR)) {
+        if (f.path().extension() == ".sql") files.push_back(f.path());
+    }
+    std::sort(files.begin(), files.end());
+    pqxx::connection c(url);
+    for (const auto& f : files) {
+        std::ifstream in(f);
+        std::stringstream sql;
+        sql << in.rdbuf();
+        pqxx::work tx(c);
+        tx.exec(sql.str());
+        tx.commit();
+    }
+    return url;
+}
+
+class ReplayTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        std::string missing;
+        auto env = stack_env(missing);
+        if (!env) GTEST_SKIP() << "integration stack not configured: " << missing;
+        env_ = *env;
+        db_name_ = "duepay_replay_test_" + std::to_string(getpid());
+        url_ = create_database(env_, db_name_);
+        server_ = start_dev_server(env_, "replay", 3, {{"DATABASE_URL", url_}});
+        ASSERT_TRUE(server_.process->alive()) << server_.process->log();
+        std::string out;
+        ASSERT_EQ(run_command({duepay_binary(), "admin", "demo"}, {{"DATABASE_URL", url_}}, out,
+                              std::chrono::seconds(20)),
+                  0)
+            << out;
+        auto demo = parse(out);
+        ASSERT_TRUE(demo.IsObject()) << out;
+        key_ = demo["key"].GetString();
+        project_ = demo["projectId"].GetString();
+    }
+    void TearDown() override {
+        if (server_.process) {
+            EXPECT_EQ(server_.process->stop(), 0);
+        }
+        if (!db_name_.empty()) {
+            pqxx::connection admin(env_.database_url);
+            pqxx::nontransaction tx(admin);
+            tx.exec("drop database if exists " + db_name_ + " with (force)");
+        }
+    }
+
+    std::map<std::string, std::string> replay_env() const {
+        return {{"DATABASE_URL", url_},
+                {"DUEPAY_TOPIC", server_.topic},
+                {"DUEPAY_PROJECTOR_GROUP", server_.group}};
+    }
+
+    int replay(const std::vector<std::string>& args, std::string& out) {
+        std::vector<std::string> argv{duepay_binary(), "replay"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_command(argv, replay_env(), out, std::chrono::seconds(120));
+    }
+
+    std::string create_charge() {
+        auto r = http("POST", server_.base_url + "/v1/invoices",
+                      {{"x-api-key", key_}, {"content-type", "application/json"}},
+                      R"({"chainId":80002,"amount":"2500000","expiresInSeconds":600})");
+        EXPECT_EQ(r.status, 201) << r.body;
+        rapidjson::Document d;
+        d.Parse(r.body.c_str());
+        return d.HasParseError() ? "" : d["data"]["invoiceId"].GetString();
+    }
+
+    StackEnv env_;
+    std::string db_name_;
+    std::string url_;
+    DevServer server_;
+    std::string key_;
+    std::string project_;
+};
+
+TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes) {
+    const auto first = create_charge();
+    ASSERT_FALSE(first.empty());
+    std::string out;
+    ASSERT_EQ(run_command({DUEPAY_PRODUCER, "--topic", server_.topic, "--project", project_,
+                           "--charges", std::to_string(kSyntheticCharges)},
+                          {}, out, std::chrono::seconds(60)),
+              0)
+        << out;
+    const std::int64_t events = kSyntheticCharges / 4 * 9 + 1;
+    pqxx::connection db(url_);
+    ASSERT_TRUE(
+        wait_until([&] { return count(db, "select count(*) from charge_events") == events; },
+                   std::chrono::seconds(60)))
+        << server_.process->log();
+
+    // 1. Killed half way (SIGKILL), then run again: it resumes from its stored offsets.
+    {
+        Process killed({duepay_binary(), "replay", "--schema", "rebuild_a", "--batch", "25"},
+                       replay_env(), "/tmp/duepay-replay-killed-" + unique_suffix() + ".log");
+        ASSERT_TRUE(wait_until(
+            [&] {
+                return count(db,
+                             "select coalesce(sum(next_offset), 0) from consumer_offsets where "
+                             "group_id = 'duepay-replay-rebuild_a'") > events / 3 ||
+                       !killed.alive();
+            },
+            std::chrono::seconds(60)));
+        ASSERT_TRUE(killed.alive()) << "finished before the kill: " << killed.log();
+        killed.kill_hard();
+    }
+    const auto partial = count(db, "select count(*) from rebuild_a.charge_events");
+    EXPECT_GT(partial, 0);
+    EXPECT_LT(partial, events);
+    ASSERT_EQ(replay({"--schema", "rebuild_a"}, out), 0) << out;
+    auto report = parse(out);
+    ASSERT_TRUE(report.IsObject()) << out;
+    EXPECT_NE(out.find("resuming at"), std::string::npos) << out;
+    EXPECT_EQ(report["events"].GetInt64(), events);
+    EXPECT_EQ(report["applied"].GetInt64() + partial, events) << out;  // nothing read twice
+    EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
+    EXPECT_EQ(report["comparison"]["charges"].GetInt64(), kSyntheticCharges + 1) << out;
+    EXPECT_EQ(count(db, "select count(*) from rebuild_a.charges"), kSyntheticCharges + 1);
+    // Progress went to stderr as plain lines (not a terminal) and ended with the total.
+    EXPECT_NE(out.find("replay: 100% 6,751/6,751 events"), std::string::npos) << out;
+
+    // 2. A shadow that differs in one row is reported and never swapped in.
+    ASSERT_EQ(replay({"--schema", "rebuild_b"}, out), 0) << out;
+    {
+        pqxx::work tx(db);
+        tx.exec_params("update rebuild_b.charges set status = 'expired' where invoice_id = $1",
+                       first);
+        tx.commit();
+    }
+    EXPECT_EQ(replay({"--schema", "rebuild_b", "--swap"}, out), 1) << out;
+    report = parse(out);
+    ASSERT_TRUE(report.IsObject()) << out;
+    EXPECT_EQ(report["comparison"]["mismatches"].GetInt64(), 1) << out;
+    EXPECT_EQ(std::string(report["comparison"]["examples"][0].GetString()), first);
+    EXPECT_FALSE(report["swapped"].GetBool());
+    EXPECT_EQ(count(db, "select count(*) from pg_namespace where nspname like 'duepay_retired_%'"),
+              0);
+
+    // 3. --swap while a reader hammers the API: every read answers 200.
+    std::atomic<bool> done{false};
+    std::atomic<int> reads{0};
+    std::atomic<int> failures{0};
+    std::thread reader([&] {
+        while (!done) {
+            auto r = http("GET", server_.base_url + "/v1/charges/" + first, {{"x-api-key", key_}});
+            ++reads;
+            if (r.status != 200) ++failures;
+        }
+    });
+    const auto more = create_charge();  // after the replay's snapshot: caught up in the swap
+    const int rc = replay({"--schema", "rebuild_a", "--swap"}, out);
+    done = true;
+    reader.join();
+    ASSERT_EQ(rc, 0) << out;
+    report = parse(out);
+    ASSERT_TRUE(report["swapped"].GetBool()) << out;
+    const std::string retired = report["retiredSchema"].GetString();
+    EXPECT_GT(reads.load(), 0);
+    EXPECT_EQ(failures.load(), 0) << "of " << reads.load() << " reads";
+    EXPECT_EQ(count(db, "select count(*) from pg_namespace where nspname = 'rebuild_a'"), 0);
+    EXPECT_EQ(count(db, "select count(*) from " + retired + ".charges"), kSyntheticCharges + 2);
+    EXPECT_EQ(count(db, "select count(*) from public.charges"), kSyntheticCharges + 2);
+
+    // The projector and the API go on with the swapped-in tables.
+    const auto after = create_charge();
+    ASSERT_FALSE(after.empty());
+    EXPECT_EQ(http("GET", server_.base_url + "/v1/charges/" + after, {{"x-api-key", key_}}).status,
+              200);
+    EXPECT_EQ(http("GET", server_.base_url + "/v1/charges/" + more, {{"x-api-key", key_}}).status,
+              200);
+    EXPECT_EQ(count(db, "select count(*) from public.charges"), kSyntheticCharges + 3);
+    EXPECT_EQ(count(db, "select count(*) from " + retired + ".charges"), kSyntheticCharges + 2);
+
+    // 4. --drop-old drops the retired set.
+    ASSERT_EQ(replay({"--drop-old"}, out), 0) << out;
+    EXPECT_EQ(count(db, "select count(*) from pg_namespace where nspname = '" + retired + "'"), 0);
+}
+
+}  // namespace
+}  // namespace duepay::tests
