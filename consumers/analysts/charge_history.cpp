@@ -92,7 +92,6 @@ int history(const HistoryOptions& options) {
     try {
         const auto id = domain::to_hex(*invoice);
         pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
-        infra::postgres::prepare_charge_statements(conn);
         pqxx::read_transaction tx(conn);
         std::vector<ev::Event> events;
         for (const auto& [_, payload] : infra::postgres::load_journal(tx, {id})) {

@@ -232,6 +232,20 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         w.Key("swapped");
         w.Bool(false);
     } else {
+        // First catch up, unlocked, to where the live projector is now, so the locked
+        // transaction below only applies what it commits meanwhile.
+        Offsets live_now;
+        {
+            pqxx::read_transaction tx(conn);
+            live_now = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
+        }
+        const auto marks = reader.watermarks();
+        Offsets unlocked_targets;
+        for (const auto p : reader.partitions()) {
+            unlocked_targets[p] =
+                live_now.contains(p) ? std::min(live_now[p], marks.at(p).second) : 0;
+        }
+        if (!rebuild.run_to(unlocked_targets, stop, nullptr, 0)) return 130;
         // One transaction: stop the live projector's writes, catch up to its offsets, compare
         // exactly there, rename. The API reads on throughout (EXCLUSIVE allows reads).
         pqxx::work tx(conn);
