@@ -14,11 +14,13 @@
 #include "domain/hex.hpp"
 #include "infra/config/env.hpp"
 #include "infra/kafka/topic_reader.hpp"
+#include "infra/log/log.hpp"
 
 namespace duepay::consumers {
 namespace {
 
 namespace ev = domain::events;
+constexpr infra::log::Logger kLog{"export"};
 
 struct ExportOptions {
     std::string format = "jsonl";
@@ -174,12 +176,12 @@ int export_events(const ExportOptions& o, const std::atomic<bool>& stop) {
         }
         sink.flush();
         progress.finish(read);
-        std::cerr << "export: " << with_commas(written) << " events written";
+        auto summary = kLog.info();
+        summary << "export: " << with_commas(written) << " events written";
         if (undecodable > 0) {
-            std::cerr << ", " << with_commas(undecodable)
-                      << " records skipped (not a valid event; see duepay admin quarantine list)";
+            summary << ", " << with_commas(undecodable)
+                    << " records skipped (not a valid event; see duepay admin quarantine list)";
         }
-        std::cerr << std::endl;
         return stop ? 130 : 0;
     } catch (...) {
         return report_admin_exception();

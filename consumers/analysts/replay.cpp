@@ -12,6 +12,7 @@
 #include "domain/events/json_writer.hpp"
 #include "infra/config/env.hpp"
 #include "infra/kafka/topic_reader.hpp"
+#include "infra/log/log.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "projections/charges/charge_projector.hpp"
@@ -21,6 +22,7 @@ namespace duepay::consumers {
 namespace {
 
 namespace rm = projections::charges;
+constexpr infra::log::Logger kLog{"replay"};
 using Offsets = std::map<std::int32_t, std::int64_t>;
 
 std::string replay_group(const std::string& schema) { return "duepay-replay-" + schema; }
@@ -196,15 +198,14 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
             done_before += std::min(next, ends[p]) - lows[p];
         }
     }
-    std::cerr << "replay: " << s.topic << " -> schema " << s.schema << " (group " << group << "), "
-              << with_commas(total) << " events, "
-              << (done_before > 0 ? "resuming at " + with_commas(done_before) : "from offset 0")
-              << std::endl;
+    kLog.info() << "replay: " << s.topic << " -> schema " << s.schema << " (group " << group
+                << "), " << with_commas(total) << " events, "
+                << (done_before > 0 ? "resuming at " + with_commas(done_before) : "from offset 0");
     Progress progress("replay", total, Progress::stderr_is_tty(), std::cerr);
     const auto started = std::chrono::steady_clock::now();
     if (!rebuild.run_to(ends, stop, &progress, done_before)) {
         progress.finish(done_before + rebuild.applied());
-        std::cerr << "replay: stopped; run it again to resume" << std::endl;
+        kLog.info() << "replay: stopped; run it again to resume";
         return 130;
     }
     progress.finish(done_before + rebuild.applied());
@@ -267,14 +268,13 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
             tx.commit();
             w.Bool(true);
             domain::json::str(w, "retiredSchema", retired);
-            std::cerr << "replay: swapped in; the old tables are in schema " << retired
-                      << " until duepay replay --drop-old" << std::endl;
+            kLog.info() << "replay: swapped in; the old tables are in schema " << retired
+                        << " until duepay replay --drop-old";
             if (s.drop_old) drop_retired(conn, w);
         } else {
             tx.abort();
             w.Bool(false);
-            std::cerr << "replay: the rebuilt tables differ from the live ones; not swapped"
-                      << std::endl;
+            kLog.warn() << "replay: the rebuilt tables differ from the live ones; not swapped";
         }
     }
     w.EndObject();

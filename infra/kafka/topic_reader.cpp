@@ -1,16 +1,17 @@
 #include "infra/kafka/topic_reader.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <memory>
 #include <stdexcept>
 
 #include "infra/kafka/client_config.hpp"
+#include "infra/log/log.hpp"
 
 namespace duepay::infra::kafka {
 namespace {
 
 constexpr int kTimeoutMs = 10000;
+constexpr log::Logger kLog{"kafka"};
 
 std::runtime_error kafka_error(const std::string& what, rd_kafka_resp_err_t err) {
     return std::runtime_error(what + ": " + rd_kafka_err2str(err));
@@ -144,8 +145,7 @@ std::vector<ConsumedMessage> TopicReader::poll(std::size_t max, std::chrono::mil
                 msg->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
                 throw kafka_error("kafka read " + topic_, msg->err);
             }
-            std::cerr << "kafka reader " << topic_ << ": " << rd_kafka_message_errstr(msg.get())
-                      << std::endl;
+            kLog.warn() << "kafka reader " << topic_ << ": " << rd_kafka_message_errstr(msg.get());
             continue;
         }
         if (msg->offset >= ends_[partition]) {
