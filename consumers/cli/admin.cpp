@@ -29,7 +29,7 @@ const char* kAdminUsage =
     "test key;\n"
     "           prints {\"projectId\",\"keyId\",\"key\"}. Needs DATABASE_URL, "
     "DUEPAY_SERVER_SECRET.\n"
-    "           A revoked demo key is not revived (error key_revoked, exit 1).\n"
+    "           A revoked or rolled demo key is not revived (error key_revoked, exit 1).\n"
     "       duepay admin topic create --name T --partitions N [--replication-factor R]\n"
     "                                 [--min-insync-replicas M]\n"
     "           create a topic (if missing) on KAFKA_BOOTSTRAP with infinite retention\n"
@@ -81,7 +81,7 @@ int demo() {
                                          infra::random::sha256(key), key.substr(0, 12))) {
         tx.abort();
         std::cerr << R"({"error":{"code":"key_revoked","message":"the demo key )" << kDemoKeyId
-                  << R"( was revoked and stays revoked; create another key with )"
+                  << R"( was revoked or rolled and stays so; create another key with )"
                   << R"(duepay admin key create"}})" << std::endl;
         return 1;
     }

@@ -78,8 +78,16 @@ std::optional<pg::ProjectRecord> update_project(pqxx::work& tx, const std::strin
     };
     field("name", before->name, after->name);
     field("plan", before->plan, after->plan);
-    field("paymentWindowSeconds", std::to_string(before->payment_window_seconds),
-          std::to_string(after->payment_window_seconds));
+    if (before->payment_window_seconds != after->payment_window_seconds) {
+        w.Key("paymentWindowSeconds");
+        w.StartObject();
+        w.Key("from");
+        w.Int(before->payment_window_seconds);
+        w.Key("to");
+        w.Int(after->payment_window_seconds);
+        w.EndObject();
+        any = true;
+    }
     field("logoUrl", before->logo_url, after->logo_url);
     field("accentColor", before->accent_color, after->accent_color);
     w.EndObject();
@@ -100,8 +108,12 @@ pg::WalletChallenge issue_wallet_challenge(pqxx::work& tx, const std::string& pr
 domain::Result<pg::ProjectRecord> verify_wallet(pqxx::work& tx, const WalletVerification& r) {
     // The signature's form first: a malformed one is a 400 whatever the challenge's state.
     if (auto s = domain::evm::parse_signature(r.signature); !s) return s.error();
+    // The project row first: two proofs verified at once must not both pass against the same
+    // "current wallet" (a first wallet set by a key must not race past the merchant's).
+    if (!pg::lock_project(tx, r.project_id)) {
+        return domain::make_error("project_not_found", "no project " + r.project_id);
+    }
     auto project = pg::find_project(tx, r.project_id);
-    if (!project) return domain::make_error("project_not_found", "no project " + r.project_id);
     auto c = pg::find_wallet_challenge(tx, r.project_id, r.address, r.nonce);
     if (!c) {
         return domain::make_error("challenge_not_found",

@@ -58,7 +58,7 @@ bool upsert_api_key(pqxx::work& tx, const std::string& key_id, const std::string
         "$3, $4, $5) "
         "on conflict (id) do update set key_hash = excluded.key_hash, key_prefix = "
         "excluded.key_prefix, "
-        "mode = excluded.mode where k.revoked_at is null returning 1",
+        "mode = excluded.mode where k.revoked_at is null and k.expires_at is null returning 1",
         key_id, project_id, mode, hash, key_prefix);
     return !r.empty();
 }
@@ -191,6 +191,10 @@ std::optional<ApiKeyRecord> revoke_api_key(pqxx::work& tx, const std::string& ke
         key_id);
     if (rows.empty()) return std::nullopt;
     return key_from(rows[0]);
+}
+
+bool lock_project(pqxx::work& tx, const std::string& project_id) {
+    return !tx.exec_params("select 1 from projects where id = $1 for update", project_id).empty();
 }
 
 std::optional<RolledKey> roll_api_key(pqxx::work& tx, const std::string& old_key_id,

@@ -45,8 +45,8 @@ struct ProjectSpec {
 // Inserts or updates the project (name, plan, payout wallet).
 void upsert_project(pqxx::work& tx, const ProjectSpec& project);
 
-// Inserts a key with this id, or replaces the hash, prefix and mode of an active one. A revoked key
-// stays revoked (nothing changes): returns false then, true when the key is active.
+// Inserts a key with this id, or replaces the hash, prefix and mode of an active one. A revoked or
+// rolled key stays so (nothing changes): returns false then, true when the key is active.
 bool upsert_api_key(pqxx::work& tx, const std::string& key_id, const std::string& project_id,
                     const std::string& mode, const random::Digest32& key_hash,
                     const std::string& key_prefix);
@@ -80,6 +80,9 @@ std::optional<ProjectRecord> find_project(pqxx::transaction_base& tx,
 // False when no such project.
 bool update_project(pqxx::work& tx, const std::string& project_id, const ProjectChanges& changes);
 void set_payout_address(pqxx::work& tx, const std::string& project_id, const std::string& address);
+// Locks the project's row until the transaction ends (serialises payout wallet changes); false
+// when no such project.
+bool lock_project(pqxx::work& tx, const std::string& project_id);
 
 struct ApiKeyRecord {
     std::string id;

@@ -300,6 +300,20 @@ TEST_F(SelfServe, ProjectSettingsReadPatchAndAudit) {
         query("select count(*) from account_audit where project_id = $1", project)[0][0].as<int>(),
         1);
 
+    // The operator's change (duepay admin) is audited too, without a key.
+    auto by_admin = admin({"project", "update", "--project", project, "--window-seconds", "600"});
+    ASSERT_EQ(by_admin.rc, 0) << by_admin.output;
+    auto ops = query(
+        "select key_id, (changes->'paymentWindowSeconds'->>'from')::int, "
+        "(changes->'paymentWindowSeconds'->>'to')::int from account_audit where project_id = $1 "
+        "and action = 'project.updated' order by id desc limit 1",
+        project);
+    ASSERT_EQ(ops.size(), 1u);
+    EXPECT_TRUE(ops[0][0].is_null());
+    EXPECT_EQ(ops[0][1].as<int>(), 900);
+    EXPECT_EQ(ops[0][2].as<int>(), 600);
+    EXPECT_EQ(project_field(key, "paymentWindowSeconds"), "600");
+
     // null clears the logo and the colour.
     auto cleared =
         call("PATCH", on_a("/v1/project"), key, R"({"logoUrl":null,"accentColor":null})");
@@ -390,13 +404,29 @@ TEST_F(SelfServe, PayoutWalletSetThenChangingItNeedsTheCurrentWallet) {
     EXPECT_EQ(audit[1][2].as<std::string>(), other_address);
     EXPECT_TRUE(audit[1][3].as<bool>());
 
-    // The API's write path uses the new wallet (within the 1 s key cache bound).
+    // The operator's recovery path: duepay admin replaces the wallet with the new wallet's
+    // signature alone (ADR 0171), audited without a key.
+    auto oc = admin({"wallet", "challenge", "--project", project, "--address", wallet_address});
+    ASSERT_EQ(oc.rc, 0) << oc.output;
+    auto ov = admin({"wallet", "verify", "--project", project, "--address", wallet_address,
+                     "--signature", personal_sign(wallet, text(oc.json, "message"))});
+    ASSERT_EQ(ov.rc, 0) << ov.output;
+    EXPECT_EQ(project_field(key, "payoutAddress"), wallet_address);
+    auto by_ops = query(
+        "select key_id, changes->'payoutAddress'->>'to' from account_audit where project_id = $1 "
+        "and action = 'payout_wallet.verified' order by id desc limit 1",
+        project);
+    ASSERT_EQ(by_ops.size(), 1u);
+    EXPECT_TRUE(by_ops[0][0].is_null());
+    EXPECT_EQ(by_ops[0][1].as<std::string>(), wallet_address);
+
+    // The API's write path uses the current wallet (within the 1 s key cache bound).
     HttpResponse created;
     wait_until(
         [&] {
             created =
                 call("POST", on_a("/v1/invoices"), key,
-                     R"({"chainId":80002,"amount":"1000","merchant":")" + other_address + "\"}");
+                     R"({"chainId":80002,"amount":"1000","merchant":")" + wallet_address + "\"}");
             return created.status == 201;
         },
         3s);
