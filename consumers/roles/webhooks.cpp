@@ -237,6 +237,7 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
     std::unordered_map<std::uint64_t, pg::ClaimedDelivery> in_flight;
     std::vector<pg::AttemptOutcome> unrecorded;
     std::uint64_t next_tag = 1;
+    std::uint64_t sent = 0;  // requests this process sent (logged at stop: several share a queue)
     auto last_claim = std::chrono::steady_clock::time_point{};
     // The last claim found work: claim again as soon as a slot is free instead of waiting for the
     // claim interval, which only paces the polling of an empty (or fully leased) queue.
@@ -276,6 +277,7 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
                     const auto tag = request.tag;
                     in_flight.emplace(tag, std::move(d));
                     sender.start(std::move(request));
+                    ++sent;
                 }
             }
             for (auto& r : sender.poll(std::chrono::milliseconds(in_flight.empty() ? 0 : 20))) {
@@ -304,6 +306,7 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
             std::this_thread::sleep_for(std::chrono::milliseconds(500));
         }
     }
+    std::cerr << "webhooks: dispatcher stopped, " << sent << " requests sent" << std::endl;
 }
 
 }  // namespace

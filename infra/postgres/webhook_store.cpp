@@ -251,7 +251,11 @@ std::vector<ClaimedDelivery> claim_webhook_deliveries(pqxx::work& tx, std::size_
                                                       std::chrono::milliseconds lease,
                                                       std::int64_t lease_token) {
     // The endpoint rows are locked (SKIP LOCKED), so one dispatcher at a time claims for an
-    // endpoint and the in-flight count per endpoint holds across dispatchers.
+    // endpoint and the in-flight count per endpoint holds across dispatchers. The update checks
+    // again that the delivery is due: the statement's snapshot may predate the commit of another
+    // dispatcher's claim of the same rows (its endpoint lock was released in between), and the
+    // re-check on the newest row version (READ COMMITTED) then skips what that claim leased,
+    // instead of sending it a second time.
     auto rows = tx.exec_params(
         "with eps as ("
         "  select e.id, greatest(0, $2 - (select count(*) from webhook_deliveries x "
@@ -273,7 +277,7 @@ std::vector<ClaimedDelivery> claim_webhook_deliveries(pqxx::work& tx, std::size_
         "  first_attempt_at = coalesce(d.first_attempt_at, now()) "
         "from picked p, webhook_events ev, webhook_endpoints e "
         "where d.endpoint_id = p.endpoint_id and d.event_id = p.event_id and ev.id = d.event_id "
-        "  and e.id = d.endpoint_id and d.state = 'pending' "
+        "  and e.id = d.endpoint_id and d.state = 'pending' and d.next_attempt_at <= now() "
         "returning d.endpoint_id, d.event_id, ev.type, e.url, ev.body, e.secret, "
         "  case when e.previous_expires_at > now() then e.previous_secret end, d.attempts, "
         "  (extract(epoch from (now() - d.first_attempt_at)) * 1000)::bigint",

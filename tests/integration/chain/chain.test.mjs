@@ -252,6 +252,39 @@ test("kill -9 of chainwatch mid-stream: nothing lost, nothing duplicated", { ski
   }
 });
 
+// The bound docs/chainwatch.md and docs/operations.md give for a standby's takeover.
+const TAKEOVER_BOUND_MS = 3000;
+
+test("a standby chainwatch takes over within the documented bound when the leader is killed -9", { skip }, async () => {
+  const leader = chainwatch;
+  assert.match(leader.logs, new RegExp(`chainwatch ${CHAIN}: leader`));
+  const standby = start(["chainwatch", "--chain", String(CHAIN)], "chainwatch-standby");
+  const until = Date.now() + 30000;
+  while (!/standby \(another leader holds the lock\)/.test(standby.logs)) {
+    if (standby.exitCode !== null || Date.now() > until) throw new Error(`no standby: ${standby.logs}`);
+    await sleep(50);
+  }
+  const leaderLine = new RegExp(`chainwatch ${CHAIN}: leader`);
+  assert.doesNotMatch(standby.logs, leaderLine);
+  const killedAt = Date.now();
+  leader.kill("SIGKILL");
+  while (!leaderLine.test(standby.logs)) {
+    if (standby.exitCode !== null) throw new Error(`the standby exited: ${standby.logs}`);
+    if (Date.now() - killedAt > 30000) throw new Error(`the standby never took over: ${standby.logs}`);
+    await sleep(20);
+  }
+  const tookMs = Date.now() - killedAt;
+  console.log(`standby became leader ${tookMs} ms after kill -9 of the leader`);
+  assert.ok(tookMs <= TAKEOVER_BOUND_MS, `takeover took ${tookMs} ms (bound ${TAKEOVER_BOUND_MS} ms)`);
+  chainwatch = standby;
+  // The new leader works: a payment made now is paid, once.
+  const c = await createCharge({ amount: "3100000", paymentMode: "transfer" });
+  assert.equal((await simulate(c.invoiceId, "--rail", "transfer")).status, "success");
+  await waitStatus(c.invoiceId, "paid", 60000);
+  const types = await eventTypes(c.invoiceId);
+  assert.equal(countOf(types, "charge.paid"), 1, types.join(","));
+});
+
 test("reorg before depth takes a confirming payment back", { skip }, async () => {
   const c = await createCharge({ amount: "1000000", paymentMode: "transfer" });
   await rpc("evm_setIntervalMining", [0]);

@@ -3,14 +3,10 @@
 // topic. (A 503 event_log_outcome_unknown, the broker possibly holding the event, is allowed either
 // way and counted; see docs/adr/0040-event-log-append.md.)
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
-#include <atomic>
-#include <mutex>
-#include <set>
 #include <thread>
 
-#include "domain/events/event_json.hpp"
+#include "tests/integration/pipeline/create_load.hpp"
 #include "tests/integration/pipeline/pipeline_support.hpp"
 
 #ifndef DUEPAY_SOURCE_DIR
@@ -19,14 +15,6 @@
 
 namespace duepay::tests {
 namespace {
-
-struct Outcome {
-    std::string reference;
-    long status = 0;
-    std::string code;
-    std::string invoice_id;
-    std::chrono::steady_clock::time_point at;
-};
 
 std::string shell_or(const char* var, const std::string& fallback) {
     const char* v = std::getenv(var);
@@ -48,37 +36,7 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
     const auto key = demo_key(env);
     ASSERT_FALSE(key.empty());
 
-    std::atomic<bool> stop{false};
-    std::mutex mutex;
-    std::vector<Outcome> outcomes;
-    std::vector<std::thread> clients;
-    for (int t = 0; t < 4; ++t) {
-        clients.emplace_back([&, t] {
-            for (int n = 0; !stop; ++n) {
-                Outcome o;
-                o.reference = "outage-" + std::to_string(t) + "-" + std::to_string(n);
-                auto r =
-                    http("POST", server.base_url + "/v1/invoices",
-                         {{"x-api-key", key}, {"content-type", "application/json"}},
-                         R"({"chainId":80002,"amount":"1000","reference":")" + o.reference + "\"}",
-                         30000);
-                o.status = r.status;
-                o.at = std::chrono::steady_clock::now();
-                rapidjson::Document d;
-                d.Parse(r.body.c_str());
-                if (!d.HasParseError() && d.IsObject()) {
-                    if (d["success"].IsTrue()) {
-                        o.invoice_id = d["data"]["invoiceId"].GetString();
-                    } else if (d.HasMember("meta") && d["meta"].HasMember("code")) {
-                        o.code = d["meta"]["code"].GetString();
-                    }
-                }
-                std::lock_guard lock(mutex);
-                outcomes.push_back(std::move(o));
-                if (r.status != 201) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            }
-        });
-    }
+    CreateLoad load(server.base_url, key, "outage", 4);
     auto run = [](const std::string& cmd) {
         std::string out;
         const int rc = run_command({"/bin/sh", "-c", cmd}, {}, out, std::chrono::seconds(120));
@@ -92,73 +50,39 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
     const int start_rc = run(start_cmd);
     const auto outage_ended = std::chrono::steady_clock::now();
     // After the broker is back, creates succeed again (the producer reconnects by itself).
-    bool recovered = wait_until(
-        [&] {
-            std::lock_guard lock(mutex);
-            int ok_after = 0;
-            for (const auto& o : outcomes)
-                ok_after += (o.status == 201 && o.at > outage_ended) ? 1 : 0;
-            return ok_after >= 20;
-        },
-        std::chrono::seconds(60));
-    stop = true;
-    for (auto& c : clients) c.join();
+    const bool recovered = wait_until([&] { return load.created_since(outage_ended) >= 20; },
+                                      std::chrono::seconds(60));
+    load.stop();
+    const auto outcomes = load.outcomes();
     ASSERT_EQ(stop_rc, 0);
     ASSERT_EQ(start_rc, 0);
     EXPECT_TRUE(recovered) << "creates did not succeed again after the broker came back\n"
                            << server.process->log();
 
-    std::size_t created = 0, unavailable = 0, unknown = 0, other = 0, before = 0, during_fail = 0;
+    const auto counts = count_outcomes(outcomes);
+    std::size_t before = 0, during_fail = 0;
     for (const auto& o : outcomes) {
-        if (o.status == 201) {
-            ++created;
-            before += o.at < outage_started ? 1 : 0;
-        } else if (o.status == 503 && o.code == "event_log_unavailable") {
-            ++unavailable;
-        } else if (o.status == 503 && o.code == "event_log_outcome_unknown") {
-            ++unknown;
-        } else {
-            ++other;
-        }
+        before += (o.status == 201 && o.at < outage_started) ? 1 : 0;
         if (o.status != 201 && o.at > outage_started &&
             o.at < outage_ended + std::chrono::seconds(10))
             ++during_fail;
     }
-    std::cout << "creates: " << outcomes.size() << " total, " << created << " x 201 (" << before
-              << " before the outage), " << unavailable << " x 503 event_log_unavailable, "
-              << unknown << " x 503 event_log_outcome_unknown, " << other << " other" << std::endl;
+    std::cout << "creates: " << outcomes.size() << " total, " << counts.created << " x 201 ("
+              << before << " before the outage), " << counts.unavailable
+              << " x 503 event_log_unavailable, " << counts.unknown
+              << " x 503 event_log_outcome_unknown, " << counts.other << " other" << std::endl;
     EXPECT_GT(before, 0u);
     EXPECT_GT(during_fail, 0u)
         << "no create failed while the broker was down: the outage was not observed";
-    EXPECT_EQ(other, 0u) << "every failure must be a 503 of the event log";
+    EXPECT_EQ(counts.other, 0u) << "every failure must be a 503 of the event log";
 
     // What the topic holds, by reference.
-    const auto messages =
-        read_topic(env.kafka_bootstrap, server.topic, created + unknown, std::chrono::seconds(60));
-    std::map<std::string, int> in_topic;
-    std::map<std::string, std::string> invoice_of;
-    for (const auto& m : messages) {
-        auto event = domain::events::decode_event(m.value);
-        ASSERT_TRUE(event.ok());
-        const auto& c = std::get<domain::events::ChargeCreated>(event->data);
-        ++in_topic[c.reference.value_or("")];
-        invoice_of[c.reference.value_or("")] = m.key;
-    }
-    std::size_t unknown_in_topic = 0;
-    for (const auto& o : outcomes) {
-        if (o.status == 201) {
-            EXPECT_EQ(in_topic[o.reference], 1) << o.reference << " got 201 but is in the topic "
-                                                << in_topic[o.reference] << " times";
-            EXPECT_EQ(invoice_of[o.reference], o.invoice_id);
-        } else if (o.code == "event_log_unavailable") {
-            EXPECT_EQ(in_topic[o.reference], 0)
-                << o.reference << " got 503 event_log_unavailable but is in the topic";
-        } else if (o.code == "event_log_outcome_unknown") {
-            unknown_in_topic += in_topic[o.reference] > 0 ? 1 : 0;
-        }
-    }
-    std::cout << "outcome unknown and found in the topic: " << unknown_in_topic << " of " << unknown
-              << std::endl;
+    const auto messages = read_topic(env.kafka_bootstrap, server.topic,
+                                     counts.created + counts.unknown, std::chrono::seconds(60));
+    const auto check = check_creates_in_topic(outcomes, messages);
+    for (const auto& e : check.errors) ADD_FAILURE() << e;
+    std::cout << "outcome unknown and found in the topic: " << check.unknown_in_topic << " of "
+              << counts.unknown << std::endl;
     EXPECT_EQ(server.process->stop(std::chrono::seconds(20)), 0);
 }
 

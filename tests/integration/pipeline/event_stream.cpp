@@ -235,4 +235,35 @@ long long journal_count(const std::string& database_url, const std::string& topi
         .as<long long>();
 }
 
+std::vector<std::string> read_model_rows(const std::string& database_url,
+                                         const std::string& topic) {
+    pqxx::connection conn(database_url);
+    pqxx::read_transaction tx(conn);
+    std::vector<std::string> rows;
+    for (const auto& r : tx.exec_params(
+             "select row_to_json(c)::text from charges c where c.invoice_id in "
+             "(select invoice_id from charge_events where topic = $1) order by c.invoice_id",
+             topic)) {
+        rows.push_back(r[0].as<std::string>());
+    }
+    for (const auto& r : tx.exec_params(
+             "select json_build_array(event_id, invoice_id, topic, partition, \"offset\", type, "
+             "payload)::text from charge_events where topic = $1 order by event_id",
+             topic)) {
+        rows.push_back(r[0].as<std::string>());
+    }
+    return rows;
+}
+
+void drop_read_model(const std::string& database_url, const std::string& topic) {
+    pqxx::connection conn(database_url);
+    pqxx::work tx(conn);
+    tx.exec_params(
+        "delete from charges where invoice_id in "
+        "(select invoice_id from charge_events where topic = $1)",
+        topic);
+    tx.exec_params("delete from charge_events where topic = $1", topic);
+    tx.commit();
+}
+
 }  // namespace duepay::tests

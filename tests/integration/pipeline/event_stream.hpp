@@ -39,4 +39,13 @@ long long stored_offset_sum(const std::string& database_url, const std::string& 
 // charge_events rows journaled from `topic`.
 long long journal_count(const std::string& database_url, const std::string& topic);
 
+// The read model of `topic` as text, to compare two projections of it: every charges row of an
+// invoice journaled from `topic` (row_to_json, by invoice id), then every charge_events row of
+// `topic` without projected_at (by event id).
+std::vector<std::string> read_model_rows(const std::string& database_url, const std::string& topic);
+
+// Deletes that read model (the charges rows and the journal of `topic`), so that another consumer
+// group can project the topic again from nothing.
+void drop_read_model(const std::string& database_url, const std::string& topic);
+
 }  // namespace duepay::tests

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -287,11 +288,19 @@ std::string demo_key(const StackEnv& env) {
 
 DevServer start_dev_server(const StackEnv& env, const std::string& name, int partitions,
                            const std::map<std::string, std::string>& extra_env) {
+    infra::kafka::TopicSettings topic;
+    topic.partitions = partitions;
+    return start_dev_server(env, name, topic, extra_env);
+}
+
+DevServer start_dev_server(const StackEnv& env, const std::string& name,
+                           const infra::kafka::TopicSettings& topic,
+                           const std::map<std::string, std::string>& extra_env) {
     DevServer s;
     const auto suffix = unique_suffix();
     s.topic = "duepay.test." + name + "." + suffix;
     s.group = "duepay-test-" + name + "-" + suffix;
-    infra::kafka::ensure_topic(env.kafka_bootstrap, s.topic, partitions, std::chrono::seconds(20));
+    infra::kafka::ensure_topic(env.kafka_bootstrap, s.topic, topic, std::chrono::seconds(20));
     const int port = free_port();
     s.base_url = "http://127.0.0.1:" + std::to_string(port);
     std::map<std::string, std::string> vars{{"DUEPAY_TOPIC", s.topic},
@@ -307,6 +316,16 @@ DevServer start_dev_server(const StackEnv& env, const std::string& name, int par
         },
         std::chrono::seconds(30));
     return s;
+}
+
+int last_assignment(const std::string& log) {
+    static const std::regex line("assigned ([0-9]+) partition");
+    int n = -1;
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator();
+         ++it) {
+        n = std::stoi((*it)[1]);
+    }
+    return n;
 }
 
 }  // namespace duepay::tests

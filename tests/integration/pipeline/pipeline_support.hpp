@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "infra/kafka/kafka_consumer.hpp"
+#include "infra/kafka/topic_admin.hpp"
 
 namespace duepay::tests {
 
@@ -102,5 +103,13 @@ struct DevServer {
 };
 DevServer start_dev_server(const StackEnv& env, const std::string& name, int partitions,
                            const std::map<std::string, std::string>& extra_env = {});
+// The same with the topic created with `topic` (replication, min.insync.replicas) on
+// env.kafka_bootstrap.
+DevServer start_dev_server(const StackEnv& env, const std::string& name,
+                           const infra::kafka::TopicSettings& topic,
+                           const std::map<std::string, std::string>& extra_env = {});
+
+// The partition count of the last "assigned N partition(s)" line of a projector log (-1: none).
+int last_assignment(const std::string& log);
 
 }  // namespace duepay::tests

@@ -2,25 +2,12 @@
 // event exactly once.
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include "infra/kafka/topic_admin.hpp"
 #include "tests/integration/pipeline/event_stream.hpp"
 #include "tests/integration/pipeline/pipeline_support.hpp"
 
 namespace duepay::tests {
 namespace {
-
-// The partition count of the last "assigned N partition(s)" line of a projector log.
-int last_assignment(const std::string& log) {
-    static const std::regex line("assigned ([0-9]+) partition");
-    int n = -1;
-    for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator();
-         ++it) {
-        n = std::stoi((*it)[1]);
-    }
-    return n;
-}
 
 TEST(TwoProjectors, OneGroupSharesPartitionsAndAppliesEveryEventOnce) {
     DUEPAY_REQUIRE_STACK(env);

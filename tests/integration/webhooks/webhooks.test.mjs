@@ -55,20 +55,23 @@ async function freePort() {
   return port;
 }
 
-// A receiver on loopback. `respond(req, record)` returns a status, or null to never answer.
-async function receiver(respond = () => 200) {
+// A receiver on loopback. `respond(req, record)` returns a status, or null to never answer;
+// the answer is sent `delayMs` after the request.
+async function receiver(respond = () => 200, delayMs = 0) {
   const rec = { got: [], hanging: [] };
   rec.server = http.createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       const raw = Buffer.concat(chunks).toString("utf8");
-      const entry = { raw, headers: req.headers, at: Date.now(), body: JSON.parse(raw) };
+      const entry = { raw, path: req.url, headers: req.headers, at: Date.now(), body: JSON.parse(raw) };
       rec.got.push(entry);
       const status = respond(req, entry, rec);
       if (status === null) { rec.hanging.push(res); return; }
-      res.writeHead(status, { "content-type": "text/plain" });
-      res.end(status < 300 ? "ok" : "nope");
+      setTimeout(() => {
+        res.writeHead(status, { "content-type": "text/plain" });
+        res.end(status < 300 ? "ok" : "nope");
+      }, delayMs);
     });
   });
   await new Promise((r) => rec.server.listen(0, "127.0.0.1", r));
@@ -196,7 +199,8 @@ after(async () => {
   }
   if (!skip) {
     // Endpoints of this run must not receive the next run's events.
-    await psqlCleanup("delete from webhook_endpoints where project_id = 'prj_demo' or project_id like 'prj_crash_%'")
+    await psqlCleanup(`delete from webhook_endpoints where project_id = 'prj_demo' or project_id like 'prj_crash_%'
+      or project_id like 'prj_share_%'`)
       .catch(() => {});
   }
   for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
@@ -493,6 +497,54 @@ test("duepay admin webhook: the same operations, JSON out", { skip }, async () =
   assert.equal(await refused("add", "--url", "https://x.example/h", "--events", "nope"), "invalid_webhook_events");
   assert.deepEqual(await admin("delete", "--id", ep.id), { id: ep.id, deleted: true });
   assert.equal(await refused("show", "--id", ep.id), "webhook_endpoint_not_found");
+});
+
+test("two webhooks roles in one group share the queue: every delivery sent once, by one of them", { skip, timeout: 300000 }, async () => {
+  // Own topic, group and project; 150 paid charges to three endpoints = 450 deliveries. Each role
+  // has at most 4 requests in flight and the receiver answers after 40 ms, so neither can take
+  // the whole queue. The queue is global: the suite's `duepay dev` stops first, so that only the
+  // two roles under test dispatch (the kill -9 test below needs it stopped too).
+  dev.kill("SIGTERM");
+  await waitUntil(() => dev.exitCode !== null, "duepay dev to stop", 20000);
+  const count = 150;
+  const suffix = `${process.pid}_${Date.now()}`;
+  const project = `prj_share_${suffix}`;
+  const topic = `duepay.test.webhooks.share.${suffix}`;
+  const group = `duepay-test-webhooks-share-${suffix}`;
+  await run(BIN, ["admin", "topic", "create", "--name", topic, "--partitions", "3"], { env });
+  const rec = await receiver(() => 200, 40);
+  const endpoints = [1, 2, 3].map((i) => `we_${(Date.now() * 10 + i).toString(16).padStart(24, "0").slice(-24)}`);
+  for (const [i, id] of endpoints.entries()) {
+    await psql(`insert into webhook_endpoints (id, project_id, mode, url, events, secret) values ('${id}',
+      '${project}', 'test', '${rec.url}?endpoint=${i}', '{invoice.paid}',
+      'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=')`);
+  }
+  const produced = await run(PRODUCER, ["--topic", topic, "--project", project, "--count", String(count)],
+    { env, maxBuffer: 1 << 24, timeout: 120000 });
+  assert.equal(new Set(produced.stdout.trim().split("\n")).size, count);
+  const roleEnv = { DUEPAY_WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE, DUEPAY_WEBHOOK_ALLOW_INSECURE: "1",
+    DUEPAY_WEBHOOK_MAX_IN_FLIGHT: "4" };
+  const args = ["webhooks", "--topic", topic, "--webhooks-group", group];
+  const roles = [start(args, "webhooks-a", roleEnv), start(args, "webhooks-b", roleEnv)];
+  const total = count * endpoints.length;
+  const distinct = () => new Set(rec.got.map((e) => `${e.path} ${e.body.id}`)).size;
+  await waitUntil(() => distinct() === total, `all ${total} deliveries`, 120000);
+  await sleep(1500);  // anything sent twice would arrive now
+  for (const role of roles) role.kill("SIGTERM");
+  await waitUntil(() => roles.every((r) => r.exitCode !== null), "both roles to stop", 30000);
+  assert.equal(rec.got.length, total, "some delivery reached the receiver twice");
+  const sent = roles.map((r) => Number(/dispatcher stopped, (\d+) requests sent/.exec(r.logs)?.[1]));
+  console.log(`two dispatchers sent ${sent.join(" + ")} = ${total} deliveries, none twice`);
+  assert.ok(sent.every((n) => n > 0), `each role delivered a share: ${sent}`);
+  assert.equal(sent[0] + sent[1], total);
+  const ids = endpoints.map((id) => `'${id}'`).join(",");
+  const [attempts, maxAttempt] = (await psql(`select count(*) || ' ' || max(attempt) from webhook_attempts
+    where endpoint_id in (${ids})`))[0].split(" ").map(Number);
+  assert.equal(attempts, total);
+  assert.equal(maxAttempt, 1);
+  const [delivered] = await psql(`select count(*) from webhook_deliveries where endpoint_id in (${ids})
+    and state = 'delivered' and attempts = 1`);
+  assert.equal(Number(delivered), total);
 });
 
 test(`kill -9 of the webhooks role while ${CRASH_EVENTS} paid events are in flight: every one delivered`, { skip, timeout: 600000 }, async () => {
