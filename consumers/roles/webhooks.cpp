@@ -306,7 +306,7 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
             std::this_thread::sleep_for(std::chrono::milliseconds(500));
         }
     }
-    std::cerr << "webhooks: dispatcher stopped, " << sent << " requests sent" << std::endl;
+    kLog.info() << "webhooks: dispatcher stopped, " << sent << " requests sent";
 }
 
 }  // namespace
