@@ -1,7 +1,10 @@
 #include "api/http/access_log.hpp"
 
+#include <array>
 #include <cstdio>
 #include <string>
+
+#include "infra/metrics/metrics.hpp"
 
 namespace duepay::api {
 namespace {
@@ -11,7 +14,51 @@ std::string clipped(std::string_view value, std::size_t max_bytes) {
     return std::string(value.substr(0, max_bytes)) + "...";
 }
 
+constexpr std::array<std::string_view, 14> kWords{"v1",
+                                                  "charges",
+                                                  "invoices",
+                                                  "status",
+                                                  "webhook-endpoints",
+                                                  "webhook-deliveries",
+                                                  "events",
+                                                  "healthz",
+                                                  "checkout",
+                                                  "c",
+                                                  "static",
+                                                  "redeliver",
+                                                  "accent",
+                                                  "rotate-secret"};
+
 }  // namespace
+
+std::string route_label(std::string_view path, int status) {
+    if (status == 404 || status == 405 || !path.starts_with('/')) return "unmatched";
+    std::string out;
+    int segments = 0;
+    std::size_t at = 1;
+    while (at <= path.size() && segments < 4) {
+        const auto end = std::min(path.find('/', at), path.size());
+        const auto segment = path.substr(at, end - at);
+        bool word = false;
+        for (const auto w : kWords) word = word || segment == w;
+        out.append("/").append(word || segment.empty() ? std::string(segment) : ":id");
+        ++segments;
+        at = end + 1;
+    }
+    if (at <= path.size()) out.append("/...");
+    return out;
+}
+
+void observe_request(std::string_view role, std::string_view path, int status,
+                     std::chrono::steady_clock::duration latency) {
+    infra::metrics::registry()
+        .histogram("duepay_http_request_duration_seconds",
+                   "Time from a whole request to its answer, by role, route and status",
+                   {{"role", std::string(role)},
+                    {"route", route_label(path, status)},
+                    {"status", std::to_string(status)}})
+        .observe(std::chrono::duration<double>(latency).count());
+}
 
 infra::log::Fields access_log_fields(std::string_view request_id, std::string_view method,
                                      std::string_view path, int status,

@@ -47,6 +47,7 @@ constexpr auto kTick = std::chrono::milliseconds(250);
 // One record per answer (api/http/access_log.hpp); its role is the listener's name.
 void access_log(const EdgeSettings& settings, const std::string& id, const std::string& method,
                 const std::string& path, int status, Clock::duration latency) {
+    observe_request(settings.log_name, path, status, latency);
     if (!settings.access_log) return;
     write_access_log(settings.log_name, id, method, path, status, latency);
 }

@@ -13,6 +13,7 @@
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -32,6 +33,7 @@
 #include "consumers/tools/simulate.hpp"
 #include "infra/config/env.hpp"
 #include "infra/log/log.hpp"
+#include "infra/metrics/ops_server.hpp"
 
 namespace {
 
@@ -94,7 +96,8 @@ const char* kEnvironment =
     "  listens on its host:port unless DUEPAY_CHECKOUT_LISTEN; docs/checkout.md),\n"
     "  DUEPAY_LISTEN (127.0.0.1:8080), DUEPAY_API_THREADS (2), DUEPAY_PROJECTOR_GROUP\n"
     "  (duepay-projector), DUEPAY_ACCESS_LOG (1), DUEPAY_LOG_LEVEL (info; debug, warn, error;\n"
-    "  docs/operations.md), DUEPAY_START_BLOCK_<chainId>,\n"
+    "  docs/operations.md), DUEPAY_OPS_LISTEN (host:port of /metrics /healthz /readyz),\n"
+    "  DUEPAY_READY_MAX_LAG (1000), DUEPAY_START_BLOCK_<chainId>,\n"
     "  DUEPAY_WEBHOOK_* (docs/webhooks.md).\n"
     "  Source var/dev.env (written by infra/dev/stack.sh up) to get them all.\n"
     "`duepay <command> --help` shows the flags of a command.";
@@ -111,12 +114,20 @@ struct RoleFlags {
     std::string checkout_listen;
     int checkout_threads = 0;
     std::string webhooks_group;  // not --group: in `duepay dev` that one is the projector's
+    std::string ops_listen;      // one ops listener per process, whatever roles it runs
 };
 RoleFlags g_flags;
 
 template <class T>
 void role_flag(CLI::App& cmd, const std::string& name, T& target, const std::string& help) {
     if (cmd.get_option_no_throw(name) == nullptr) cmd.add_option(name, target, help);
+}
+
+// Every role has it: /metrics, /healthz, /readyz on their own listener (docs/operations.md).
+void ops_flag(CLI::App& cmd) {
+    role_flag(cmd, "--ops-listen", g_flags.ops_listen,
+              "host:port of the ops listener: /metrics /healthz /readyz (DUEPAY_OPS_LISTEN; "
+              "default: none)");
 }
 
 // One role among several in a process. An essential part ending (returning or throwing) stops
@@ -172,6 +183,7 @@ int run_together(std::vector<Part> parts, const std::atomic<bool>& stop) {
 }
 
 cli::Run define_api(CLI::App& cmd) {
+    ops_flag(cmd);
     role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
     role_flag(cmd, "--listen", g_flags.listen, "host:port (DUEPAY_LISTEN, 127.0.0.1:8080)");
     role_flag(cmd, "--threads", g_flags.threads, "server threads (DUEPAY_API_THREADS, 2)");
@@ -181,6 +193,7 @@ cli::Run define_api(CLI::App& cmd) {
 }
 
 cli::Run define_checkout(CLI::App& cmd) {
+    ops_flag(cmd);
     role_flag(cmd, "--checkout-listen", g_flags.checkout_listen,
               "host:port (DUEPAY_CHECKOUT_LISTEN, else the host:port of DUEPAY_CHECKOUT_URL)");
     role_flag(cmd, "--checkout-threads", g_flags.checkout_threads,
@@ -201,6 +214,7 @@ cli::Run define_checkout(CLI::App& cmd) {
 }
 
 cli::Run define_projector(CLI::App& cmd) {
+    ops_flag(cmd);
     role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
     role_flag(cmd, "--group", g_flags.group,
               "consumer group (DUEPAY_PROJECTOR_GROUP, duepay-projector)");
@@ -215,6 +229,7 @@ cli::Run define_projector(CLI::App& cmd) {
 }
 
 cli::Run define_chainwatch(CLI::App& cmd) {
+    ops_flag(cmd);
     role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
     role_flag(cmd, "--chain", g_flags.chain,
               "the chain to follow (default: each chain of DUEPAY_CHAIN_IDS, one thread each)");
@@ -240,6 +255,7 @@ cli::Run define_chainwatch(CLI::App& cmd) {
 }
 
 cli::Run define_webhooks(CLI::App& cmd) {
+    ops_flag(cmd);
     role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
     role_flag(cmd, "--webhooks-group", g_flags.webhooks_group,
               "consumer group (DUEPAY_WEBHOOKS_GROUP, duepay-webhooks)");
@@ -365,6 +381,11 @@ int main(int argc, char** argv) {
             infra::log::init_from_env();  // DUEPAY_LOG_LEVEL
             if (command.kind == Kind::role) {
                 SignalWaiter signals;
+                const std::string ops_listen = !g_flags.ops_listen.empty()
+                                                   ? g_flags.ops_listen
+                                                   : infra::config::env_or("DUEPAY_OPS_LISTEN", "");
+                std::optional<infra::metrics::OpsServer> ops;
+                if (!ops_listen.empty()) ops.emplace(ops_listen);
                 return runs[i].second(g_stop);
             }
             return runs[i].second(g_stop);

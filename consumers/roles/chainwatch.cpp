@@ -21,6 +21,7 @@
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/kafka/kafka_event_log.hpp"
 #include "infra/log/log.hpp"
+#include "infra/metrics/metrics.hpp"
 #include "infra/postgres/chainwatch_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
 #include "infra/rpc/chain_scan.hpp"
@@ -100,7 +101,15 @@ class Chainwatch {
           log_(log),
           rpc_(infra::rpc::RpcSettings{chain.rpc_url}),
           scanner_(targets(s, chain),
-                   [this](const infra::rpc::LogFilter& f) { return rpc_.get_logs(f); }) {}
+                   [this](const infra::rpc::LogFilter& f) { return rpc_.get_logs(f); }),
+          head_block_(chain_gauge("duepay_chainwatch_head_block", "The chain's head block number")),
+          processed_block_(chain_gauge("duepay_chainwatch_processed_block",
+                                       "The last block fetched and scanned")),
+          head_lag_(chain_gauge("duepay_chainwatch_head_lag_blocks",
+                                "Chain head minus the last block scanned")),
+          pending_confirmations_(chain_gauge("duepay_chainwatch_confirmations_pending",
+                                             "Matched logs seen in blocks not yet at confirmation "
+                                             "depth (awaiting confirmations)")) {}
 
     // Folds one event of the topic into the known charges.
     void learn(const Event& e) {
@@ -147,6 +156,11 @@ class Chainwatch {
     bool step() {
         const auto started = std::chrono::steady_clock::now();
         const std::uint64_t head = rpc_.block_number();
+        struct ExportOnReturn {
+            Chainwatch& w;
+            std::uint64_t head;
+            ~ExportOnReturn() { w.export_progress(head); }
+        } export_on_return{*this, head};
         const std::uint64_t next =
             window_.empty() ? checkpoint_.number + 1 : window_.back().header.number + 1;
         if (next > head) return false;
@@ -196,6 +210,23 @@ class Chainwatch {
     }
 
   private:
+    infra::metrics::Gauge& chain_gauge(const char* name, const char* help) const {
+        return infra::metrics::registry().gauge(name, help,
+                                                {{"chain", std::to_string(s_.chain_id)}});
+    }
+
+    // The series of ADR 0131, after each step.
+    void export_progress(std::uint64_t head) {
+        const std::uint64_t processed =
+            window_.empty() ? checkpoint_.number : window_.back().header.number;
+        head_block_.set(static_cast<double>(head));
+        processed_block_.set(static_cast<double>(processed));
+        head_lag_.set(static_cast<double>(head > processed ? head - processed : 0));
+        std::size_t pending = 0;
+        for (const auto& b : window_) pending += b.matches.size();
+        pending_confirmations_.set(static_cast<double>(pending));
+    }
+
     static infra::rpc::ScanTargets targets(const ChainwatchSettings& s,
                                            const infra::config::ChainInfo& chain) {
         infra::rpc::ScanTargets t;
@@ -389,6 +420,10 @@ class Chainwatch {
     std::size_t pruned_ = 0;
     std::uint64_t next_prune_ = 0;
     bool trace_ = std::getenv("DUEPAY_CHAINWATCH_TRACE") != nullptr;
+    infra::metrics::Gauge& head_block_;
+    infra::metrics::Gauge& processed_block_;
+    infra::metrics::Gauge& head_lag_;
+    infra::metrics::Gauge& pending_confirmations_;
 };
 
 // An event chainwatch cannot learn from goes to the quarantine (ADR 0043) and is passed over. The
@@ -436,6 +471,14 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     }
     // Leadership: one chainwatch per chain. The lock lives as long as its connection.
     infra::postgres::ChainLeaderLock leader(settings.database_url, settings.chain_id);
+    auto& is_leader = infra::metrics::registry().gauge(
+        "duepay_chainwatch_leader", "1 while this process leads the chain, 0 as standby",
+        {{"chain", std::to_string(settings.chain_id)}});
+    is_leader.set(0);
+    struct NotLeaderOnExit {
+        infra::metrics::Gauge& g;
+        ~NotLeaderOnExit() { g.set(0); }
+    } not_leader_on_exit{is_leader};
     for (bool announced = false;;) {
         if (leader.try_acquire()) break;
         if (!announced)
@@ -446,6 +489,7 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (stop) return 0;
     }
+    is_leader.set(1);
     kLog.info() << "chainwatch " << settings.chain_id << ": leader, rpc "
                 << domain::redact_url(chain->rpc_url) << ", " << chain->confirmations
                 << " confirmations";

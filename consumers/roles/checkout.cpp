@@ -77,7 +77,8 @@ CheckoutRole::CheckoutRole(const CheckoutOptions& options) {
         [](pqxx::connection& c) {
             infra::postgres::prepare_charge_statements(c);
             infra::postgres::prepare_account_statements(c);
-        });
+        },
+        "checkout");
     p.reader = std::make_unique<api::checkout::PgCheckoutReader>(*p.pool);
     p.heads = std::make_unique<api::checkout::RpcChainHeads>(p.chains);
     p.limiter = std::make_unique<api::checkout::ClientRateLimiter>(

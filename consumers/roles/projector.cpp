@@ -9,13 +9,63 @@
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/log/log.hpp"
+#include "infra/metrics/ops_server.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
+#include "infra/postgres/quarantine_store.hpp"
 #include "projections/charges/charge_projector.hpp"
 
 namespace duepay::consumers {
 
 constexpr infra::log::Logger kLog{"projector"};
+
+namespace {
+
+namespace metrics = infra::metrics;
+
+// The projector's series (ADR 0131), counted once a batch has committed.
+struct ProjectorMetrics {
+    explicit ProjectorMetrics(const std::string& group)
+        : group_(group),
+          batch_size(metrics::registry().histogram(
+              "duepay_projector_batch_size", "Records per committed projector batch",
+              {{"group", group}}, {1, 5, 10, 50, 100, 250, 500, 1000, 2500, 5000})),
+          transaction_seconds(metrics::registry().histogram(
+              "duepay_projector_transaction_seconds",
+              "Time from the start of a batch's transaction to its commit", {{"group", group}})),
+          failed_batches(metrics::registry().counter(
+              "duepay_projector_batches_failed_total",
+              "Batches rolled back (infrastructure failure) and read again from stored offsets",
+              {{"group", group}})) {
+        infra::postgres::quarantined_counter(group);  // 0 until the first quarantine
+    }
+
+    void committed(const projections::charges::BatchStats& stats, double seconds) {
+        batch_size.observe(static_cast<double>(stats.messages));
+        transaction_seconds.observe(seconds);
+        for (const auto& [type, n] : stats.applied_by_type) {
+            metrics::registry()
+                .counter("duepay_events_processed_total",
+                         "Events applied by a consumer, by consumer group and event type",
+                         {{"group", group_}, {"type", type}})
+                .inc(static_cast<double>(n));
+        }
+        for (const auto& [type, n] : stats.failed_by_type) {
+            metrics::registry()
+                .counter("duepay_events_failed_total",
+                         "Events a consumer could not apply (quarantined), by group and type",
+                         {{"group", group_}, {"type", type}})
+                .inc(static_cast<double>(n));
+        }
+    }
+
+    std::string group_;
+    metrics::Histogram& batch_size;
+    metrics::Histogram& transaction_seconds;
+    metrics::Counter& failed_batches;
+};
+
+}  // namespace
 
 ProjectorSettings projector_settings_from_env() {
     ProjectorSettings s;
@@ -61,6 +111,13 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
     consumer_settings.fetch_min_bytes = settings.fetch_min_bytes;
     infra::kafka::KafkaConsumer consumer(consumer_settings, lookup);
     kLog.info() << "projector: group " << settings.group_id << " on " << settings.topic;
+    ProjectorMetrics metrics(settings.group_id);
+    std::atomic<bool> database_ok{true};  // false from a failed batch until Postgres answers again
+    const auto database_check = infra::metrics::readiness().add(
+        "postgres " + settings.group_id, [&database_ok]() -> std::optional<std::string> {
+            if (database_ok) return std::nullopt;
+            return "the last batch failed and Postgres has not answered since";
+        });
     const char* trace_env = std::getenv("DUEPAY_PROJECTOR_TRACE");
     const bool trace = trace_env != nullptr && std::string(trace_env) == "1";
     std::size_t total = 0;
@@ -75,6 +132,9 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
             pqxx::work tx(*conn);
             auto stats = projections::charges::apply_batch(tx, settings.group_id, batch);
             tx.commit();
+            metrics.committed(
+                stats,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
             total += stats.messages;
             if (trace) {
                 kLog.info() << "projector: batch " << stats.messages << " msgs, "
@@ -89,12 +149,15 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
             // Nothing of the batch is durable: wait until Postgres answers again, then re-read the
             // batch from the stored offsets (never skip it).
             kLog.warn() << "projector: batch failed, retrying from stored offsets: " << e.what();
+            metrics.failed_batches.inc();
+            database_ok = false;
             for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
                 try {
                     if (!conn || !conn->is_open()) conn = connect();
                     pqxx::nontransaction probe(*conn);
                     probe.exec("select 1");
+                    database_ok = true;
                     break;
                 } catch (const std::exception& again) {
                     kLog.warn() << "projector: database still unavailable: " << again.what();

@@ -13,6 +13,7 @@
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/log/log.hpp"
+#include "infra/metrics/metrics.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
 #include "infra/postgres/webhook_store.hpp"
@@ -227,8 +228,48 @@ void record_outcomes(pqxx::connection& conn, std::vector<pg::AttemptOutcome>& ou
     outcomes.clear();
 }
 
+// The dispatcher's series (ADR 0131): queue depth (refreshed every 5 s), in flight, and every
+// attempt by outcome (delivered, http_error: a non-2xx answer, transport_error: no answer).
+struct DispatcherMetrics {
+    infra::metrics::Gauge& due = depth("due");
+    infra::metrics::Gauge& later = depth("later");
+    infra::metrics::Gauge& in_flight = infra::metrics::registry().gauge(
+        "duepay_webhook_in_flight", "Webhook requests sent and not answered yet");
+    std::chrono::steady_clock::time_point last_depth{};
+
+    static infra::metrics::Gauge& depth(const char* when) {
+        return infra::metrics::registry().gauge(
+            "duepay_webhook_queue_depth",
+            "Pending webhook deliveries: due now, or waiting for a later retry", {{"when", when}});
+    }
+    static infra::metrics::Counter& attempts(const char* outcome) {
+        return infra::metrics::registry().counter("duepay_webhook_attempts_total",
+                                                  "Webhook delivery attempts by outcome",
+                                                  {{"outcome", outcome}});
+    }
+    static void attempt(const pg::AttemptOutcome& o) {
+        attempts(o.delivered ? "delivered" : (o.response_status ? "http_error" : "transport_error"))
+            .inc();
+    }
+    DispatcherMetrics() {
+        for (const char* outcome : {"delivered", "http_error", "transport_error"}) {
+            attempts(outcome);  // each outcome shows 0 before its first attempt
+        }
+    }
+    void refresh_depth(pqxx::connection& conn) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_depth < std::chrono::seconds(5)) return;
+        last_depth = now;
+        pqxx::read_transaction tx(conn);
+        const auto d = pg::webhook_queue_depth(tx);
+        due.set(static_cast<double>(d.due));
+        later.set(static_cast<double>(d.later));
+    }
+};
+
 void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_flag,
                     const std::atomic<bool>& halt) {
+    DispatcherMetrics metrics;
     auto stopping = [&] { return stop_flag.load() || halt.load(); };
     infra::webhooks::SenderSettings sender_settings;
     sender_settings.allow_insecure = s.allow_insecure;
@@ -272,6 +313,7 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
                         infra::webhooks::HttpResult failed;
                         failed.error = std::string("signing failed: ") + e.what();
                         unrecorded.push_back(outcome_of(s, d, failed));
+                        DispatcherMetrics::attempt(unrecorded.back());
                         continue;
                     }
                     const auto tag = request.tag;
@@ -284,8 +326,11 @@ void run_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_fla
                 auto it = in_flight.find(r.tag);
                 if (it == in_flight.end()) continue;
                 unrecorded.push_back(outcome_of(s, it->second, r));
+                DispatcherMetrics::attempt(unrecorded.back());
                 in_flight.erase(it);
             }
+            metrics.in_flight.set(static_cast<double>(in_flight.size()));
+            metrics.refresh_depth(*conn);
             if (!unrecorded.empty()) record_outcomes(*conn, unrecorded);
             if (now - last_housekeeping >= s.housekeeping_interval) {
                 last_housekeeping = now;

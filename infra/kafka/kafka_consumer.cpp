@@ -1,9 +1,12 @@
 #include "infra/kafka/kafka_consumer.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "infra/config/env.hpp"
 #include "infra/kafka/client_config.hpp"
 #include "infra/log/log.hpp"
+#include "infra/metrics/ops_server.hpp"
 
 namespace duepay::infra::kafka {
 
@@ -37,6 +40,23 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
     if (auto e = rd_kafka_subscribe(rk, topics.get()); e != RD_KAFKA_RESP_ERR_NO_ERROR) {
         throw std::runtime_error(std::string("kafka subscribe: ") + rd_kafka_err2str(e));
     }
+    lag_metric_ = metrics::registry().collect(
+        "duepay_kafka_consumer_lag",
+        "Records in the partition not yet returned to this consumer (high watermark minus next "
+        "offset), by consumer group, topic and partition",
+        metrics::Type::gauge, [this] {
+            std::vector<metrics::Sample> out;
+            for (const auto& [partition, lag] : this->lag()) {
+                out.push_back({{{"group", settings_.group_id},
+                                {"topic", settings_.topic},
+                                {"partition", std::to_string(partition)}},
+                               static_cast<double>(lag)});
+            }
+            return out;
+        });
+    const auto max_lag = config::env_int_or("DUEPAY_READY_MAX_LAG", 1000, 0, 1'000'000'000);
+    ready_check_ = metrics::readiness().add("kafka " + settings_.group_id,
+                                            [this, max_lag] { return not_ready(max_lag); });
 }
 
 KafkaConsumer::~KafkaConsumer() {
@@ -73,6 +93,7 @@ bool KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitio
         pending_.reset(rd_kafka_topic_partition_list_copy(partitions));
         last_pending_try_ = std::chrono::steady_clock::now();
         rd_kafka_assign(consumer_.get(), nullptr);
+        set_positions(nullptr);
         return false;
     }
     for (int i = 0; i < partitions->cnt; ++i) {
@@ -83,7 +104,54 @@ bool KafkaConsumer::assign_from_stored(rd_kafka_topic_partition_list_t* partitio
     }
     pending_.reset();
     rd_kafka_assign(consumer_.get(), partitions);
+    set_positions(partitions);
     return true;
+}
+
+void KafkaConsumer::set_positions(const rd_kafka_topic_partition_list_t* partitions) {
+    std::lock_guard lock(positions_mutex_);
+    next_offsets_.clear();
+    for (int i = 0; partitions != nullptr && i < partitions->cnt; ++i) {
+        next_offsets_[partitions->elems[i].partition] = partitions->elems[i].offset;
+    }
+    assigned_ = partitions != nullptr;
+}
+
+std::map<std::int32_t, std::int64_t> KafkaConsumer::lag() const {
+    std::map<std::int32_t, std::int64_t> out;
+    std::lock_guard lock(positions_mutex_);
+    for (const auto& [partition, next] : next_offsets_) {
+        std::int64_t low = RD_KAFKA_OFFSET_INVALID;
+        std::int64_t high = RD_KAFKA_OFFSET_INVALID;
+        if (rd_kafka_get_watermark_offsets(consumer_.get(), settings_.topic.c_str(), partition,
+                                           &low, &high) != RD_KAFKA_RESP_ERR_NO_ERROR ||
+            high < 0) {
+            continue;  // no fetch answered yet: unknown, not zero
+        }
+        // A partition read from its beginning: the event topic keeps every record (low is only
+        // known with statistics enabled; 0 otherwise).
+        const std::int64_t position = next >= 0 ? next : std::max<std::int64_t>(low, 0);
+        out[partition] = std::max<std::int64_t>(high - position, 0);
+    }
+    return out;
+}
+
+std::optional<std::string> KafkaConsumer::not_ready(std::int64_t max_lag) const {
+    std::size_t partitions = 0;
+    {
+        std::lock_guard lock(positions_mutex_);
+        if (!assigned_) return "no partition assignment received yet (or held: offset store)";
+        partitions = next_offsets_.size();
+    }
+    const auto lags = lag();
+    if (lags.size() < partitions) return "lag of some partition not known yet (no fetch answered)";
+    std::int64_t total = 0;
+    for (const auto& [partition, n] : lags) total += n;
+    if (total > max_lag) {
+        return "lag " + std::to_string(total) + " above " + std::to_string(max_lag) +
+               " (DUEPAY_READY_MAX_LAG)";
+    }
+    return std::nullopt;
 }
 
 void KafkaConsumer::rewind_to_stored() {
@@ -121,7 +189,11 @@ void KafkaConsumer::rewind_to_stored() {
         rd_kafka_error_destroy(error);
     }
     for (int i = 0; ok && i < list->cnt; ++i) ok = list->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR;
-    if (!ok) assign_from_stored(list.get());
+    if (!ok) {
+        assign_from_stored(list.get());
+    } else {
+        set_positions(list.get());
+    }
 }
 
 void KafkaConsumer::retry_pending_assignment() {
@@ -148,6 +220,7 @@ void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
     } else {
         self->pending_.reset();
         rd_kafka_assign(rk, nullptr);
+        self->set_positions(nullptr);
         kLog.info() << "kafka consumer " << self->settings_.group_id << ": revoked "
                     << partitions->cnt << " partition(s)";
     }
@@ -184,6 +257,13 @@ std::vector<ConsumedMessage> KafkaConsumer::poll_batch(std::size_t max,
         if (msg->payload != nullptr)
             out.value.assign(static_cast<const char*>(msg->payload), msg->len);
         batch.push_back(std::move(out));
+    }
+    if (!batch.empty()) {
+        std::lock_guard lock(positions_mutex_);
+        for (const auto& m : batch) {
+            auto it = next_offsets_.find(m.partition);
+            if (it != next_offsets_.end()) it->second = std::max(it->second, m.offset + 1);
+        }
     }
     return batch;
 }

@@ -10,10 +10,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "infra/kafka/handles.hpp"
+#include "infra/metrics/metrics.hpp"
 
 namespace duepay::infra::kafka {
 
@@ -57,6 +60,17 @@ class KafkaConsumer {
     // Partitions currently assigned.
     std::vector<std::int32_t> assignment() const;
 
+    // Per assigned partition: the high watermark (librdkafka's cached value, refreshed by every
+    // fetch) minus the next offset this consumer returns; partitions whose watermark is not
+    // known yet are left out. Thread-safe (the ops thread reads it). Exported as
+    // duepay_kafka_consumer_lag{group,topic,partition} (ADR 0131).
+    std::map<std::int32_t, std::int64_t> lag() const;
+
+    // Readiness (the ops listener's /readyz, check "kafka <group>"): nullopt once an assignment was
+    // received and applied (possibly empty: more members than partitions) and the summed lag is at
+    // most `max_lag`; else why not. Thread-safe.
+    std::optional<std::string> not_ready(std::int64_t max_lag) const;
+
     // Re-reads the stored offsets for the current assignment and restarts fetching there (after a
     // failed batch: nothing of it was stored, so it is read again) by a seek; drops buffered
     // messages.
@@ -80,6 +94,16 @@ class KafkaConsumer {
     bool closed_ = false;
     detail::PartitionListHandle pending_;  // assigned to us, held until the offset lookup answers
     std::chrono::steady_clock::time_point last_pending_try_{};
+
+    // The next offset to return per assigned partition (-2: the beginning), for lag().
+    mutable std::mutex positions_mutex_;
+    std::map<std::int32_t, std::int64_t> next_offsets_;
+    bool assigned_ = false;  // an assignment was received and applied (under positions_mutex_)
+    void set_positions(const rd_kafka_topic_partition_list_t* partitions);
+
+    // Last members: unregistered before the handle above goes.
+    metrics::Registration lag_metric_;
+    metrics::Registration ready_check_;
 };
 
 }  // namespace duepay::infra::kafka

@@ -1,9 +1,11 @@
 #include "infra/kafka/kafka_event_log.hpp"
 
 #include <memory>
+#include <optional>
 
 #include "infra/kafka/client_config.hpp"
 #include "infra/log/log.hpp"
+#include "infra/metrics/ops_server.hpp"
 
 namespace duepay::infra::kafka {
 
@@ -26,7 +28,17 @@ AppendStatus status_of(const rd_kafka_message_t* msg) {
 
 }  // namespace
 
-KafkaEventLog::KafkaEventLog(ProducerSettings settings) : settings_(std::move(settings)) {
+KafkaEventLog::KafkaEventLog(ProducerSettings settings)
+    : settings_(std::move(settings)),
+      produce_seconds_(metrics::registry().histogram(
+          "duepay_kafka_produce_seconds", "Time from an append to the broker's verdict, by topic",
+          {{"topic", settings_.topic}})),
+      not_persisted_(metrics::registry().counter(
+          "duepay_kafka_produce_errors_total", "Appends without an acknowledgement, by outcome",
+          {{"topic", settings_.topic}, {"outcome", "not_persisted"}})),
+      possibly_persisted_(metrics::registry().counter(
+          "duepay_kafka_produce_errors_total", "Appends without an acknowledgement, by outcome",
+          {{"topic", settings_.topic}, {"outcome", "possibly_persisted"}})) {
     detail::ConfHandle conf(detail::new_client_conf());  // DUEPAY_KAFKA_* first
     detail::set_conf(conf.get(), "bootstrap.servers", settings_.bootstrap);
     detail::set_conf(conf.get(), "enable.idempotence",
@@ -48,6 +60,18 @@ KafkaEventLog::KafkaEventLog(ProducerSettings settings) : settings_(std::move(se
     conf.release();  // owned by rk now
     producer_.reset(rk);
     poller_ = std::thread([this] { poll_loop(); });
+    ready_check_ = metrics::readiness().add(
+        "kafka producer " + settings_.topic, [this]() -> std::optional<std::string> {
+            if (fatal_) return "the producer is in a fatal state";
+            const rd_kafka_metadata_t* md = nullptr;
+            const auto answer = rd_kafka_metadata(producer_.get(), 0, nullptr, &md, 1000);
+            if (md != nullptr) rd_kafka_metadata_destroy(md);
+            if (answer != RD_KAFKA_RESP_ERR_NO_ERROR) {
+                return std::string("no broker answered a metadata request in 1 s (") +
+                       rd_kafka_err2name(answer) + ")";
+            }
+            return std::nullopt;
+        });
 }
 
 KafkaEventLog::~KafkaEventLog() {
@@ -65,7 +89,15 @@ void KafkaEventLog::poll_loop() {
 }
 
 void KafkaEventLog::append_async(LogRecord record, std::function<void(AppendResult)> done) {
-    auto callback = std::make_unique<Callback>(std::move(done));
+    const auto started = std::chrono::steady_clock::now();
+    auto callback =
+        std::make_unique<Callback>([this, started, done = std::move(done)](AppendResult result) {
+            produce_seconds_.observe(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+            if (result.status == AppendStatus::not_persisted) not_persisted_.inc();
+            if (result.status == AppendStatus::possibly_persisted) possibly_persisted_.inc();
+            done(std::move(result));
+        });
     if (fatal_) {
         (*callback)(AppendResult{AppendStatus::not_persisted, -1, -1, "producer in fatal state"});
         return;
@@ -92,6 +124,7 @@ void KafkaEventLog::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void
     if (!callback) return;
     AppendResult result;
     result.status = status_of(msg);
+
     if (result.status == AppendStatus::persisted) {
         result.partition = msg->partition;
         result.offset = msg->offset;

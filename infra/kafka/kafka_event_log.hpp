@@ -1,6 +1,10 @@
 // KafkaEventLog: the EventLog port over one idempotent librdkafka producer shared by every API
 // thread. Appends are asynchronous; the delivery-report callback (run by a dedicated poller
 // thread) completes each append's callback with the broker's verdict.
+// Series (ADR 0131): duepay_kafka_produce_seconds{topic} (append to verdict) and
+// duepay_kafka_produce_errors_total{topic,outcome} (not_persisted, possibly_persisted); readiness
+// check "kafka producer <topic>": not ready when the producer is fatal or a metadata request gets
+// no answer within 1 s (asked at each /readyz, on the ops thread).
 #pragma once
 
 #include <atomic>
@@ -10,6 +14,7 @@
 
 #include "infra/kafka/event_log.hpp"
 #include "infra/kafka/handles.hpp"
+#include "infra/metrics/metrics.hpp"
 
 namespace duepay::infra::kafka {
 
@@ -42,6 +47,10 @@ class KafkaEventLog final : public EventLog {
     std::atomic<bool> stop_{false};
     std::atomic<bool> fatal_{false};
     std::thread poller_;
+    metrics::Histogram& produce_seconds_;
+    metrics::Counter& not_persisted_;
+    metrics::Counter& possibly_persisted_;
+    metrics::Registration ready_check_;  // last: unregistered first
 };
 
 }  // namespace duepay::infra::kafka

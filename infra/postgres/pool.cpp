@@ -1,14 +1,43 @@
 #include "infra/postgres/pool.hpp"
 
+#include "infra/metrics/ops_server.hpp"
+
 namespace duepay::infra::postgres {
 
 Lease::~Lease() {
     if (conn_) pool_->give_back(std::move(conn_));
 }
 
-ConnectionPool::ConnectionPool(std::string url, std::size_t size, OnConnect on_connect)
-    : url_(std::move(url)), on_connect_(std::move(on_connect)) {
+ConnectionPool::ConnectionPool(std::string url, std::size_t size, OnConnect on_connect,
+                               const std::string& name)
+    : url_(std::move(url)), on_connect_(std::move(on_connect)), size_(size) {
     for (std::size_t i = 0; i < size; ++i) idle_.push_back(open());
+    auto& r = metrics::registry();
+    waits_ = &r.counter("duepay_postgres_pool_waits_total",
+                        "Leases that found no free connection and waited", {{"pool", name}});
+    timeouts_ =
+        &r.counter("duepay_postgres_pool_timeouts_total",
+                   "Leases that gave up: no connection became free in time", {{"pool", name}});
+    r.gauge("duepay_postgres_pool_size", "Connections a pool holds at most", {{"pool", name}})
+        .set(static_cast<double>(size));
+    in_use_metric_ = r.collect("duepay_postgres_pool_in_use", "Connections leased right now",
+                               metrics::Type::gauge, [this, name] {
+                                   std::lock_guard lock(mutex_);
+                                   const double in_use =
+                                       static_cast<double>(size_ - idle_.size() - missing_);
+                                   return std::vector<metrics::Sample>{{{{"pool", name}}, in_use}};
+                               });
+    ready_check_ =
+        metrics::readiness().add("postgres " + name, [this]() -> std::optional<std::string> {
+            try {
+                auto conn = lease(std::chrono::milliseconds(1000));
+                pqxx::nontransaction probe(*conn);
+                probe.exec("select 1");
+                return std::nullopt;
+            } catch (const std::exception& e) {
+                return std::string("select 1 failed: ") + e.what();
+            }
+        });
 }
 
 std::unique_ptr<pqxx::connection> ConnectionPool::open() {
@@ -23,7 +52,9 @@ std::unique_ptr<pqxx::connection> ConnectionPool::open() {
 
 Lease ConnectionPool::lease(std::chrono::milliseconds wait) {
     std::unique_lock lock(mutex_);
+    if (idle_.empty() && missing_ == 0) waits_->inc();
     if (!available_.wait_for(lock, wait, [&] { return !idle_.empty() || missing_ > 0; })) {
+        timeouts_->inc();
         throw DatabaseUnavailable("postgres: no free connection in the pool");
     }
     if (!idle_.empty()) {

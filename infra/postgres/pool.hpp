@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "infra/error.hpp"
+#include "infra/metrics/metrics.hpp"
 
 namespace duepay::infra::postgres {
 
@@ -46,7 +47,13 @@ class ConnectionPool {
     using OnConnect = std::function<void(pqxx::connection&)>;
 
     // Opens `size` connections now (throws DatabaseUnavailable if the first cannot be opened).
-    ConnectionPool(std::string url, std::size_t size, OnConnect on_connect = {});
+    // `name` labels its series (ADR 0131): duepay_postgres_pool_in_use{pool} and
+    // duepay_postgres_pool_size{pool} (gauges), duepay_postgres_pool_waits_total{pool} (leases
+    // that found no free connection and waited) and duepay_postgres_pool_timeouts_total{pool};
+    // and its readiness check "postgres <name>" (a `select 1` on a connection leased within 1 s,
+    // run on the ops thread at each /readyz).
+    ConnectionPool(std::string url, std::size_t size, OnConnect on_connect = {},
+                   const std::string& name = "pool");
 
     // Throws DatabaseUnavailable after `wait` without a free connection.
     Lease lease(std::chrono::milliseconds wait = std::chrono::milliseconds(2000));
@@ -99,6 +106,11 @@ class ConnectionPool {
     std::condition_variable available_;
     std::vector<std::unique_ptr<pqxx::connection>> idle_;
     std::size_t missing_ = 0;  // connections to reopen lazily
+    std::size_t size_ = 0;
+    metrics::Counter* waits_ = nullptr;
+    metrics::Counter* timeouts_ = nullptr;
+    metrics::Registration in_use_metric_;  // last two: unregistered first
+    metrics::Registration ready_check_;
 };
 
 }  // namespace duepay::infra::postgres

@@ -80,6 +80,7 @@ std::int64_t quarantine_record(pqxx::transaction_base& tx, const QuarantinedReco
         std::lock_guard lock(counter_mutex);
         total = ++counters[record.consumer_group];
     }
+    quarantined_counter(record.consumer_group).inc();
     kLog.error() << "QUARANTINE " << record.consumer_group << ": event at " << record.topic << "/"
                  << record.partition << "@" << record.offset
                  << " cannot be applied and is quarantined as #" << id
@@ -134,6 +135,13 @@ std::int64_t QuarantineWriter::record(const QuarantinedRecord& record) {
         conn_.reset();
         throw;
     }
+}
+
+metrics::Counter& quarantined_counter(const std::string& group) {
+    return metrics::registry().counter(
+        "duepay_quarantined_events_total",
+        "Records a consumer could not apply and quarantined (ADR 0043), by consumer group",
+        {{"group", group}});
 }
 
 std::map<std::string, std::uint64_t> quarantined_total() {

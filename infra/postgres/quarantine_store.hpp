@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "infra/metrics/metrics.hpp"
+
 namespace duepay::infra::postgres {
 
 // One record that could not be applied, as consumed.
@@ -75,5 +77,9 @@ class QuarantineWriter {
 // (duepay_quarantined_events_total{group}). Counted when quarantine_record is called; a caller
 // whose transaction then fails meets the record again and counts it again.
 std::map<std::string, std::uint64_t> quarantined_total();
+
+// The same count as a series, duepay_quarantined_events_total{group} (ADR 0131); a consumer
+// touches its own at start so the series shows 0 before any quarantine.
+metrics::Counter& quarantined_counter(const std::string& group);
 
 }  // namespace duepay::infra::postgres

@@ -416,6 +416,14 @@ std::vector<std::string> disable_failing_webhook_endpoints(pqxx::work& tx,
     return out;
 }
 
+WebhookQueueDepth webhook_queue_depth(pqxx::transaction_base& tx) {
+    const auto row = tx.exec1(
+        "select count(*) filter (where next_attempt_at <= now()), "
+        "count(*) filter (where next_attempt_at > now()) "
+        "from webhook_deliveries where state = 'pending'");
+    return {row[0].as<std::int64_t>(), row[1].as<std::int64_t>()};
+}
+
 std::size_t purge_webhook_attempts(pqxx::work& tx, std::chrono::seconds keep) {
     auto rows =
         tx.exec_params("delete from webhook_attempts where attempted_at < now() - $1::interval",

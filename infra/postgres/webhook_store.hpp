@@ -155,4 +155,11 @@ std::vector<std::string> disable_failing_webhook_endpoints(pqxx::work& tx,
 // Deletes attempts older than `keep`; returns the number deleted.
 std::size_t purge_webhook_attempts(pqxx::work& tx, std::chrono::seconds keep);
 
+// Pending deliveries: due now (next_attempt_at reached) and waiting for a later retry.
+struct WebhookQueueDepth {
+    std::int64_t due = 0;
+    std::int64_t later = 0;
+};
+WebhookQueueDepth webhook_queue_depth(pqxx::transaction_base& tx);
+
 }  // namespace duepay::infra::postgres

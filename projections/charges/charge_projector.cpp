@@ -143,6 +143,7 @@ BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
         auto decoded = decode(message);
         if (!decoded) {
             quarantine(tx, group_id, message, decoded.error().message, stats);
+            ++stats.failed_by_type["undecodable"];
             continue;
         }
         records.push_back(std::move(decoded).value());
@@ -152,8 +153,13 @@ BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
         for (const auto& record : records) {
             if (auto error = try_apply(tx, {record}, stats, options)) {
                 quarantine(tx, group_id, *record.message, *error, stats);
+                ++stats.failed_by_type[record.entry.type];
+            } else {
+                ++stats.applied_by_type[record.entry.type];
             }
         }
+    } else {
+        for (const auto& record : records) ++stats.applied_by_type[record.entry.type];
     }
     infra::postgres::store_next_offsets(tx, group_id, next_offsets);
     return stats;

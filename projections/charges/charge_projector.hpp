@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <pqxx/pqxx>
 #include <string>
@@ -28,6 +29,10 @@ struct BatchStats {
     std::size_t quarantined =
         0;                    // could not be applied: stored in quarantined_events (offset moves)
     std::size_t charges = 0;  // rows upserted
+    // Per event type (undecodable records: "undecodable"): applied, and quarantined. Counted into
+    // duepay_events_processed_total / duepay_events_failed_total once the batch commits.
+    std::map<std::string, std::size_t> applied_by_type;
+    std::map<std::string, std::size_t> failed_by_type;
 };
 
 struct ApplyOptions {
