@@ -5,6 +5,7 @@
 # swapped. Needs the stack up and var/dev.env; build/ built (duepay, analysts_events_producer).
 #
 #   bench/replay/run.sh [EVENTS] [PARTITIONS]     # defaults: 1000000 6
+#   REPLAY_ARGS="--workers 1" bench/replay/run.sh ...  # extra flags of duepay replay
 #
 # Putting 1M events on the topic: tests/integration/analysts/analysts_events_producer appends
 # synthetic charges asynchronously through the idempotent producer (9 events per 4 charges:
@@ -52,5 +53,6 @@ done
 t2=$(date +%s%3N)
 echo "live projector caught up ($total charges) in $(( t2 - t1 )) ms"
 echo "load average before replay: $(cut -d' ' -f1-3 /proc/loadavg)"
-DUEPAY_TOPIC="$TOPIC" DUEPAY_PROJECTOR_GROUP="$GROUP" "$BIN" replay --schema bench --swap
+# shellcheck disable=SC2086  # REPLAY_ARGS: extra flags, e.g. "--workers 1"
+DUEPAY_TOPIC="$TOPIC" DUEPAY_PROJECTOR_GROUP="$GROUP" "$BIN" replay --schema bench --swap ${REPLAY_ARGS:-}
 echo "load average after replay: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <ctime>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <pqxx/pqxx>
+#include <thread>
 
 #include "consumers/analysts/progress.hpp"
 #include "consumers/cli/admin.hpp"
@@ -42,62 +44,135 @@ Offsets stored_offsets(pqxx::transaction_base& tx, const std::string& group,
     return infra::postgres::load_next_offsets(tx, group, topic, partitions);
 }
 
-// The replay's loop over one snapshot of the topic: applies [position, end) of every partition
-// in batches, one transaction each (rows and offsets together), until done or stopped.
+// A connection whose unqualified names (the projector's SQL) mean the shadow tables first, then
+// public for consumer_offsets and quarantined_events.
+std::unique_ptr<pqxx::connection> shadow_connection(const ReplaySettings& s) {
+    auto conn = std::make_unique<pqxx::connection>(s.database_url);
+    conn->set_variable("search_path", conn->quote_name(s.schema) + ", public");
+    infra::postgres::prepare_charge_statements(*conn);
+    return conn;
+}
+
+// The replay's loop over one snapshot of the topic: applies [stored offset, end) of every
+// partition in batches, one transaction each (rows and offsets together). Unlocked it runs
+// `workers` threads, each with its own connection and reader over its share of the partitions
+// (a charge's events share one partition, so workers never touch the same rows); inside the
+// swap's transaction it runs on that transaction alone.
 class Rebuild {
   public:
-    Rebuild(const ReplaySettings& s, pqxx::connection& conn, infra::kafka::TopicReader& reader)
-        : s_(s), conn_(conn), reader_(reader), group_(replay_group(s.schema)) {}
+    Rebuild(const ReplaySettings& s, pqxx::connection& conn, infra::kafka::TopicReader& reader,
+            Offsets lows)
+        : s_(s),
+          conn_(conn),
+          reader_(reader),
+          group_(replay_group(s.schema)),
+          lows_(std::move(lows)) {}
 
-    // Reads from the stored offsets (or the low watermark) to `ends`. Returns false if stopped.
-    bool run_to(const Offsets& ends, const std::atomic<bool>& stop, Progress* progress,
-                std::int64_t done_before, pqxx::work* in_tx = nullptr) {
-        Offsets begins;
-        {
-            std::unique_ptr<pqxx::work> own;
-            pqxx::work& tx =
-                in_tx != nullptr ? *in_tx : *(own = std::make_unique<pqxx::work>(conn_));
-            begins = stored_offsets(tx, group_, s_.topic, reader_.partitions());
-            if (own) own->commit();
+    // Returns false if stopped (what is committed stays: a rerun resumes).
+    bool run_parallel(const Offsets& ends, const std::atomic<bool>& stop, Progress* progress,
+                      std::int64_t done_before) {
+        const auto begins = stored();
+        const std::size_t n = std::max<std::size_t>(
+            1, std::min<std::size_t>(s_.workers, reader_.partitions().size()));
+        while (workers_.size() < n) {
+            Worker w;
+            w.conn = shadow_connection(s_);
+            w.reader = std::make_unique<infra::kafka::TopicReader>(
+                s_.bootstrap, s_.topic, "duepay-replay-" + std::to_string(workers_.size()));
+            workers_.push_back(std::move(w));
         }
-        std::vector<infra::kafka::PartitionRange> ranges;
-        for (const auto p : reader_.partitions()) {
-            const auto begin = begins.contains(p) ? begins[p] : lows_.at(p);
-            ranges.push_back({p, begin, std::max(begin, ends.at(p))});
-        }
-        reader_.assign(ranges);
-        std::int64_t done = done_before;
-        while (!reader_.done()) {
-            if (stop) return false;
-            auto batch = reader_.poll(s_.batch, std::chrono::milliseconds(500));
-            if (batch.empty()) continue;
-            rm::ApplyOptions options;
-            options.notify = false;
-            if (in_tx != nullptr) {
-                rm::apply_batch(*in_tx, group_, batch, options);
-            } else {
-                pqxx::work tx(conn_);
-                rm::apply_batch(tx, group_, batch, options);
-                tx.commit();
+        std::atomic<bool> failed{false};
+        std::vector<std::exception_ptr> errors(n);
+        std::vector<std::thread> threads;
+        std::atomic<std::size_t> running{n};
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<std::int32_t> mine;
+            for (std::size_t j = i; j < reader_.partitions().size(); j += n) {
+                mine.push_back(reader_.partitions()[j]);
             }
-            applied_ += static_cast<std::int64_t>(batch.size());
-            done += static_cast<std::int64_t>(batch.size());
-            if (progress != nullptr) progress->update(done);
+            threads.emplace_back([&, i, mine] {
+                try {
+                    auto& w = workers_[i];
+                    drain(*w.reader, ranges(begins, ends, mine), stop, failed, [&](auto& batch) {
+                        pqxx::work tx(*w.conn);
+                        apply(tx, batch);
+                        tx.commit();
+                    });
+                } catch (...) {
+                    errors[i] = std::current_exception();
+                    failed = true;
+                }
+                --running;
+            });
         }
-        return true;
+        while (running > 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (progress != nullptr) progress->update(done_before + applied_);
+        }
+        for (auto& t : threads) t.join();
+        for (auto& e : errors) {
+            if (e) std::rethrow_exception(e);
+        }
+        return !stop;
     }
 
-    void set_lows(Offsets lows) { lows_ = std::move(lows); }
+    // Inside the swap's transaction, on the main connection and reader.
+    void run_in(pqxx::work& tx, const Offsets& ends, const std::atomic<bool>& stop) {
+        std::atomic<bool> failed{false};
+        drain(reader_, ranges(stored(&tx), ends, reader_.partitions()), stop, failed,
+              [&](auto& batch) { apply(tx, batch); });
+    }
+
     std::int64_t applied() const { return applied_; }
-    const std::string& group() const { return group_; }
 
   private:
+    struct Worker {
+        std::unique_ptr<pqxx::connection> conn;
+        std::unique_ptr<infra::kafka::TopicReader> reader;
+    };
+
+    Offsets stored(pqxx::work* in_tx = nullptr) {
+        if (in_tx != nullptr) return stored_offsets(*in_tx, group_, s_.topic, reader_.partitions());
+        pqxx::read_transaction tx(conn_);
+        return stored_offsets(tx, group_, s_.topic, reader_.partitions());
+    }
+
+    std::vector<infra::kafka::PartitionRange> ranges(const Offsets& begins, const Offsets& ends,
+                                                     const std::vector<std::int32_t>& partitions) {
+        std::vector<infra::kafka::PartitionRange> out;
+        for (const auto p : partitions) {
+            const auto begin = begins.contains(p) ? begins.at(p) : lows_.at(p);
+            out.push_back({p, begin, std::max(begin, ends.at(p))});
+        }
+        return out;
+    }
+
+    void apply(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch) {
+        rm::ApplyOptions options;
+        options.notify = false;
+        rm::apply_batch(tx, group_, batch, options);
+    }
+
+    template <class Apply>
+    void drain(infra::kafka::TopicReader& reader,
+               const std::vector<infra::kafka::PartitionRange>& ranges,
+               const std::atomic<bool>& stop, const std::atomic<bool>& failed, Apply&& apply_one) {
+        reader.assign(ranges);
+        while (!reader.done() && !stop && !failed) {
+            auto batch = reader.poll(s_.batch, std::chrono::milliseconds(500));
+            if (batch.empty()) continue;
+            apply_one(batch);
+            applied_ += static_cast<std::int64_t>(batch.size());
+        }
+    }
+
     const ReplaySettings& s_;
     pqxx::connection& conn_;
     infra::kafka::TopicReader& reader_;
     std::string group_;
     Offsets lows_;
-    std::int64_t applied_ = 0;
+    std::vector<Worker> workers_;
+    std::atomic<std::int64_t> applied_{0};
 };
 
 void write_comparison(domain::json::Writer& w, const rm::Comparison& c) {
@@ -175,10 +250,7 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         rm::create_shadow(tx, s.schema);
         tx.commit();
     }
-    // Unqualified names (the projector's SQL) now mean the shadow tables first, then public for
-    // consumer_offsets and quarantined_events.
-    conn.set_variable("search_path", conn.quote_name(s.schema) + ", public");
-    infra::postgres::prepare_charge_statements(conn);
+    auto shadow = shadow_connection(s);
 
     infra::kafka::TopicReader reader(s.bootstrap, s.topic, "duepay-replay");
     Offsets lows;
@@ -189,8 +261,7 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         ends[p] = mark.second;
         total += mark.second - mark.first;
     }
-    Rebuild rebuild(s, conn, reader);
-    rebuild.set_lows(lows);
+    Rebuild rebuild(s, *shadow, reader, lows);
     std::int64_t done_before = 0;
     {
         pqxx::read_transaction tx(conn);
@@ -203,7 +274,7 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
                 << (done_before > 0 ? "resuming at " + with_commas(done_before) : "from offset 0");
     Progress progress("replay", total, Progress::stderr_is_tty(), std::cerr);
     const auto started = std::chrono::steady_clock::now();
-    if (!rebuild.run_to(ends, stop, &progress, done_before)) {
+    if (!rebuild.run_parallel(ends, stop, &progress, done_before)) {
         progress.finish(done_before + rebuild.applied());
         kLog.info() << "replay: stopped; run it again to resume";
         return 130;
@@ -246,17 +317,18 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
             unlocked_targets[p] =
                 live_now.contains(p) ? std::min(live_now[p], marks.at(p).second) : 0;
         }
-        if (!rebuild.run_to(unlocked_targets, stop, nullptr, 0)) return 130;
+        if (!rebuild.run_parallel(unlocked_targets, stop, nullptr, 0)) return 130;
         // One transaction: stop the live projector's writes, catch up to its offsets, compare
-        // exactly there, rename. The API reads on throughout (EXCLUSIVE allows reads).
-        pqxx::work tx(conn);
+        // exactly there, rename. The API reads on throughout (EXCLUSIVE allows reads). On the
+        // shadow connection: the catch-up writes through unqualified names.
+        pqxx::work tx(*shadow);
         rm::lock_live(tx, s.lock_timeout_ms);
         auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
         Offsets targets;
         for (const auto p : reader.partitions()) {
             targets[p] = live.contains(p) ? live[p] : 0;
         }
-        rebuild.run_to(targets, stop, nullptr, 0, &tx);
+        rebuild.run_in(tx, targets, stop);
         const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
         comparison = rm::compare_with_live(tx, s.schema, s.topic,
                                            min_offsets(reader.partitions(), live, mine));
@@ -289,6 +361,9 @@ cli::Run define_replay(CLI::App& cmd) {
     cmd.add_option("--live-group", s->live_group,
                    "the live projector's group (DUEPAY_PROJECTOR_GROUP, duepay-projector)");
     cmd.add_option("--batch", s->batch, "events per transaction (20000)");
+    cmd.add_option(
+        "--workers", s->workers,
+        "parallel writers, each with its own connection and share of the partitions (2)");
     cmd.add_flag("--fresh", s->fresh, "drop the shadow schema and its offsets first");
     cmd.add_flag("--swap", s->swap,
                  "swap the rebuilt tables in when they equal the live ones (old set kept)");

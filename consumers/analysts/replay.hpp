@@ -20,10 +20,11 @@ struct ReplaySettings {
     std::string schema = "duepay_replay";
     std::string live_group;  // the live projector's group (DUEPAY_PROJECTOR_GROUP)
     std::size_t batch = 20000;
-    bool fresh = false;     // drop the shadow schema and its offsets first
-    bool swap = false;      // swap in after an equal comparison
-    bool drop_old = false;  // drop the retired schemas (alone: only that)
-    bool force = false;     // swap even when the comparison differs
+    std::size_t workers = 2;  // threads, each with a connection and a share of the partitions
+    bool fresh = false;       // drop the shadow schema and its offsets first
+    bool swap = false;        // swap in after an equal comparison
+    bool drop_old = false;    // drop the retired schemas (alone: only that)
+    bool force = false;       // swap even when the comparison differs
     int lock_timeout_ms = 10000;
 };
 
