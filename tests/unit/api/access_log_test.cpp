@@ -36,5 +36,18 @@ TEST(AccessLog, OneLineWithQuotedFieldsWhateverThePath) {
     EXPECT_EQ(line.find('\n'), line.size() - 1);
 }
 
+TEST(AccessLog, RouteLabelsHaveABoundedSetOfValues) {
+    EXPECT_EQ(route_label("/v1/charges/0xab12/status", 200), "/v1/charges/:id/status");
+    EXPECT_EQ(route_label("/v1/invoices", 201), "/v1/invoices");
+    EXPECT_EQ(route_label("/healthz", 200), "/healthz");
+    EXPECT_EQ(route_label("/c/0xab12", 200), "/c/:id");
+    EXPECT_EQ(route_label("/v1/webhook-endpoints/we_1", 204), "/v1/webhook-endpoints/:id");
+    EXPECT_EQ(route_label("/v1/anything-a-client-invents", 401), "/v1/:id");
+    EXPECT_EQ(route_label("/a/b/x/y/e/f", 400), "/:id/:id/:id/:id/...");
+    EXPECT_EQ(route_label("/v1/nowhere", 404), "unmatched");
+    EXPECT_EQ(route_label("/v1/invoices", 405), "unmatched");
+    EXPECT_EQ(route_label("-", 408), "unmatched");
+}
+
 }  // namespace
 }  // namespace duepay::api

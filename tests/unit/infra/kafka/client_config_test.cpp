@@ -44,5 +44,14 @@ TEST(KafkaClientConfig, ARefusedPropertyNamesTheVariableNeverTheValue) {
     ::unsetenv("DUEPAY_KAFKA_CLIENT_ID");
 }
 
+TEST(KafkaClientConfig, LibrdkafkaSyslogLevelsMapToLogLevels) {
+    EXPECT_EQ(detail::level_of_syslog(0), log::Level::error);
+    EXPECT_EQ(detail::level_of_syslog(3), log::Level::error);
+    EXPECT_EQ(detail::level_of_syslog(4), log::Level::warn);
+    EXPECT_EQ(detail::level_of_syslog(5), log::Level::info);
+    EXPECT_EQ(detail::level_of_syslog(6), log::Level::info);
+    EXPECT_EQ(detail::level_of_syslog(7), log::Level::debug);
+}
+
 }  // namespace
 }  // namespace duepay::infra::kafka
