@@ -9,10 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
-#include <fstream>
 #include <pqxx/pqxx>
-#include <sstream>
 #include <thread>
 
 #include "tests/integration/pipeline/pipeline_support.hpp"
@@ -33,32 +30,6 @@ rapidjson::Document parse(const std::string& text) {
 std::int64_t count(pqxx::connection& c, const std::string& sql) {
     pqxx::read_transaction tx(c);
     return tx.exec1(sql)[0].as<std::int64_t>();
-}
-
-// A fresh database with every migration of schemas/migrations, in name order.
-std::string create_database(const StackEnv& env, const std::string& name) {
-    {
-        pqxx::connection admin(env.database_url);
-        pqxx::nontransaction tx(admin);
-        tx.exec("create database " + name);
-    }
-    const auto slash = env.database_url.rfind('/');
-    const auto url = env.database_url.substr(0, slash + 1) + name;
-    std::vector<std::filesystem::path> files;
-    for (const auto& f : std::filesystem::directory_iterator(DUEPAY_MIGRATIONS_DIR)) {
-        if (f.path().extension() == ".sql") files.push_back(f.path());
-    }
-    std::sort(files.begin(), files.end());
-    pqxx::connection c(url);
-    for (const auto& f : files) {
-        std::ifstream in(f);
-        std::stringstream sql;
-        sql << in.rdbuf();
-        pqxx::work tx(c);
-        tx.exec(sql.str());
-        tx.commit();
-    }
-    return url;
 }
 
 class ReplayTest : public ::testing::Test {
@@ -87,9 +58,7 @@ class ReplayTest : public ::testing::Test {
             EXPECT_EQ(server_.process->stop(), 0);
         }
         if (!db_name_.empty()) {
-            pqxx::connection admin(env_.database_url);
-            pqxx::nontransaction tx(admin);
-            tx.exec("drop database if exists " + db_name_ + " with (force)");
+            drop_database(env_, db_name_);
         }
     }
 

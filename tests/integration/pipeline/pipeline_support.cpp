@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <pqxx/pqxx>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -21,6 +24,9 @@
 
 #ifndef DUEPAY_BUILD_BIN
 #define DUEPAY_BUILD_BIN ""
+#endif
+#ifndef DUEPAY_MIGRATIONS_DIR
+#define DUEPAY_MIGRATIONS_DIR "schemas/migrations"
 #endif
 
 namespace duepay::tests {
@@ -316,6 +322,37 @@ DevServer start_dev_server(const StackEnv& env, const std::string& name,
         },
         std::chrono::seconds(30));
     return s;
+}
+
+std::string create_database(const StackEnv& env, const std::string& name) {
+    {
+        pqxx::connection admin(env.database_url);
+        pqxx::nontransaction tx(admin);
+        tx.exec("create database " + name);
+    }
+    const auto slash = env.database_url.rfind('/');
+    const auto url = env.database_url.substr(0, slash + 1) + name;
+    std::vector<std::filesystem::path> files;
+    for (const auto& f : std::filesystem::directory_iterator(DUEPAY_MIGRATIONS_DIR)) {
+        if (f.path().extension() == ".sql") files.push_back(f.path());
+    }
+    std::sort(files.begin(), files.end());
+    pqxx::connection c(url);
+    for (const auto& f : files) {
+        std::ifstream in(f);
+        std::stringstream sql;
+        sql << in.rdbuf();
+        pqxx::work tx(c);
+        tx.exec(sql.str());
+        tx.commit();
+    }
+    return url;
+}
+
+void drop_database(const StackEnv& env, const std::string& name) {
+    pqxx::connection admin(env.database_url);
+    pqxx::nontransaction tx(admin);
+    tx.exec("drop database if exists " + name + " with (force)");
 }
 
 int last_assignment(const std::string& log) {

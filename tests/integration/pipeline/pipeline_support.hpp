@@ -109,6 +109,11 @@ DevServer start_dev_server(const StackEnv& env, const std::string& name,
                            const infra::kafka::TopicSettings& topic,
                            const std::map<std::string, std::string>& extra_env = {});
 
+// A fresh database `name` on the stack's Postgres with every migration of schemas/migrations,
+// in name order; returns its URL. drop_database removes it (connections are closed by force).
+std::string create_database(const StackEnv& env, const std::string& name);
+void drop_database(const StackEnv& env, const std::string& name);
+
 // The partition count of the last "assigned N partition(s)" line of a projector log (-1: none).
 int last_assignment(const std::string& log);
 
