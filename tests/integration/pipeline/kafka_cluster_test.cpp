@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "infra/kafka/topic_admin.hpp"
 #include "tests/integration/pipeline/create_load.hpp"
@@ -59,8 +60,22 @@ TEST(KafkaCluster, OneOfThreeBrokersKilledWhileCreatesRunAndEveryAcknowledgedCre
     topic.min_insync_replicas = 2;
     auto server = start_dev_server(on_cluster, "cluster", topic, {{"KAFKA_BOOTSTRAP", bootstrap}});
     ASSERT_TRUE(server.process->alive()) << server.process->log();
-    const auto config =
-        infra::kafka::describe_topic_config(bootstrap, server.topic, std::chrono::seconds(20));
+    // A broker that has not learnt of the new topic yet answers "unknown topic": ask again.
+    std::map<std::string, std::string> config;
+    std::string describe_error;
+    wait_until(
+        [&] {
+            try {
+                config = infra::kafka::describe_topic_config(bootstrap, server.topic,
+                                                             std::chrono::seconds(5));
+                return true;
+            } catch (const std::exception& e) {
+                describe_error = e.what();
+                return false;
+            }
+        },
+        std::chrono::seconds(20));
+    ASSERT_FALSE(config.empty()) << describe_error;
     EXPECT_EQ(config.at("min.insync.replicas"), "2");
     EXPECT_EQ(config.at("retention.ms"), "-1");
     const auto key = demo_key(env);
