@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The create/status sweep of issue 14 (bench/README.md, "sweep"; figures in bench/RESULTS.md):
 #   1. the floor of a create, measured first on the same stack (build/bench/floor/floor_bench);
-#   2. its own `duepay dev` (api + projector), warmed up with 3 s of creates;
+#   2. its own `duepay dev` (api + projector), warmed up with $WARMUP (30) s of creates;
 #   3. for each connection count (1 8 32 64 128): wrk on create.lua, status.lua, create_full.lua;
 #      throughput, p50, p99, non-2xx, and CPU per request of the duepay process, the Kafka broker
 #      and the Postgres cluster (utime + stime from /proc over the wrk run, children included);
@@ -83,8 +83,10 @@ trap cleanup EXIT
 for _ in $(seq 1 150); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
 curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
 
-# Warm-up (not reported): the producer id and the projector's first assignment.
-wrk -t1 -c4 -d3s -s "$ROOT/bench/load/create.lua" "$BASE" >/dev/null
+# Warm-up (not reported): the producer id, the projector's first assignment, and the broker's JIT:
+# on the loaded dev machine the broker's CPU per create fell ~4x over the first minute of load
+# (bench/RESULTS.md, issue 14), whatever the route.
+wrk -t2 -c16 -d"${WARMUP:-30}s" -s "$ROOT/bench/load/create.lua" "$BASE" >/dev/null
 
 ids_file="$OUT/ids.txt"
 load_ids() {
@@ -161,7 +163,7 @@ for route in $ROUTES; do
   plots_lat+="'$OUT/$route.dat' using 2:6 with linespoints dashtype 2 title '$route p99', "
 done
 gnuplot <<GNUPLOT
-set terminal pngcairo size 1400,560 font ",10"
+set terminal pngcairo size 1400,560 font ",10" noenhanced
 set output '$OUT/sweep.png'
 set multiplot layout 1,2 title "duepay create/status sweep (floor p50 ${FLOOR_P50} ms) $(date -u +%FT%TZ)"
 set logscale x 2

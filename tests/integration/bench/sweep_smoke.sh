@@ -7,7 +7,7 @@ BUILD="$1"
 [[ -n "${DATABASE_URL:-}" && -n "${KAFKA_BOOTSTRAP:-}" ]] || { echo "no dev stack: skipped"; exit 77; }
 OUT="$BUILD/bench-sweep-smoke"
 rm -rf "$OUT"
-BUILD="$BUILD" OUT="$OUT" DURATION=1 CONNECTIONS_LIST="1 4" ROUTES="create status" FLOOR_COUNT=20 \
+BUILD="$BUILD" OUT="$OUT" WARMUP=1 DURATION=1 CONNECTIONS_LIST="1 4" ROUTES="create status" FLOOR_COUNT=20 \
   bench/load/sweep.sh
 fail() { echo "FAIL: $*" >&2; exit 1; }
 [[ -s "$OUT/sweep.png" ]] || fail "no plot"
