@@ -25,17 +25,27 @@ std::string form_decode(std::string_view s) {
 
 }  // namespace
 
-std::optional<std::string> ApiRequest::query_param(std::string_view name) const {
+std::vector<std::pair<std::string, std::string>> ApiRequest::query_params() const {
+    std::vector<std::pair<std::string, std::string>> out;
     std::string_view rest = query;
     while (!rest.empty()) {
         const auto amp = rest.find('&');
         const auto pair = rest.substr(0, amp);
-        const auto eq = pair.find('=');
-        if (!pair.empty() && form_decode(pair.substr(0, eq)) == name) {
-            return eq == std::string_view::npos ? std::string() : form_decode(pair.substr(eq + 1));
+        if (!pair.empty()) {
+            const auto eq = pair.find('=');
+            out.emplace_back(
+                form_decode(pair.substr(0, eq)),
+                eq == std::string_view::npos ? std::string() : form_decode(pair.substr(eq + 1)));
         }
         if (amp == std::string_view::npos) break;
         rest.remove_prefix(amp + 1);
+    }
+    return out;
+}
+
+std::optional<std::string> ApiRequest::query_param(std::string_view name) const {
+    for (auto& [key, value] : query_params()) {
+        if (key == name) return std::move(value);
     }
     return std::nullopt;
 }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace duepay::api {
 
@@ -22,6 +24,10 @@ struct ApiRequest {
     // The first `name` parameter of `query`, decoded as application/x-www-form-urlencoded ('+' is
     // a space, %XX a byte; a malformed escape stays as written), or nullopt (api_types.cpp).
     std::optional<std::string> query_param(std::string_view name) const;
+
+    // Every parameter of `query` in order, names and values decoded as query_param does (a
+    // parameter without '=' has an empty value; empty pairs from "&&" are skipped).
+    std::vector<std::pair<std::string, std::string>> query_params() const;
 
     std::optional<std::string> header(const std::string& lower_name) const {
         auto it = headers.find(lower_name);

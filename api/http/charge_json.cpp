@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "domain/events/event_json.hpp"
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip712.hpp"
@@ -21,6 +22,24 @@ using domain::json::str;
 void raw_json(Writer& w, const char* key, const std::string& json) {
     w.Key(key);
     w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+}
+
+// The stored metadata (jsonb text, keys in jsonb's order) as the event writes it: keys sorted,
+// string values only; {} when the charge has none.
+std::string metadata_json(const std::optional<std::string>& stored) {
+    domain::events::Metadata m;
+    if (stored) {
+        rapidjson::Document doc;
+        doc.Parse(stored->data(), stored->size());
+        if (doc.IsObject()) {
+            for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
+                if (!it->value.IsString()) continue;
+                m.emplace(std::string(it->name.GetString(), it->name.GetStringLength()),
+                          std::string(it->value.GetString(), it->value.GetStringLength()));
+            }
+        }
+    }
+    return domain::events::encode_metadata(m);
 }
 
 // Signs the intent; nullopt when it cannot be built (no signer, unparsable stored values).
@@ -82,6 +101,7 @@ std::string charge_json(const infra::postgres::ChargeRow& row,
     }
     if (row.fiat_json) raw_json(w, "fiat", *row.fiat_json);
     opt_str(w, "reference", row.reference);
+    raw_json(w, "metadata", metadata_json(row.metadata_json));
     if (full) {
         str(w, "status", row.status);
         // Token metadata: the read model's symbol/decimals, the name from the chain registry.

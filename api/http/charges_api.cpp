@@ -11,6 +11,7 @@
 
 #include "api/http/account_api.hpp"
 #include "api/http/charge_json.hpp"
+#include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
 #include "api/http/webhooks_api.hpp"
 #include "domain/charge/decide.hpp"
@@ -36,6 +37,7 @@ namespace ev = domain::events;
 
 constexpr std::string_view kInvoices = "/v1/invoices";
 constexpr std::string_view kCharges = "/v1/charges/";
+constexpr std::string_view kChargeList = "/v1/charges";
 
 ApiResponse unauthorized() { return error_response(401, "invalid_api_key", "invalid API key"); }
 ApiResponse bad_request(std::string_view code, std::string_view message) {
@@ -175,7 +177,34 @@ struct CreateInput {
     std::optional<std::string> reference;
     std::optional<std::string> return_url;
     std::uint32_t expires_in = 3600;
+    ev::Metadata metadata;
 };
+
+// `metadata` of a create: an object of string values under the rules of
+// domain/events/metadata.hpp; null or {} means none. Anything else is invalid_metadata.
+std::variant<ev::Metadata, ApiResponse> parse_metadata(const rapidjson::Value& v) {
+    ev::Metadata m;
+    if (v.IsNull()) return m;
+    if (!v.IsObject())
+        return bad_request("invalid_metadata", "metadata must be an object of string values");
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
+        const auto key = str(it->name);
+        if (!ev::is_metadata_key(key)) {
+            return bad_request("invalid_metadata",
+                               "metadata keys are 1-40 characters of A-Z a-z 0-9 _ . -");
+        }
+        if (!it->value.IsString()) {
+            return bad_request("invalid_metadata",
+                               "metadata." + std::string(key) + " must be a string");
+        }
+        if (!m.emplace(key, str(it->value)).second) {
+            return bad_request("invalid_metadata",
+                               "metadata." + std::string(key) + " is given twice");
+        }
+    }
+    if (auto bad = ev::check_metadata(m)) return bad_request(bad->code, bad->message);
+    return m;
+}
 
 // Parses and validates the body of POST /v1/invoices in spec order: chain and key mode first
 // (nothing is signed before that), then the account, then the price and options.
@@ -309,6 +338,11 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
         }
         in.expires_in = static_cast<std::uint32_t>(e.GetUint64());
     }
+    if (doc.HasMember("metadata")) {
+        auto metadata = parse_metadata(doc["metadata"]);
+        if (auto* error = std::get_if<ApiResponse>(&metadata)) return std::move(*error);
+        in.metadata = std::move(std::get<ev::Metadata>(metadata));
+    }
     return in;
 }
 
@@ -329,6 +363,7 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
     try {
         const std::string_view path = request.path;
         const bool is_invoices = path == kInvoices;
+        const bool is_list = path == kChargeList && deps_.lister != nullptr;
         std::string charge_id;
         bool status_only = false;
         bool is_charge = false;
@@ -358,7 +393,7 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         if (deps_.account != nullptr && AccountApi::owns(request.path)) {
             return respond(deps_.account->handle(request));
         }
-        if (!is_invoices && !is_charge)
+        if (!is_invoices && !is_charge && !is_list)
             return respond(error_response(404, "route_not_found", "no such route"));
         const char* allowed = is_invoices ? "POST" : "GET";
         if (request.method != allowed) {
@@ -370,6 +405,7 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         if (!owner) return respond(unauthorized());
         // A copy: if create throws before answering, the handlers below still have the responder.
         if (is_invoices) return create(request, *owner, respond);
+        if (is_list) return respond(list(request, *owner));
         return respond(read(charge_id, *owner, status_only));
     } catch (const infra::postgres::DatabaseUnavailable& e) {
         kLog.warn().with("request_id", request.request_id)
@@ -410,6 +446,37 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
     const auto branding = branding_of(owner);
     return success_response(
         200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true, &branding));
+}
+
+ApiResponse ChargesApi::list(const ApiRequest& request, const KeyOwner& owner) {
+    auto parsed = parse_list_query(request, owner);
+    if (auto* error = std::get_if<ApiResponse>(&parsed)) return std::move(*error);
+    auto query = std::get<infra::postgres::ChargeListQuery>(std::move(parsed));
+    const std::size_t page = query.limit;
+    query.limit = page + 1;  // one more row says whether there is a next page
+    auto rows = deps_.lister->list(query);
+    const bool more = rows.size() > page;
+    if (more) rows.resize(page);
+    // Each item is the full read (2.5) without the freshly signed intent: no signer.
+    const auto branding = branding_of(owner);
+    std::string data = R"({"items":[)";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i != 0) data += ',';
+        const auto& row = rows[i].row;
+        data += charge_json(row, deps_.chains->find(domain::ChainId{row.chain_id}), nullptr,
+                            deps_.checkout_url, true, &branding);
+    }
+    data += R"(],"hasMore":)";
+    data += more ? "true" : "false";
+    data += R"(,"nextCursor":)";
+    if (more) {
+        data +=
+            '"' + encode_list_cursor({rows.back().created_us, rows.back().row.invoice_id}) + '"';
+    } else {
+        data += "null";
+    }
+    data += '}';
+    return success_response(200, data);
 }
 
 namespace {
@@ -537,6 +604,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     command.reference = in.reference;
     command.return_url = in.return_url;
     command.fiat = fiat_quote;
+    command.metadata = in.metadata;
     auto decided = domain::charge::decide(domain::charge::initial_state(), command);
     if (!decided) return fail(bad_request(decided.error().code, decided.error().message));
     auto created = std::get<ev::ChargeCreated>(std::move(decided).value().front());
@@ -556,6 +624,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     row.reference = created.reference;
     if (fiat_quote)
         row.fiat_json = ev::encode_fiat_quote(*fiat_quote);  // as the projection stores it
+    if (!created.metadata.empty()) row.metadata_json = ev::encode_metadata(created.metadata);
     event.data = std::move(created);
 
     // Nothing is appended that a consumer cannot apply: the bytes must decode to this very event

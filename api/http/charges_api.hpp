@@ -1,7 +1,7 @@
-// The routes of the REST API (spec 4): POST /v1/invoices, GET /v1/charges/:id and
-// GET /v1/charges/:id/status, plus 404/405 for everything else. Independent of Pistache: a route
-// gets an ApiRequest and answers through a Responder, possibly later from another thread (create
-// answers once the event log acked and the projection has the row).
+// The routes of the REST API (spec 4): POST /v1/invoices, GET /v1/charges (the list, issue 16),
+// GET /v1/charges/:id and GET /v1/charges/:id/status, plus 404/405 for everything else. Independent
+// of Pistache: a route gets an ApiRequest and answers through a Responder, possibly later from
+// another thread (create answers once the event log acked and the projection has the row).
 #pragma once
 
 #include <chrono>
@@ -26,6 +26,7 @@ class AccountApi;
 struct ApiDeps {
     KeyDirectory* keys = nullptr;
     ChargeReader* charges = nullptr;
+    ChargeLister* lister = nullptr;  // null: GET /v1/charges is a 404
     ProjectionWaiter* waiter = nullptr;
     infra::kafka::EventLog* log = nullptr;
     const infra::config::ChainRegistry* chains = nullptr;
@@ -55,6 +56,7 @@ class ChargesApi {
   private:
     void create(const ApiRequest& request, const KeyOwner& owner, Responder respond);
     ApiResponse read(const std::string& raw_id, const KeyOwner& owner, bool status_only);
+    ApiResponse list(const ApiRequest& request, const KeyOwner& owner);
 
     ApiDeps deps_;
     Authenticator auth_;

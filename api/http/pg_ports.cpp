@@ -27,6 +27,14 @@ std::optional<ChargeStatus> PgChargeReader::find_status(const std::string& invoi
     });
 }
 
+std::vector<infra::postgres::ListedCharge> PgChargeReader::list(
+    const infra::postgres::ChargeListQuery& query) {
+    return pool_.with_connection([&](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        return infra::postgres::list_charges(tx, query);
+    });
+}
+
 PgProjectionWaiter::PgProjectionWaiter(infra::postgres::ConnectionPool& pool,
                                        const std::string& database_url, StatusCache* cache)
     : pool_(pool), cache_(cache) {

@@ -26,11 +26,13 @@ class PgKeyDirectory final : public KeyDirectory {
     infra::postgres::ConnectionPool& pool_;
 };
 
-class PgChargeReader final : public ChargeReader {
+class PgChargeReader final : public ChargeReader, public ChargeLister {
   public:
     explicit PgChargeReader(infra::postgres::ConnectionPool& pool) : pool_(pool) {}
     std::optional<ChargeRow> find(const std::string& invoice_id) override;
     std::optional<ChargeStatus> find_status(const std::string& invoice_id) override;
+    std::vector<infra::postgres::ListedCharge> list(
+        const infra::postgres::ChargeListQuery& query) override;
 
   private:
     infra::postgres::ConnectionPool& pool_;

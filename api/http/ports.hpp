@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_row.hpp"
@@ -31,6 +32,15 @@ class ChargeReader {
     virtual ~ChargeReader() = default;
     virtual std::optional<ChargeRow> find(const std::string& invoice_id) = 0;
     virtual std::optional<ChargeStatus> find_status(const std::string& invoice_id) = 0;
+};
+
+// A page of a project's charges (GET /v1/charges); Postgres: PgChargeReader (list_charges).
+// Throws infra::postgres::DatabaseUnavailable.
+class ChargeLister {
+  public:
+    virtual ~ChargeLister() = default;
+    virtual std::vector<infra::postgres::ListedCharge> list(
+        const infra::postgres::ChargeListQuery& query) = 0;
 };
 
 // Waits until the projector has written a charge row. `done(true)` once the row exists,

@@ -104,6 +104,7 @@ struct ApiRole {
         api::ApiDeps deps;
         deps.keys = keys.get();
         deps.charges = cache.get();
+        deps.lister = reader.get();
         deps.waiter = waiter.get();
         deps.log = log.get();
         deps.chains = &chains;

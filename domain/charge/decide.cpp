@@ -25,6 +25,7 @@ bool in_window(const ChargeState& s, const Payment& p, std::uint64_t block_times
 Result<Events> create(const ChargeState& s, const Create& c) {
     if (s.created) return make_error("charge_exists", "the charge was created already");
     if (c.amount.value == 0) return make_error("invalid_amount", "the amount must be above zero");
+    if (auto bad = check_metadata(c.metadata)) return *bad;
     ChargeCreated d;
     d.amount = c.amount;
     d.token = c.token;
@@ -44,6 +45,7 @@ Result<Events> create(const ChargeState& s, const Create& c) {
     d.reference = c.reference;
     d.return_url = c.return_url;
     d.fiat = c.fiat;
+    d.metadata = c.metadata;
     return Events{std::move(d)};
 }
 

@@ -42,6 +42,7 @@ struct Create {
     std::optional<std::string> reference;
     std::optional<std::string> return_url;
     std::optional<events::FiatQuote> fiat;
+    events::Metadata metadata;  // checked here too: invalid_metadata (events/metadata.hpp)
 };
 
 // A token movement to this charge seen on chain (a router InvoicePaid or an ERC-20 Transfer to its
@@ -82,7 +83,8 @@ using Command = std::variant<Create, ObservePayment, ObserveReorg, ObserveBlock,
                              RecordRefund>;
 
 // The events `command` leads to given `state` (in order: apply each before the next decision),
-// or a rejection: charge_exists, charge_not_created, invalid_amount, nothing_to_refund.
+// or a rejection: charge_exists, charge_not_created, invalid_amount, invalid_metadata,
+// nothing_to_refund.
 Result<std::vector<events::EventData>> decide(const ChargeState& state, const Command& command);
 
 // Chain time after which a charge no longer takes a transfer-rail deposit into its window:

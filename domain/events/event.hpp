@@ -9,6 +9,7 @@
 #include <string_view>
 #include <variant>
 
+#include "domain/events/metadata.hpp"
 #include "domain/money/fiat.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/types.hpp"
@@ -65,6 +66,7 @@ struct ChargeCreated {
     std::optional<std::string> reference;    // at most 255 characters
     std::optional<std::string> return_url;
     std::optional<FiatQuote> fiat;
+    Metadata metadata;  // the merchant's own data (metadata.hpp); JSON: omitted when empty
     bool operator==(const ChargeCreated&) const = default;
 };
 

@@ -49,7 +49,7 @@ class Encoder {
     // Keys are short literals: one append of ,"key":
     void key(std::string_view k) {
         char buf[32];
-        if (k.size() > sizeof buf - 4) {  // not reached by the fixed keys (longest: 14)
+        if (k.size() > sizeof buf - 4) {  // metadata keys (up to 40 of [A-Za-z0-9_.-])
             if (!first_) out_.push_back(',');
             first_ = false;
             word(k);
@@ -143,6 +143,15 @@ void encode_fiat(Encoder& e, const FiatQuote& f) {
     e.key("rateReadAt"), e.str(f.rate_read_at);
     e.end();
 }
+void encode_metadata_object(Encoder& e, const Metadata& m) {
+    e.begin();
+    for (const auto& [key, value] : m) {
+        e.key(key);
+        e.str(value);
+    }
+    e.end();
+}
+
 void encode_data(Encoder& e, const ChargeCreated& d) {
     e.key("amount"), e.amount(d.amount);
     e.key("token"), e.address(d.token);
@@ -160,11 +169,10 @@ void encode_data(Encoder& e, const ChargeCreated& d) {
     e.key("returnUrl");
     d.return_url ? e.str(*d.return_url) : e.null();
     e.key("fiat");
-    if (!d.fiat) {
-        e.null();
-        return;
-    }
-    encode_fiat(e, *d.fiat);
+    d.fiat ? encode_fiat(e, *d.fiat) : e.null();
+    if (d.metadata.empty()) return;  // optional: events without it stay as they were
+    e.key("metadata");
+    encode_metadata_object(e, d.metadata);
 }
 void encode_data(Encoder& e, const PaymentDetected& d) { encode_payment_fields(e, d.payment); }
 void encode_data(Encoder& e, const DepositSeen& d) { encode_payment_fields(e, d.payment); }
@@ -380,8 +388,9 @@ std::string_view as_id(const Value& v, const Path& at) {
     return s;
 }
 
-// One pass over an object's members: each must be one of `names`, at most once; all required.
-template <std::size_t N, class OnField>
+// One pass over an object's members: each must be one of `names`, at most once; all required
+// but those whose bit is set in `Optional`.
+template <std::uint32_t Optional = 0, std::size_t N, class OnField>
 void read_object(const Value& v, const Path& at, const std::array<std::string_view, N>& names,
                  OnField&& on_field) {
     static_assert(N <= 32);
@@ -398,7 +407,7 @@ void read_object(const Value& v, const Path& at, const std::array<std::string_vi
         on_field(i, it->value, Path{path, names[i]});
     }
     for (std::size_t i = 0; i < N; ++i) {
-        if (!(seen & (1u << i))) fail(Path{path, names[i]}, "missing");
+        if (!(seen & (1u << i)) && !(Optional & (1u << i))) fail(Path{path, names[i]}, "missing");
     }
 }
 
@@ -515,13 +524,32 @@ FiatQuote read_fiat(const Value& v, const Path& at) {
     return q;
 }
 
+// A non-empty object of metadata.hpp's rules (an empty one is written by omitting the field).
+Metadata read_metadata(const Value& v, const Path& at) {
+    if (!v.IsObject()) fail(at, "must be an object");
+    if (v.MemberCount() == 0) fail(at, "must not be empty (omitted when there is none)");
+    const std::string path = at.str();
+    Metadata m;
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
+        const std::string_view key(it->name.GetString(), it->name.GetStringLength());
+        if (!is_metadata_key(key)) fail(at, "keys are 1-40 characters of A-Z a-z 0-9 _ . -");
+        const Path value_at{path, key};
+        const auto value = as_string(it->value, value_at);
+        if (auto problem = metadata_value_problem(value)) fail(value_at, *problem);
+        if (!m.emplace(key, value).second) fail(value_at, "duplicate field");
+    }
+    if (m.size() > kMaxMetadataEntries) fail(at, "holds at most 20 keys");
+    return m;
+}
+
 ChargeCreated read_created(const Value& v, const Path& at) {
-    static constexpr std::array<std::string_view, 13> kNames = {
+    static constexpr std::array<std::string_view, 14> kNames = {
         "amount",    "token",     "tokenSymbol", "tokenDecimals", "paymentMode",
         "merchant",  "feeBps",    "deadline",    "graceSeconds",  "depositAddress",
-        "reference", "returnUrl", "fiat"};
+        "reference", "returnUrl", "fiat",        "metadata"};
+    constexpr std::uint32_t kOptional = 1u << 13;  // metadata: absent when the charge has none
     ChargeCreated d;
-    read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+    read_object<kOptional>(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
         switch (i) {
             case 0:
                 d.amount = as_amount(f, fp);
@@ -576,6 +604,9 @@ ChargeCreated read_created(const Value& v, const Path& at) {
                 break;
             case 12:
                 if (!f.IsNull()) d.fiat = read_fiat(f, fp);
+                break;
+            case 13:
+                d.metadata = read_metadata(f, fp);
                 break;
         }
     });
@@ -932,6 +963,13 @@ std::string encode_fiat_quote(const FiatQuote& quote) {
     std::string out;
     Encoder e(out);
     encode_fiat(e, quote);
+    return out;
+}
+
+std::string encode_metadata(const Metadata& metadata) {
+    std::string out;
+    Encoder e(out);
+    encode_metadata_object(e, metadata);
     return out;
 }
 

@@ -30,6 +30,10 @@ void encode_event(const Event& event, std::string& out);
 // rate, rateSource, bufferBps, rateReadAt): the API and the read model show the same object.
 std::string encode_fiat_quote(const FiatQuote& quote);
 
+// Metadata as a JSON object in key order ("{}" when empty): what the read model stores and the
+// API, list items and webhook payloads show.
+std::string encode_metadata(const Metadata& metadata);
+
 // A JSON string literal for s, escaped exactly as rapidjson::Writer does by default ('"', '\\',
 // \b \f \n \r \t, other control bytes as \u00XX; everything else, UTF-8 included, verbatim).
 void append_json_string(std::string& out, std::string_view s);

@@ -62,6 +62,9 @@ std::string render(const std::string& id, std::string_view type, const charge::C
     w.StartObject();
     key_string(w, "invoiceId", to_hex(event.invoice_id));
     key_optional(w, "reference", created.reference);
+    const auto metadata = ev::encode_metadata(created.metadata);  // {} when none
+    w.Key("metadata");
+    w.RawValue(metadata.data(), metadata.size(), rapidjson::kObjectType);
     w.Key("chainId");
     w.Uint64(event.chain_id.value);
     key_string(w, "status", charge::to_string(after.status));

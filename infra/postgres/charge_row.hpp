@@ -25,7 +25,8 @@ struct ChargeRow {
     std::optional<std::string> deposit_address;
     std::optional<std::string> reference;
     std::optional<std::string> return_url;
-    std::optional<std::string> fiat_json;  // JSON object text
+    std::optional<std::string> fiat_json;      // JSON object text
+    std::optional<std::string> metadata_json;  // JSON object text; null when the charge has none
     std::string amount_confirmed = "0";
     std::optional<std::string> exception;
     std::string timeline_json = "[]";  // JSON array text

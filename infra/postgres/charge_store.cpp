@@ -13,7 +13,7 @@ constexpr const char* kColumns =
     "fiat::text, "
     "amount_confirmed::text, exception, timeline::text, event_count, last_event_id, "
     "to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
-    "to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+    "to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), metadata::text";
 
 template <class T>
 std::optional<T> opt(const pqxx::field& f) {
@@ -47,6 +47,7 @@ ChargeRow row_of(const pqxx::row& r) {
     row.last_event_id = r[21].as<std::string>();
     row.created_at = r[22].as<std::string>();
     row.updated_at = r[23].as<std::string>();
+    row.metadata_json = opt<std::string>(r[24]);
     return row;
 }
 
@@ -153,6 +154,7 @@ void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& ro
         put(w, "last_event_id", r.last_event_id);
         put(w, "created_at", r.created_at);
         put(w, "updated_at", r.updated_at);
+        put_raw(w, "metadata", r.metadata_json);
         w.EndObject();
     }
     w.EndArray();
@@ -208,6 +210,43 @@ std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
     if (rows.empty()) return std::nullopt;
     return ChargeStatus{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(),
                         rows[0][2].as<std::string>()};
+}
+
+std::vector<ListedCharge> list_charges(pqxx::transaction_base& tx, const ChargeListQuery& q) {
+    // Only the filters given appear in the SQL, so the planner sees the exact shape and picks the
+    // index for it; values are always parameters.
+    std::vector<std::string> params{q.project_id, q.mode};
+    auto param = [&](std::string value, const char* cast) {
+        params.push_back(std::move(value));
+        return "$" + std::to_string(params.size()) + cast;
+    };
+    constexpr const char* kMicros = " * interval '1 microsecond'";
+    std::string sql = std::string("select ") + kColumns +
+                      ", (extract(epoch from created_at) * 1000000)::bigint from charges "
+                      "where project_id = $1 and mode = $2";
+    if (q.status) sql += " and status = " + param(*q.status, "::text");
+    if (q.chain_id) sql += " and chain_id = " + param(std::to_string(*q.chain_id), "::bigint");
+    if (q.reference) sql += " and reference = " + param(*q.reference, "::text");
+    if (q.metadata_json) sql += " and metadata @> " + param(*q.metadata_json, "::jsonb");
+    if (q.created_gte_us) {
+        sql += " and created_at >= timestamptz 'epoch' + " +
+               param(std::to_string(*q.created_gte_us), "::bigint") + kMicros;
+    }
+    if (q.created_lt_us) {
+        sql += " and created_at < timestamptz 'epoch' + " +
+               param(std::to_string(*q.created_lt_us), "::bigint") + kMicros;
+    }
+    if (q.after) {
+        const auto at = param(std::to_string(q.after->created_us), "::bigint");
+        sql += " and (created_at, invoice_id) < (timestamptz 'epoch' + " + at + kMicros + ", " +
+               param(q.after->invoice_id, "::text") + ")";
+    }
+    sql += " order by created_at desc, invoice_id desc limit " + std::to_string(q.limit);
+    auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
+    std::vector<ListedCharge> out;
+    out.reserve(rows.size());
+    for (const auto& r : rows) out.push_back(ListedCharge{row_of(r), r[25].as<std::int64_t>()});
+    return out;
 }
 
 void notify_charges(pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids) {

@@ -66,6 +66,7 @@ infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event&
     row.reference = created->reference;
     row.return_url = created->return_url;
     if (created->fiat) row.fiat_json = ev::encode_fiat_quote(*created->fiat);
+    if (!created->metadata.empty()) row.metadata_json = ev::encode_metadata(created->metadata);
     row.amount_confirmed = domain::money::to_string(state.amount_confirmed);
     if (state.exception != ch::Exception::none)
         row.exception = std::string(ch::to_string(state.exception));
@@ -104,7 +105,7 @@ bool row_is_storable(const infra::postgres::ChargeRow& row) {
         if (!domain::is_storable_text(*s)) return false;
     }
     return ok(row.token_symbol) && ok(row.deposit_address) && ok(row.reference) &&
-           ok(row.return_url) && ok(row.fiat_json) && ok(row.exception);
+           ok(row.return_url) && ok(row.fiat_json) && ok(row.exception) && ok(row.metadata_json);
 }
 
 domain::Result<std::string> encode_checked_created(const ev::Event& created) {

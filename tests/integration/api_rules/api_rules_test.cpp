@@ -227,7 +227,7 @@ TEST_F(ApiRules, ACreateThatIsNotJsonIs415) {
         400, "key_mode_mismatch");
 }
 
-TEST_F(ApiRules, ABodyOver16KiBIs413WithTheEnvelope) {
+TEST_F(ApiRules, ABodyOver64KiBIs413WithTheEnvelope) {
     // The JSON is valid and would fail validation (key mode); padded with spaces to the size
     // wanted.
     const std::string head = R"({"chainId":137,"amount":"1")";
@@ -236,16 +236,16 @@ TEST_F(ApiRules, ABodyOver16KiBIs413WithTheEnvelope) {
     };
     const std::map<std::string, std::string> headers{
         {"x-api-key", *key_}, {"content-type", "application/json"}, {"x-request-id", "it-413"}};
-    auto at_limit = http("POST", url("/v1/invoices"), headers, padded(16 * 1024));
+    auto at_limit = http("POST", url("/v1/invoices"), headers, padded(64 * 1024));
     expect_error_envelope(at_limit, 400, "key_mode_mismatch");
-    auto over = http("POST", url("/v1/invoices"), headers, padded(16 * 1024 + 1));
+    auto over = http("POST", url("/v1/invoices"), headers, padded(64 * 1024 + 1));
     expect_error_envelope(over, 413, "payload_too_large");
     EXPECT_EQ(over.headers["x-request-id"], "it-413");
     auto far_over = http("POST", url("/v1/invoices"), headers, padded(512 * 1024));
     expect_error_envelope(far_over, 413, "payload_too_large");
     // Before authentication too: the size is a transport rule.
     expect_error_envelope(
-        http("POST", url("/v1/invoices"), {{"content-type", "application/json"}}, padded(20000)),
+        http("POST", url("/v1/invoices"), {{"content-type", "application/json"}}, padded(70000)),
         413, "payload_too_large");
 }
 

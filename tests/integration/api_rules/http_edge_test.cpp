@@ -171,7 +171,7 @@ std::vector<Case> malformed_cases() {
          2},
         {"content-length huge", create + "Content-Length: 99999999999999999999999\r\n\r\n{}", 413,
          "payload_too_large", 2},
-        {"body over the limit (announced)", create + "Content-Length: 16385\r\n\r\n{", 413,
+        {"body over the limit (announced)", create + "Content-Length: 65537\r\n\r\n{", 413,
          "payload_too_large", 2},
         {"bad host port", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:99999\r\n\r\n", 400,
          "invalid_host", 2},

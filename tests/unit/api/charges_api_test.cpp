@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "api/http/charge_list.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/create2.hpp"
 #include "domain/evm/eip712.hpp"
@@ -438,6 +439,62 @@ TEST_F(ChargesApiTest, ReferenceLengthCountsCharactersNotBytes) {
               "invalid_reference");
 }
 
+TEST_F(ChargesApiTest, MetadataIsCarriedInTheEventAndEchoedByTheCreate) {
+    auto r = call("POST", "/v1/invoices",
+                  R"({"chainId":80002,"amount":"5","metadata":{"order_id":"A-1","cust":"c 9"}})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    auto event = domain::events::decode_event(log_.records.at(0).value);
+    ASSERT_TRUE(event.ok()) << event.error().message;
+    const domain::events::Metadata expected{{"cust", "c 9"}, {"order_id", "A-1"}};
+    EXPECT_EQ(std::get<domain::events::ChargeCreated>(event->data).metadata, expected);
+    EXPECT_NE(r.body.find(R"("metadata":{"cust":"c 9","order_id":"A-1"})"), std::string::npos)
+        << r.body;
+    // None: null, {} or absent all give {} in the answer and no field in the event.
+    for (const char* none : {R"(,"metadata":null)", R"(,"metadata":{})", ""}) {
+        log_.records.clear();
+        auto plain = call("POST", "/v1/invoices",
+                          std::string(R"({"chainId":80002,"amount":"5")") + none + "}");
+        ASSERT_EQ(plain.status, 201) << plain.body;
+        EXPECT_NE(plain.body.find(R"("metadata":{})"), std::string::npos) << plain.body;
+        EXPECT_EQ(log_.records.at(0).value.find("metadata"), std::string::npos);
+    }
+}
+
+TEST_F(ChargesApiTest, InvalidMetadataIs400AndNothingIsAppended) {
+    std::string many;
+    for (int i = 0; i < 21; ++i) many += (i ? "," : "") + ("\"k" + std::to_string(i) + "\":\"v\"");
+    std::string thai501;
+    for (int i = 0; i < 501; ++i) thai501 += "\xe0\xb8\x81";
+    const std::string bad[] = {
+        R"("metadata":"order-1")",
+        R"("metadata":["a"])",
+        R"("metadata":{"n":1})",
+        R"("metadata":{"n":null})",
+        R"("metadata":{"n":{"x":"y"}})",
+        R"("metadata":{"bad key":"v"})",
+        R"("metadata":{"":"v"})",
+        R"("metadata":{")" + std::string(41, 'k') + R"(":"v"})",
+        R"("metadata":{"a":"1","a":"2"})",
+        R"("metadata":{"v":")" + std::string(501, 'v') + R"("})",
+        R"("metadata":{"v":")" + thai501 + R"("})",
+        R"("metadata":{)" + many + "}",
+    };
+    for (const auto& field : bad) {
+        auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5",)" + field + "}");
+        EXPECT_EQ(r.status, 400) << field;
+        EXPECT_EQ(code_of(r), "invalid_metadata") << field.substr(0, 80);
+    }
+    EXPECT_TRUE(log_.records.empty());
+    // The bounds themselves are accepted: 20 keys, a 40-character key, 500 characters (1,500
+    // bytes).
+    std::string twenty;
+    for (int i = 0; i < 19; ++i) twenty += "\"k" + std::to_string(i) + "\":\"v\",";
+    twenty += "\"" + std::string(40, 'k') + "\":\"" + thai501.substr(3) + "\"";
+    auto ok = call("POST", "/v1/invoices",
+                   R"({"chainId":80002,"amount":"5","metadata":{)" + twenty + "}}");
+    EXPECT_EQ(ok.status, 201) << ok.body.substr(0, 200);
+}
+
 TEST_F(ChargesApiTest, MerchantMustEqualThePayoutWalletAndAWalletMustBeSet) {
     auto r = call(
         "POST", "/v1/invoices",
@@ -797,6 +854,94 @@ TEST(CreationLimits, UnmeteredHasNoLimitAndTheOtherPlansKeepTheirs) {
     EXPECT_EQ(infra::postgres::creation_limits_for_plan("free").monthly_quota, 8000);
     EXPECT_EQ(infra::postgres::creation_limits_for_plan("gold").per_minute, 30)
         << "unknown plans get free limits";
+}
+
+// GET /v1/charges through the route: the query reaches the lister scoped to the key, one extra
+// row decides hasMore, items are full reads without an intent, the cursor names the last item.
+class FakeLister final : public ChargeLister {
+  public:
+    std::vector<infra::postgres::ListedCharge> list(
+        const infra::postgres::ChargeListQuery& query) override {
+        queries.push_back(query);
+        std::vector<infra::postgres::ListedCharge> out;
+        for (std::size_t i = 0; i < rows.size() && i < query.limit; ++i) out.push_back(rows[i]);
+        return out;
+    }
+    std::vector<infra::postgres::ListedCharge> rows;
+    std::vector<infra::postgres::ChargeListQuery> queries;
+};
+
+TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
+    FakeLister lister;
+    for (int i = 0; i < 3; ++i) {
+        ChargeRow row;
+        row.invoice_id = "0x" + std::string(63, 'a') + std::to_string(i);
+        row.project_id = "prj_a";
+        row.mode = "test";
+        row.chain_id = 80002;
+        row.status = "pending";
+        row.payment_mode = "wallet";
+        row.amount = "5";
+        row.token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+        row.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+        row.metadata_json = R"({"order_id": "A-)" + std::to_string(i) + "\"}";
+        lister.rows.push_back({row, 1'000'000 - i});
+    }
+    auto deps = deps_;
+    deps.lister = &lister;
+    ChargesApi api(deps);
+    auto get = [&](const std::string& query, const char* key = kTestKey) {
+        ApiRequest request;
+        request.method = "GET";
+        request.path = "/v1/charges";
+        request.query = query;
+        request.headers["x-api-key"] = key;
+        ApiResponse out;
+        api.handle(request, [&](ApiResponse r) { out = std::move(r); });
+        return out;
+    };
+    auto page = get("limit=2&status=pending");
+    ASSERT_EQ(page.status, 200) << page.body;
+    ASSERT_EQ(lister.queries.size(), 1u);
+    EXPECT_EQ(lister.queries[0].project_id, "prj_a");
+    EXPECT_EQ(lister.queries[0].mode, "test");
+    EXPECT_EQ(lister.queries[0].limit, 3u);  // the page and one more
+    EXPECT_EQ(lister.queries[0].status, "pending");
+    auto d = json(page);
+    const auto& data = d["data"];
+    ASSERT_EQ(data["items"].Size(), 2u);
+    EXPECT_TRUE(data["hasMore"].GetBool());
+    const auto cursor = decode_list_cursor(data["nextCursor"].GetString());
+    ASSERT_TRUE(cursor);
+    EXPECT_EQ(cursor->created_us, 1'000'000 - 1);
+    EXPECT_EQ(cursor->invoice_id, lister.rows[1].row.invoice_id);
+    const auto& item = data["items"][0];
+    EXPECT_EQ(std::string(item["invoiceId"].GetString()), lister.rows[0].row.invoice_id);
+    EXPECT_EQ(std::string(item["status"].GetString()), "pending");
+    EXPECT_FALSE(item.HasMember("intent"));
+    EXPECT_FALSE(item.HasMember("signature"));
+    EXPECT_TRUE(item["branding"].IsObject());
+    EXPECT_EQ(std::string(item["metadata"]["order_id"].GetString()), "A-0");
+
+    auto last = get("limit=3");
+    auto l = json(last);
+    EXPECT_EQ(l["data"]["items"].Size(), 3u);
+    EXPECT_FALSE(l["data"]["hasMore"].GetBool());
+    EXPECT_TRUE(l["data"]["nextCursor"].IsNull());
+
+    EXPECT_EQ(code_of(get("limit=0")), "invalid_limit");
+    EXPECT_EQ(code_of(get("refrence=A-1")), "unknown_field");
+    EXPECT_EQ(get("", "dp_test_unknown").status, 401);
+    EXPECT_EQ(lister.queries.size(), 2u);  // refusals reach no query
+    // Without a lister (and for other methods) the route does not exist / is GET only.
+    EXPECT_EQ(call("GET", "/v1/charges").status, 404);
+    ApiRequest post;
+    post.method = "POST";
+    post.path = "/v1/charges";
+    ApiResponse refused;
+    api.handle(post, [&](ApiResponse r) { refused = std::move(r); });
+    EXPECT_EQ(refused.status, 405);
+    EXPECT_EQ(refused.headers["allow"], "GET");
 }
 
 }  // namespace

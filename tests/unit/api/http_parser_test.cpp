@@ -175,7 +175,7 @@ TEST(HttpParser, ContentLengthRules) {
     expect_refused(line + "Content-Length: 1\r\nContent-Length: 2\r\n\r\n", 400,
                    "invalid_content_length");
     expect_refused(line + "Content-Length: 1, 2\r\n\r\n", 400, "invalid_content_length");
-    expect_refused(line + "Content-Length: 16385\r\n\r\n", 413, "payload_too_large");
+    expect_refused(line + "Content-Length: 65537\r\n\r\n", 413, "payload_too_large");
     expect_refused(line + "Content-Length: 99999999999999999999999999\r\n\r\n", 413,
                    "payload_too_large");
     auto same =

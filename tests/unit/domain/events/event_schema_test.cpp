@@ -61,6 +61,29 @@ TEST(EventSchema, OptionalFieldsAsNullValidate) {
     EXPECT_EQ(validate(ChargeCreated::kType, encode_event(e)), "");
 }
 
+TEST(EventSchema, MetadataValidatesAndItsBreachesAreRefusedByBoth) {
+    Event e = examples::all()[0];
+    std::get<ChargeCreated>(e.data).metadata = {{"order_id", "A-42"}, {"n", std::string(500, 'v')}};
+    const std::string good = encode_event(e);
+    ASSERT_EQ(validate(ChargeCreated::kType, good), "") << good;
+    auto replace = [&](const std::string& from, const std::string& to) {
+        std::string s = good;
+        const auto at = s.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return s.replace(at, from.size(), to);
+    };
+    const std::string bad_docs[] = {
+        replace(R"("order_id":"A-42")", R"("order id":"A-42")"),
+        replace(R"("order_id":"A-42")", R"("order_id":42)"),
+        replace(R"("order_id":"A-42")", R"("order_id":")" + std::string(501, 'v') + "\""),
+        replace(R"("metadata":{)", R"("metadata":{"x y":"1",)"),
+    };
+    for (const auto& doc : bad_docs) {
+        EXPECT_NE(validate(ChargeCreated::kType, doc), "") << doc;
+        EXPECT_FALSE(decode_event(doc).ok()) << doc;
+    }
+}
+
 TEST(EventSchema, SchemaRejectsWhatTheDecoderRejects) {
     const std::string good = encode_event(examples::all()[4]);  // charge.paid
     ASSERT_EQ(validate(ChargePaid::kType, good), "");

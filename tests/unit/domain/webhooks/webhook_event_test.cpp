@@ -43,6 +43,7 @@ std::vector<std::string> types(const std::vector<dw::WebhookEvent>& events) {
 ev::Event created() {
     auto d = ex::created_data();
     d.reference = "order-42";
+    d.metadata = {{"order_id", "A-42"}, {"customer", "cus_9"}};
     return ex::envelope("c1", d);
 }
 
@@ -80,6 +81,10 @@ TEST(WebhookEvents, PaidBodyCarriesTheContractFields) {
     EXPECT_EQ(std::string(doc["createdAt"].GetString()), "2026-11-21T22:00:00.123Z");
     const auto& data = doc["data"];
     EXPECT_EQ(std::string(data["reference"].GetString()), "order-42");
+    ASSERT_TRUE(data["metadata"].IsObject());
+    EXPECT_EQ(data["metadata"].MemberCount(), 2u);
+    EXPECT_EQ(std::string(data["metadata"]["order_id"].GetString()), "A-42");
+    EXPECT_EQ(std::string(data["metadata"]["customer"].GetString()), "cus_9");
     EXPECT_EQ(std::string(data["status"].GetString()), "paid");
     EXPECT_EQ(std::string(data["amount"].GetString()), "10073743");
     EXPECT_EQ(std::string(data["amountConfirmed"].GetString()), "10073743");
@@ -179,7 +184,8 @@ TEST(WebhookSchemas, EveryTypeIsProducedAndValidates) {
     auto add = [&](const std::vector<ev::Event>& events) {
         for (auto& e : run(events)) all.push_back(std::move(e));
     };
-    auto plain = created();  // without fiat and reference: the nullable fields as null
+    auto plain = created();  // without fiat, reference, metadata: null, null and {}
+    std::get<ev::ChargeCreated>(plain.data).metadata.clear();
     std::get<ev::ChargeCreated>(plain.data).fiat.reset();
     std::get<ev::ChargeCreated>(plain.data).reference.reset();
     add({created(), detected(5, "10073743"), paid(5, "10073743")});

@@ -1,0 +1,32 @@
+// No silent drops (issue 16 item 7, docs/api.md "Unknown fields"): a body member or a query
+// parameter that a route does not know is refused with 400 `unknown_field` naming it, as Stripe
+// does, instead of being ignored. Each route lists what it accepts; these check the rest.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+
+#include "api/http/api_types.hpp"
+
+namespace duepay::api {
+
+// 400 unknown_field: "<what> <name> is not a field of this route" (the name shown escaped).
+ApiResponse unknown_field(std::string_view what, std::string_view name);
+
+// The first member of `object` not in `allowed`, as 400 unknown_field named `<parent>.<name>`
+// (or `<name>` when parent is empty); nullopt when every member is known. `object` must be an
+// object.
+std::optional<ApiResponse> reject_unknown_members(const rapidjson::Value& object,
+                                                  std::initializer_list<std::string_view> allowed,
+                                                  std::string_view parent = {});
+
+// The first query parameter of `request` whose name is not in `allowed` and, when `prefix` is not
+// empty, does not start with it (e.g. "metadata["), as 400 unknown_field; nullopt otherwise.
+std::optional<ApiResponse> reject_unknown_params(const ApiRequest& request,
+                                                 std::initializer_list<std::string_view> allowed,
+                                                 std::string_view prefix = {});
+
+}  // namespace duepay::api

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# List bench (bench/RESULTS.md, "Listing charges"): GET /v1/charges over a read model of ROWS
+# charges of one project, first and deep pages, unfiltered and filtered, at CONNECTIONS
+# connections. The rows are seeded by SQL straight into Postgres (bench/list/seed.sql), not
+# through Kafka: 1,000,000 charges through the API would take hours and measure the write path.
+#
+#   make stack-up && bench/list/run.sh                       # 1,000,000 rows, 16 connections, 20 s
+#   ROWS=10000 DURATION=3 bench/list/run.sh                  # smoke run, seconds
+#   SEED=0 bench/list/run.sh                                 # reuse the rows of the last run
+#
+# If nothing answers on $DUEPAY_BASE_URL/healthz, the script starts `$DUEPAY_BIN dev` (default
+# build/duepay) and stops it at the end. Target (issue 16): p99 <= 10 ms for the first and the
+# deep page at 16 connections.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ENV_FILE="${DUEPAY_ENV_FILE:-$ROOT/var/dev.env}"
+[[ -f "$ENV_FILE" ]] || { echo "no $ENV_FILE: run make stack-up first" >&2; exit 2; }
+set -a; source "$ENV_FILE"; set +a
+command -v wrk >/dev/null || { echo "wrk not installed (scripts/install-deps.sh)" >&2; exit 2; }
+BIN="${DUEPAY_BIN:-$ROOT/build/duepay}"
+ROWS="${ROWS:-1000000}"
+DURATION="${DURATION:-20}"
+CONNECTIONS="${CONNECTIONS:-16}"
+THREADS="${THREADS:-2}"
+SEED="${SEED:-1}"
+BASE="${DUEPAY_BASE_URL:-http://127.0.0.1:8080}"
+OUT="$ROOT/var/bench"
+mkdir -p "$OUT"
+export DUEPAY_BENCH_KEY="dp_test_benchlist0000000000000000000000000000000001"
+
+if [[ "$SEED" == 1 ]]; then
+  echo "== seeding $ROWS charges into the read model (bench/list/seed.sql)"
+  start=$(date +%s)
+  psql -X -q -d "$DATABASE_URL" -v rows="$ROWS" -v key="$DUEPAY_BENCH_KEY" -f "$ROOT/bench/list/seed.sql"
+  echo "seeded in $(( $(date +%s) - start )) s"
+fi
+
+started=""
+if ! curl -sf -m 2 "$BASE/healthz" >/dev/null; then
+  echo "starting $BIN dev (log $OUT/list-dev.log)" >&2
+  "$BIN" dev >"$OUT/list-dev.log" 2>&1 &
+  started=$!
+  trap '[[ -n "$started" ]] && kill -TERM "$started" 2>/dev/null && wait "$started" || true' EXIT
+  for _ in $(seq 1 100); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
+fi
+curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
+
+# The cursor of a deep page: the row at 90% depth of the newest-first order (the cursor format of
+# api/http/charge_list.hpp), overall and among the paid ones.
+cursor_at() {  # $1: extra where clause
+  psql -X -q -tA -d "$DATABASE_URL" -c "
+    select 'c1_' || lpad(to_hex((extract(epoch from created_at) * 1000000)::bigint), 16, '0')
+           || substr(invoice_id, 3)
+    from charges where project_id = 'prj_bench_list' and mode = 'test' $1
+    order by created_at desc, invoice_id desc
+    offset (select (count(*) * 9 / 10)::int from charges where project_id = 'prj_bench_list' $1)
+    limit 1"
+}
+deep="$(cursor_at "")"
+deep_paid="$(cursor_at "and status = 'paid'")"
+middle=$(( ROWS / 2 ))
+
+run() {  # $1: name, $2: path
+  echo "== $1: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s bench/list/list.lua $BASE$2"
+  curl -sf -m 5 -H "x-api-key: $DUEPAY_BENCH_KEY" "$BASE$2" | head -c 120; echo
+  DUEPAY_LIST_PATH="$2" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency \
+    -s "$ROOT/bench/list/list.lua" "$BASE" | tee "$OUT/list-$1.txt" | grep -E "^list:|Socket errors" || true
+}
+run first "/v1/charges?limit=20"
+run deep "/v1/charges?limit=20&cursor=$deep"
+run first-paid "/v1/charges?limit=20&status=paid"
+run deep-paid "/v1/charges?limit=20&status=paid&cursor=$deep_paid"
+run first-range "/v1/charges?limit=20&createdLt=$(date -u -d '-10 days' +%Y-%m-%dT%H:%M:%SZ)"
+run reference "/v1/charges?reference=ord-$middle"
+run metadata "/v1/charges?metadata%5Border_id%5D=ord-$middle"
+run metadata-common "/v1/charges?limit=20&metadata%5Bchannel%5D=pos"
