@@ -13,6 +13,7 @@
 #include "api/http/charge_json.hpp"
 #include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/request_fields.hpp"
 #include "api/http/webhooks_api.hpp"
 #include "domain/charge/decide.hpp"
 #include "domain/events/event_json.hpp"
@@ -219,6 +220,16 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     if (auto bad = find_unstorable_string(doc, "")) {
         return bad_request("invalid_string", *bad + " must be valid UTF-8 without NUL characters");
     }
+    // No silent drops (issue 16 item 7): a member we do not know is refused, not ignored.
+    if (auto unknown = reject_unknown_members(
+            doc, {"chainId", "amount", "fiat", "token", "paymentMode", "reference", "returnUrl",
+                  "expiresInSeconds", "merchant", "metadata"})) {
+        return std::move(*unknown);
+    }
+    if (doc.HasMember("fiat") && doc["fiat"].IsObject()) {
+        if (auto unknown = reject_unknown_members(doc["fiat"], {"currency", "amount"}, "fiat"))
+            return std::move(*unknown);
+    }
     CreateInput in;
     if (!doc.HasMember("chainId") || !doc["chainId"].IsUint64()) {
         return bad_request("invalid_chain_id",
@@ -403,6 +414,11 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         }
         auto owner = auth_.authenticate(request);
         if (!owner) return respond(unauthorized());
+        // The list has its parameters; the create and the reads take none (issue 16 item 7).
+        if (!is_list) {
+            if (auto unknown = reject_unknown_params(request, {}))
+                return respond(std::move(*unknown));
+        }
         // A copy: if create throws before answering, the handlers below still have the responder.
         if (is_invoices) return create(request, *owner, respond);
         if (is_list) return respond(list(request, *owner));

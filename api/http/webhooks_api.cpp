@@ -9,6 +9,7 @@
 
 #include "api/http/charges_api.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/request_fields.hpp"
 #include "domain/events/event.hpp"
 #include "domain/hex.hpp"
 #include "domain/webhooks/endpoint_url.hpp"
@@ -161,6 +162,35 @@ Route route_of(std::string_view path) {
     return r;
 }
 
+// What each route accepts (issue 16 item 7): any other body member or query parameter is 400
+// unknown_field, never ignored.
+std::optional<ApiResponse> reject_unknown(const Route& route, const std::string& m,
+                                          const ApiRequest& request, const rapidjson::Value& doc) {
+    switch (route.kind) {
+        case Route::collection:
+            if (m == "GET") return reject_unknown_params(request, {"limit", "startingAfter"});
+            if (auto r = reject_unknown_params(request, {})) return r;
+            return reject_unknown_members(doc, {"url", "events", "description", "mode"});
+        case Route::item:
+            if (auto r = reject_unknown_params(request, {})) return r;
+            return reject_unknown_members(doc, {"url", "events", "description", "status"});
+        case Route::rotate:
+            if (auto r = reject_unknown_params(request, {})) return r;
+            return reject_unknown_members(doc, {"expiresInSeconds"});
+        case Route::deliveries:
+            return reject_unknown_params(request, {"limit", "before"});
+        case Route::redeliver:
+            if (auto r = reject_unknown_params(request, {"endpoint"})) return r;
+            return reject_unknown_members(doc, {});
+        case Route::test:
+            if (auto r = reject_unknown_params(request, {})) return r;
+            return reject_unknown_members(doc, {});
+        case Route::none:
+            break;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 WebhooksApi::WebhooksApi(WebhooksApiDeps deps) : deps_(std::move(deps)), auth_(*deps_.keys) {}
@@ -201,6 +231,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     auto body = parse_object(m == "POST" || m == "PATCH" ? request.body : std::string());
     if (!body) return bad_request("invalid_json", "request body must be a JSON object");
     const auto& doc = *body;
+    if (auto unknown = reject_unknown(route, m, request, doc)) return std::move(*unknown);
 
     if (route.kind == Route::collection && m == "POST") {
         if (doc.HasMember("mode") && !(doc["mode"].IsString() && mode == doc["mode"].GetString())) {

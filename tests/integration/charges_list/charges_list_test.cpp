@@ -256,5 +256,38 @@ TEST_F(ChargesList, BadParametersAre400WithTheirCodes) {
     expect_error_envelope(http("GET", url("/v1/charges"), {}), 401, "invalid_api_key");
 }
 
+// --- no silent drops (item 7) ---
+
+TEST_F(ChargesList, UnknownBodyFieldsAndQueryParametersAre400NamingThem) {
+    auto typo = create(R"({"chainId":80002,"amount":"1000","refrence":"order-1"})");
+    expect_error_envelope(typo, 400, "unknown_field");
+    EXPECT_NE(typo.body.find("refrence"), std::string::npos) << typo.body;
+    auto nested = create(R"({"chainId":80002,"fiat":{"currency":"USD","amont":"1.00"}})");
+    expect_error_envelope(nested, 400, "unknown_field");
+    EXPECT_NE(nested.body.find("fiat.amont"), std::string::npos) << nested.body;
+    auto on_create = http("POST", url("/v1/invoices?expand=intent"),
+                          {{"x-api-key", key_own_}, {"content-type", "application/json"}},
+                          R"({"chainId":80002,"amount":"1000"})");
+    expect_error_envelope(on_create, 400, "unknown_field");
+    EXPECT_EQ(charges_of_project(), 0);  // nothing was created
+
+    const auto id = created(R"({"chainId":80002,"amount":"1000"})");
+    ASSERT_FALSE(id.empty());
+    expect_error_envelope(get("/v1/charges/" + id + "?expand=intent"), 400, "unknown_field");
+    expect_error_envelope(get("/v1/charges/" + id + "/status?x=1"), 400, "unknown_field");
+    EXPECT_EQ(get("/v1/charges/" + id + "/status").status, 200);
+
+    // Webhook endpoints: body and query alike; nothing is registered.
+    auto endpoint = http("POST", url("/v1/webhook-endpoints"),
+                         {{"x-api-key", key_own_}, {"content-type", "application/json"}},
+                         R"({"url":"https://hooks.example/x","evnets":["invoice.paid"]})");
+    expect_error_envelope(endpoint, 400, "unknown_field");
+    EXPECT_NE(endpoint.body.find("evnets"), std::string::npos) << endpoint.body;
+    expect_error_envelope(get("/v1/webhook-endpoints?limt=5"), 400, "unknown_field");
+    auto listed = get("/v1/webhook-endpoints?limit=5");
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    EXPECT_NE(listed.body.find(R"("items":[])"), std::string::npos) << listed.body;
+}
+
 }  // namespace
 }  // namespace duepay::tests

@@ -944,5 +944,60 @@ TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
     EXPECT_EQ(refused.headers["allow"], "GET");
 }
 
+TEST_F(ChargesApiTest, AnUnknownBodyFieldIs400NamingItAndNothingIsAppended) {
+    struct Case {
+        std::string body;
+        std::string named;
+    };
+    const Case cases[] = {
+        {R"({"chainId":80002,"amount":"5","refrence":"order-1"})", "body field refrence "},
+        {R"({"chainid":80002,"amount":"5"})", "body field chainid "},
+        {R"({"chainId":80002,"fiat":{"currency":"USD","amont":"1.00"}})", "body field fiat.amont "},
+        {R"({"chainId":80002,"amount":"5","description":null})", "body field description "},
+        {R"({"chainId":80002,"amount":"5","a\u0001b":1})", R"(body field a\\x01b )"},
+    };
+    for (const auto& c : cases) {
+        auto r = call("POST", "/v1/invoices", c.body);
+        EXPECT_EQ(r.status, 400) << c.body;
+        EXPECT_EQ(code_of(r), "unknown_field") << c.body;
+        EXPECT_NE(r.body.find(c.named), std::string::npos) << r.body;
+    }
+    EXPECT_TRUE(log_.records.empty());
+    // Authentication still comes first; every documented field is accepted.
+    EXPECT_EQ(call("POST", "/v1/invoices", cases[0].body, nullptr).status, 401);
+    auto all =
+        call("POST", "/v1/invoices",
+             R"({"chainId":80002,"amount":"5","token":"USDT","paymentMode":"both",)"
+             R"("reference":"r","returnUrl":"https://shop.example/done",)"
+             R"("expiresInSeconds":600,"merchant":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8",)"
+             R"("metadata":{"k":"v"}})");
+    EXPECT_EQ(all.status, 201) << all.body;
+}
+
+TEST_F(ChargesApiTest, AnUnknownQueryParameterIs400OnTheCreateAndTheReads) {
+    reader_.rows[kId].invoice_id = kId;
+    reader_.rows[kId].project_id = "prj_a";
+    reader_.rows[kId].mode = "test";
+    reader_.rows[kId].status = "pending";
+    for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
+             {"POST", "/v1/invoices"},
+             {"GET", "/v1/charges/" + kId},
+             {"GET", "/v1/charges/" + kId + "/status"}}) {
+        ApiRequest request;
+        request.method = method;
+        request.path = path;
+        request.query = "expand=intent";
+        request.body = R"({"chainId":80002,"amount":"5"})";
+        request.headers["x-api-key"] = kTestKey;
+        ApiResponse out;
+        api_->handle(request, [&](ApiResponse r) { out = std::move(r); });
+        EXPECT_EQ(out.status, 400) << path;
+        EXPECT_EQ(code_of(out), "unknown_field") << path;
+        EXPECT_NE(out.body.find("query parameter expand"), std::string::npos) << out.body;
+    }
+    EXPECT_TRUE(log_.records.empty());
+    EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status").status, 200);
+}
+
 }  // namespace
 }  // namespace duepay::api
