@@ -87,6 +87,17 @@ TEST(ChargeProjection, CreatedMapsEveryColumnAndStartsPending) {
     EXPECT_EQ(row->updated_at, "2026-11-21T22:00:00.000Z");
 }
 
+TEST(ChargeProjection, MetadataIsStoredAsAJsonObjectOrNull) {
+    auto created = created_event(ev::PaymentMode::both);
+    std::vector<ev::Event> events{created};
+    EXPECT_FALSE(project_charge(events)->metadata_json.has_value());
+    std::get<ev::ChargeCreated>(events[0].data).metadata = {{"order_id", "A-1"}, {"b", "\"q"}};
+    const auto row = project_charge(events);
+    ASSERT_TRUE(row.has_value());
+    EXPECT_EQ(row->metadata_json, R"({"b":"\"q","order_id":"A-1"})");
+    EXPECT_TRUE(row_is_storable(*row));
+}
+
 TEST(ChargeProjection, PaidEventMovesStatusAmountsTimelineAndCounters) {
     const auto created = created_event(ev::PaymentMode::wallet);
     const std::vector<ev::Event> events{created, paid_event(created, "evt-paid", 1'600'000)};

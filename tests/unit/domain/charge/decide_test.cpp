@@ -350,10 +350,24 @@ TEST(Decide, CreateDecidesDeadlineGraceAndDepositAddress) {
 TEST(Decide, CreateRejections) {
     auto zero = create_command(PaymentMode::both);
     zero.amount = amount(0);
+    auto bad_key = create_command(PaymentMode::both);
+    bad_key.metadata = {{"order id", "A-1"}};
+    auto long_value = create_command(PaymentMode::both);
+    long_value.metadata = {{"note", std::string(501, 'x')}};
     run({
         {"a second create", {created(100)}, create_command(PaymentMode::both), {}, "charge_exists"},
         {"a zero amount", {}, zero, {}, "invalid_amount"},
+        {"a metadata key with a space", {}, bad_key, {}, "invalid_metadata"},
+        {"a metadata value over 500 characters", {}, long_value, {}, "invalid_metadata"},
     });
+}
+
+TEST(Decide, CreateCarriesTheMetadata) {
+    auto c = create_command(PaymentMode::wallet);
+    c.metadata = {{"order_id", "A-1"}, {"note", std::string(500, 'x')}};
+    const auto decided = decide(initial_state(), c);
+    ASSERT_TRUE(decided.ok()) << decided.error().message;
+    EXPECT_EQ(std::get<ChargeCreated>(decided->front()).metadata, c.metadata);
 }
 
 // When chainwatch may forget a charge: a table of (given events, chain time, retain) -> done.
