@@ -17,6 +17,8 @@ namespace {
 
 constexpr std::string_view kCursorPrefix = "c1_";
 constexpr std::string_view kMetadataPrefix = "metadata[";
+constexpr std::int64_t kMinMicros = -62'135'596'800'000'000;  // 0001-01-01T00:00:00Z
+constexpr std::int64_t kMaxMicros = 253'402'300'799'999'999;  // 9999-12-31T23:59:59.999999Z
 
 ApiResponse bad_request(std::string_view code, std::string message) {
     return error_response(400, code, message);
@@ -85,7 +87,12 @@ std::optional<ListPosition> decode_list_cursor(std::string_view cursor) {
     for (char c : hex.substr(0, 16)) {
         us = us << 4 | static_cast<std::uint64_t>(domain::hex_digit_value(c));
     }
-    return ListPosition{static_cast<std::int64_t>(us), "0x" + std::string(hex.substr(16))};
+    // Years 0001-9999, as parse_rfc3339_micros: a forged position past them is not a position.
+    const auto created_us = static_cast<std::int64_t>(us);
+    if (created_us < kMinMicros || created_us > kMaxMicros) return std::nullopt;
+    std::string invoice_id = "0x";
+    invoice_id += hex.substr(16);
+    return ListPosition{created_us, std::move(invoice_id)};
 }
 
 std::optional<std::int64_t> parse_rfc3339_micros(std::string_view s) {

@@ -486,8 +486,9 @@ ApiResponse ChargesApi::list(const ApiRequest& request, const KeyOwner& owner) {
     data += more ? "true" : "false";
     data += R"(,"nextCursor":)";
     if (more) {
-        data +=
-            '"' + encode_list_cursor({rows.back().created_us, rows.back().row.invoice_id}) + '"';
+        data += '"';
+        data += encode_list_cursor({rows.back().created_us, rows.back().row.invoice_id});
+        data += '"';
     } else {
         data += "null";
     }

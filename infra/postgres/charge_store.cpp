@@ -215,33 +215,53 @@ std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
 std::vector<ListedCharge> list_charges(pqxx::transaction_base& tx, const ChargeListQuery& q) {
     // Only the filters given appear in the SQL, so the planner sees the exact shape and picks the
     // index for it; values are always parameters.
-    std::vector<std::string> params{q.project_id, q.mode};
-    auto param = [&](std::string value, const char* cast) {
-        params.push_back(std::move(value));
-        return "$" + std::to_string(params.size()) + cast;
-    };
-    constexpr const char* kMicros = " * interval '1 microsecond'";
     std::string sql = std::string("select ") + kColumns +
                       ", (extract(epoch from created_at) * 1000000)::bigint from charges "
                       "where project_id = $1 and mode = $2";
-    if (q.status) sql += " and status = " + param(*q.status, "::text");
-    if (q.chain_id) sql += " and chain_id = " + param(std::to_string(*q.chain_id), "::bigint");
-    if (q.reference) sql += " and reference = " + param(*q.reference, "::text");
-    if (q.metadata_json) sql += " and metadata @> " + param(*q.metadata_json, "::jsonb");
+    std::vector<std::string> params{q.project_id, q.mode};
+    auto bind = [&](std::string value, const char* cast) {
+        params.push_back(std::move(value));
+        sql += '$';
+        sql += std::to_string(params.size());
+        sql += cast;
+    };
+    constexpr const char* kMicros = " * interval '1 microsecond'";
+    if (q.status) {
+        sql += " and status = ";
+        bind(*q.status, "::text");
+    }
+    if (q.chain_id) {
+        sql += " and chain_id = ";
+        bind(std::to_string(*q.chain_id), "::bigint");
+    }
+    if (q.reference) {
+        sql += " and reference = ";
+        bind(*q.reference, "::text");
+    }
+    if (q.metadata_json) {
+        sql += " and metadata @> ";
+        bind(*q.metadata_json, "::jsonb");
+    }
     if (q.created_gte_us) {
-        sql += " and created_at >= timestamptz 'epoch' + " +
-               param(std::to_string(*q.created_gte_us), "::bigint") + kMicros;
+        sql += " and created_at >= timestamptz 'epoch' + ";
+        bind(std::to_string(*q.created_gte_us), "::bigint");
+        sql += kMicros;
     }
     if (q.created_lt_us) {
-        sql += " and created_at < timestamptz 'epoch' + " +
-               param(std::to_string(*q.created_lt_us), "::bigint") + kMicros;
+        sql += " and created_at < timestamptz 'epoch' + ";
+        bind(std::to_string(*q.created_lt_us), "::bigint");
+        sql += kMicros;
     }
     if (q.after) {
-        const auto at = param(std::to_string(q.after->created_us), "::bigint");
-        sql += " and (created_at, invoice_id) < (timestamptz 'epoch' + " + at + kMicros + ", " +
-               param(q.after->invoice_id, "::text") + ")";
+        sql += " and (created_at, invoice_id) < (timestamptz 'epoch' + ";
+        bind(std::to_string(q.after->created_us), "::bigint");
+        sql += kMicros;
+        sql += ", ";
+        bind(q.after->invoice_id, "::text");
+        sql += ')';
     }
-    sql += " order by created_at desc, invoice_id desc limit " + std::to_string(q.limit);
+    sql += " order by created_at desc, invoice_id desc limit ";
+    sql += std::to_string(q.limit);
     auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
     std::vector<ListedCharge> out;
     out.reserve(rows.size());

@@ -116,7 +116,12 @@ TEST_F(ChargesList, AChargeWithoutMetadataShowsAnEmptyObject) {
 
 TEST_F(ChargesList, InvalidMetadataIs400AndNothingIsAppended) {
     std::string many;
-    for (int i = 0; i < 21; ++i) many += (i ? "," : "") + ("\"k" + std::to_string(i) + "\":\"v\"");
+    for (int i = 0; i < 21; ++i) {
+        if (i != 0) many += ',';
+        many += "\"k";
+        many += std::to_string(i);
+        many += "\":\"v\"";
+    }
     const std::string bad[] = {
         R"("metadata":"A-1")",
         R"("metadata":{"n":1})",
@@ -134,9 +139,15 @@ TEST_F(ChargesList, InvalidMetadataIs400AndNothingIsAppended) {
     std::string big;
     std::string emoji500;
     for (int i = 0; i < 500; ++i) emoji500 += "\xf0\x9f\x98\x80";
-    for (int i = 0; i < 20; ++i)
-        big += (i ? "," : "") +
-               ("\"" + std::string(38, 'k') + std::to_string(10 + i) + "\":\"" + emoji500 + "\"");
+    for (int i = 0; i < 20; ++i) {
+        if (i != 0) big += ',';
+        big += '"';
+        big += std::string(38, 'k');  // 40-character keys
+        big += std::to_string(10 + i);
+        big += "\":\"";
+        big += emoji500;
+        big += '"';
+    }
     auto r = create(R"({"chainId":80002,"amount":"1000","metadata":{)" + big + "}}");
     EXPECT_EQ(r.status, 201) << r.body.substr(0, 300);
     EXPECT_EQ(charges_of_project(), 1);

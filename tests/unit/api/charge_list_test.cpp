@@ -14,7 +14,8 @@ const std::string kId = "0x" + std::string(62, 'a') + "0f";
 
 TEST(ListCursor, RoundTripsAndIsOpaqueText) {
     for (std::int64_t us : {std::int64_t{0}, std::int64_t{1'795'305'600'123'456},
-                            std::int64_t{253'402'300'799'999'999}, std::int64_t{-1}}) {
+                            std::int64_t{253'402'300'799'999'999},
+                            std::int64_t{-62'135'596'800'000'000}, std::int64_t{-1}}) {
         const ListPosition p{us, kId};
         const auto text = encode_list_cursor(p);
         EXPECT_EQ(text.size(), 83u) << text;
@@ -37,12 +38,14 @@ TEST(ListCursor, RefusesWhatItCannotHaveProduced) {
         "c1_",
         good.substr(0, good.size() - 1),
         good + "0",
-        "c2_" + good.substr(3),
-        "C1_" + good.substr(3),
+        std::string("c2_") + good.substr(3),
+        std::string("C1_") + good.substr(3),
         upper,
         bad_char,
-        "0x" + good.substr(2),
+        std::string("0x") + good.substr(2),
         std::string(83, '0'),
+        std::string("c1_7fffffffffffffff") + good.substr(19),  // past year 9999
+        std::string("c1_8000000000000000") + good.substr(19),  // before year 1
     };
     for (const auto& c : cases) EXPECT_FALSE(decode_list_cursor(c)) << c;
 }
@@ -195,7 +198,11 @@ TEST(ListQuery, EachBadValueHasItsCode) {
 
 TEST(ListQuery, AMetadataFilterOfTwentyKeysIsTheMost) {
     std::string query;
-    for (int i = 0; i < 20; ++i) query += "&metadata[k" + std::to_string(i) + "]=v";
+    for (int i = 0; i < 20; ++i) {
+        query += "&metadata[k";
+        query += std::to_string(i);
+        query += "]=v";
+    }
     EXPECT_EQ(code_of(parse(query.substr(1))), "accepted");
     EXPECT_EQ(code_of(parse(query.substr(1) + "&metadata[k20]=v")), "invalid_metadata");
 }

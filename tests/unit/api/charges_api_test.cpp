@@ -462,7 +462,12 @@ TEST_F(ChargesApiTest, MetadataIsCarriedInTheEventAndEchoedByTheCreate) {
 
 TEST_F(ChargesApiTest, InvalidMetadataIs400AndNothingIsAppended) {
     std::string many;
-    for (int i = 0; i < 21; ++i) many += (i ? "," : "") + ("\"k" + std::to_string(i) + "\":\"v\"");
+    for (int i = 0; i < 21; ++i) {
+        if (i != 0) many += ',';
+        many += "\"k";
+        many += std::to_string(i);
+        many += "\":\"v\"";
+    }
     std::string thai501;
     for (int i = 0; i < 501; ++i) thai501 += "\xe0\xb8\x81";
     const std::string bad[] = {
@@ -488,7 +493,11 @@ TEST_F(ChargesApiTest, InvalidMetadataIs400AndNothingIsAppended) {
     // The bounds themselves are accepted: 20 keys, a 40-character key, 500 characters (1,500
     // bytes).
     std::string twenty;
-    for (int i = 0; i < 19; ++i) twenty += "\"k" + std::to_string(i) + "\":\"v\",";
+    for (int i = 0; i < 19; ++i) {
+        twenty += "\"k";
+        twenty += std::to_string(i);
+        twenty += "\":\"v\",";
+    }
     twenty += "\"" + std::string(40, 'k') + "\":\"" + thai501.substr(3) + "\"";
     auto ok = call("POST", "/v1/invoices",
                    R"({"chainId":80002,"amount":"5","metadata":{)" + twenty + "}}");
@@ -875,7 +884,7 @@ TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
     FakeLister lister;
     for (int i = 0; i < 3; ++i) {
         ChargeRow row;
-        row.invoice_id = "0x" + std::string(63, 'a') + std::to_string(i);
+        row.invoice_id = std::string("0x").append(63, 'a').append(std::to_string(i));
         row.project_id = "prj_a";
         row.mode = "test";
         row.chain_id = 80002;
@@ -884,7 +893,8 @@ TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
         row.amount = "5";
         row.token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
         row.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-        row.metadata_json = R"({"order_id": "A-)" + std::to_string(i) + "\"}";
+        row.metadata_json =
+            std::string(R"({"order_id": "A-)").append(std::to_string(i)).append("\"}");
         lister.rows.push_back({row, 1'000'000 - i});
     }
     auto deps = deps_;

@@ -59,7 +59,7 @@ TEST(Metadata, ValuesAreStorableTextOfAtMost500Characters) {
 
 TEST(Metadata, CheckNamesTheRuleWithTheInvalidMetadataCode) {
     Metadata twenty;
-    for (int i = 0; i < 20; ++i) twenty["k" + std::to_string(i)] = "v";
+    for (int i = 0; i < 20; ++i) twenty[std::string("k").append(std::to_string(i))] = "v";
     EXPECT_FALSE(check_metadata({}));
     EXPECT_FALSE(check_metadata(twenty));
     auto twenty_one = twenty;
@@ -120,7 +120,12 @@ TEST(Metadata, TheDecoderRefusesWhatTheRulesRefuse) {
         return s.replace(at, from.size(), to);
     };
     std::string many = R"("metadata":{)";
-    for (int i = 0; i < 21; ++i) many += (i ? "," : "") + ("\"k" + std::to_string(i) + "\":\"v\"");
+    for (int i = 0; i < 21; ++i) {
+        if (i != 0) many += ',';
+        many += "\"k";
+        many += std::to_string(i);
+        many += "\":\"v\"";
+    }
     many += "}";
     struct Case {
         std::string json;
