@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "api/http/envelope.hpp"
+#include "api/http/request_fields.hpp"
 #include "domain/accounts/project_settings.hpp"
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
@@ -100,22 +101,6 @@ std::optional<ApiResponse> parse_body(const std::string& body, rapidjson::Docume
     return std::nullopt;
 }
 
-// Refuses a member that the route does not know (a typo must not be dropped silently).
-template <std::size_t N>
-std::optional<ApiResponse> only(const rapidjson::Document& doc,
-                                const std::array<std::string_view, N>& known) {
-    for (const auto& m : doc.GetObject()) {
-        const std::string_view name(m.name.GetString(), m.name.GetStringLength());
-        bool ok = false;
-        for (auto k : known) ok = ok || k == name;
-        if (!ok) {
-            return bad_request("unknown_field",
-                               "unknown field " + domain::escape_for_log(name, 64));
-        }
-    }
-    return std::nullopt;
-}
-
 // The string, or "" for any other JSON type (which every field rule refuses).
 std::string_view string_or_empty(const rapidjson::Value& v) {
     return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
@@ -157,6 +142,7 @@ ApiResponse AccountApi::handle(const ApiRequest& request) {
     }
     auto owner = auth_.authenticate(request);
     if (!owner) return error_response(401, "invalid_api_key", "invalid API key");
+    if (auto unknown = reject_unknown_params(request, {})) return std::move(*unknown);
     if (m == "GET") {
         // Read fresh, not from the key cache: a change shows at once.
         auto p = deps_.pool->with_transaction(
@@ -173,7 +159,7 @@ ApiResponse AccountApi::handle(const ApiRequest& request) {
 }
 
 ApiResponse AccountApi::roll(const rapidjson::Document& body, const KeyOwner& owner) {
-    if (auto r = only(body, std::array<std::string_view, 1>{"expiresInSeconds"})) return *r;
+    if (auto r = reject_unknown_members(body, {"expiresInSeconds"})) return *r;
     if (!body.HasMember("expiresInSeconds") || !body["expiresInSeconds"].IsInt64() ||
         body["expiresInSeconds"].GetInt64() < 0 ||
         body["expiresInSeconds"].GetInt64() > kMaxKeyOverlap) {
@@ -217,8 +203,8 @@ ApiResponse AccountApi::update_project(const rapidjson::Document& body, const Ke
                                    "/v1/payout-wallet/verify; the plan by the operator)");
         }
     }
-    if (auto r = only(body, std::array<std::string_view, 4>{"name", "logoUrl", "accentColor",
-                                                            "paymentWindowSeconds"})) {
+    if (auto r = reject_unknown_members(
+            body, {"name", "logoUrl", "accentColor", "paymentWindowSeconds"})) {
         return *r;
     }
     pg::ProjectChanges c;
@@ -256,7 +242,7 @@ ApiResponse AccountApi::update_project(const rapidjson::Document& body, const Ke
 }
 
 ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwner& owner) {
-    if (auto r = only(body, std::array<std::string_view, 1>{"address"})) return *r;
+    if (auto r = reject_unknown_members(body, {"address"})) return *r;
     auto address = wallet_address(body);
     if (auto* r = std::get_if<ApiResponse>(&address)) return *r;
     const auto& a = std::get<std::string>(address);
@@ -287,8 +273,8 @@ ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwne
 }
 
 ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& owner) {
-    if (auto r = only(body, std::array<std::string_view, 4>{"address", "signature", "nonce",
-                                                            "currentWalletSignature"})) {
+    if (auto r = reject_unknown_members(
+            body, {"address", "signature", "nonce", "currentWalletSignature"})) {
         return *r;
     }
     auto address = wallet_address(body);
