@@ -62,7 +62,8 @@ middle=$(( ROWS / 2 ))
 
 run() {  # $1: name, $2: path
   echo "== $1: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s bench/list/list.lua $BASE$2"
-  curl -sf -m 5 -H "x-api-key: $DUEPAY_BENCH_KEY" "$BASE$2" | head -c 120; echo
+  curl -sf -m 5 -o "$OUT/list-$1.json" -H "x-api-key: $DUEPAY_BENCH_KEY" "$BASE$2"
+  head -c 120 "$OUT/list-$1.json"; echo
   DUEPAY_LIST_PATH="$2" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency \
     -s "$ROOT/bench/list/list.lua" "$BASE" | tee "$OUT/list-$1.txt" | grep -E "^list:|Socket errors" || true
 }
