@@ -3,6 +3,7 @@
 #include <optional>
 #include <string_view>
 
+#include "domain/events/event_json.hpp"
 #include "domain/hex.hpp"
 #include "domain/money/token_amount.hpp"
 
@@ -10,15 +11,15 @@ namespace duepay::domain::events {
 namespace {
 
 constexpr std::string_view kColumns[] = {
-    "partition", "offset",     "id",          "type",       "schemaVersion", "invoiceId",
-    "projectId", "mode",       "chainId",     "occurredAt", "token",         "amount",
-    "txHash",    "logIndex",   "blockNumber", "rail",       "from",          "confirmedTotal",
-    "reference", "paymentMode"};
+    "partition", "offset",      "id",          "type",       "schemaVersion", "invoiceId",
+    "projectId", "mode",        "chainId",     "occurredAt", "token",         "amount",
+    "txHash",    "logIndex",    "blockNumber", "rail",       "from",          "confirmedTotal",
+    "reference", "paymentMode", "metadata"};
 
 // The type-specific cells, all optional.
 struct Cells {
     std::optional<std::string> token, amount, tx_hash, log_index, block_number, rail, from,
-        confirmed_total, reference, payment_mode;
+        confirmed_total, reference, payment_mode, metadata;
 };
 
 void put_payment(Cells& c, const Payment& p) {
@@ -41,6 +42,7 @@ Cells cells_of(const EventData& data) {
                 c.amount = money::to_string(d.amount);
                 c.reference = d.reference;
                 c.payment_mode = std::string(to_string(d.payment_mode));
+                if (!d.metadata.empty()) c.metadata = encode_metadata(d.metadata);
             } else if constexpr (std::is_same_v<T, ChargePaid> ||
                                  std::is_same_v<T, ChargeUnderpaid>) {
                 put_payment(c, d.payment);
@@ -118,8 +120,9 @@ void append_csv_row(std::string& out, const Event& event, std::int32_t partition
     out += std::to_string(event.chain_id.value);
     out += ',';
     out += event.occurred_at;
-    for (const auto* v : {&c.token, &c.amount, &c.tx_hash, &c.log_index, &c.block_number, &c.rail,
-                          &c.from, &c.confirmed_total, &c.reference, &c.payment_mode}) {
+    for (const auto* v :
+         {&c.token, &c.amount, &c.tx_hash, &c.log_index, &c.block_number, &c.rail, &c.from,
+          &c.confirmed_total, &c.reference, &c.payment_mode, &c.metadata}) {
         out += ',';
         cell(out, *v);
     }

@@ -153,6 +153,17 @@ TEST_F(CheckoutTest, JsonHasNoProjectInternals) {
     EXPECT_EQ(doc["wallet"]["intent"]["feeBps"].GetInt(), 100);
 }
 
+TEST_F(CheckoutTest, TheMerchantsMetadataNeverReachesTheBuyer) {
+    auto row = charge();
+    row.metadata_json = R"({"customer_email": "buyer@shop.example"})";  // ADR 0160
+    const auto v = view(row);
+    for (const auto& shown : {checkout_json(v), render_page(v, Lang::en, 1899999000, "", "v")}) {
+        EXPECT_EQ(shown.find("customer_email"), std::string::npos);
+        EXPECT_EQ(shown.find("buyer@shop.example"), std::string::npos);
+        EXPECT_EQ(shown.find("metadata"), std::string::npos);
+    }
+}
+
 TEST_F(CheckoutTest, ConfirmingShowsNofM) {
     auto row = charge("confirming");
     row.timeline_json =

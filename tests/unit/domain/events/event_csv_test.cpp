@@ -32,7 +32,18 @@ TEST(EventCsv, HeaderNamesTheDocumentedColumns) {
     EXPECT_EQ(csv_header(),
               "partition,offset,id,type,schemaVersion,invoiceId,projectId,mode,chainId,occurredAt,"
               "token,amount,txHash,logIndex,blockNumber,rail,from,confirmedTotal,reference,"
-              "paymentMode\n");
+              "paymentMode,metadata\n");
+}
+
+TEST(EventCsv, CreatedCarriesTheMetadataAsAJsonCell) {
+    auto created = examples::all().front();
+    std::string plain;
+    append_csv_row(plain, created, 0, 1);
+    EXPECT_EQ(split_line(plain).back(), "");  // none: an empty cell
+    std::get<ChargeCreated>(created.data).metadata = {{"order_id", "A-1"}, {"note", "x,y"}};
+    std::string row;
+    append_csv_row(row, created, 0, 1);
+    EXPECT_EQ(split_line(row).back(), R"({"note":"x,y","order_id":"A-1"})") << row;
 }
 
 TEST(EventCsv, EveryTypeGivesOneRowOfTheHeaderWidth) {
