@@ -12,11 +12,12 @@
 #   kafka-cluster.sh kill N      SIGKILL node N (a crash: no controlled shutdown)
 #   kafka-cluster.sh start-node N  start one stopped node again
 #   kafka-cluster.sh status      one line per node; exit 0 only when all three run
-#   kafka-cluster.sh bootstrap   prints the bootstrap list (127.0.0.1:59192,...)
-#   kafka-cluster.sh wipe        SIGKILL every node, delete var/kafka-cluster (fresh next start)
+#   kafka-cluster.sh bootstrap   prints the bootstrap list (127.0.0.1:21092,...)
+#   kafka-cluster.sh wipe        SIGKILL every node, delete its data (fresh next start; logs kept)
 #
-# Ports: node N serves clients on 59N92 and the controller quorum on 59N93 (N = 1, 2, 3), so it
-# never meets the dev broker (59092/59093). Data and logs: var/kafka-cluster/node<N>/.
+# Ports: node N serves clients on 2N092 and the controller quorum on 2N093 (N = 1, 2, 3): below the
+# kernel's ephemeral range (32768+), so no outgoing connection of the running stack can hold one,
+# and apart from the dev broker (59092/59093). Data and logs: var/kafka-cluster/node<N>/.
 set -euo pipefail
 DEV_COMPONENT=kafka-cluster
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -31,8 +32,8 @@ LIBS="$VAR/kafka/libs"
 CDIR="$VAR/kafka-cluster"
 CONF="$ROOT/infra/kafka/config"
 
-port_of() { echo "59${1}92"; }
-controller_port_of() { echo "59${1}93"; }
+port_of() { echo "2${1}092"; }
+controller_port_of() { echo "2${1}093"; }
 node_dir() { echo "$CDIR/node$1"; }
 pidfile() { echo "$(node_dir "$1")/kafka.pid"; }
 
@@ -129,7 +130,8 @@ wait_brokers() {
     for n in "$@"; do
       # kill -0, not pid_alive: just after the fork the command line is not java's yet.
       if ! kill -0 "$(cat "$(pidfile "$n")" 2>/dev/null || echo 0)" 2>/dev/null; then
-        tail -n 30 "$(node_dir "$n")/kafka.log" >&2 || true
+        grep -E "ERROR|FATAL|Exception" "$(node_dir "$n")/kafka.log" | head -n 20 >&2 || true
+        tail -n 15 "$(node_dir "$n")/kafka.log" >&2 || true
         die "node $n exited during start-up (see $(node_dir "$n")/kafka.log)"
       fi
       [[ "$(live_brokers "$n")" == "$want" ]] || ok=0
@@ -223,6 +225,10 @@ case "$cmd" in
   kill) check_node "${1:-}"; stop_node "$1" KILL ;;
   status) status ;;
   bootstrap) bootstrap ;;
-  wipe) for n in "${NODES[@]}"; do stop_node "$n" KILL; done; rm -rf "$CDIR"; log "removed $CDIR" ;;
+  wipe)
+    for n in "${NODES[@]}"; do stop_node "$n" KILL; done
+    # The logs stay (appended to by the next start) so a failed run can be read afterwards.
+    rm -rf "$CDIR"/node*/data "$CDIR"/node*/logs "$CDIR/cluster.id"
+    log "removed the cluster's data in $CDIR (kafka.log of each node kept)" ;;
   *) echo "usage: $0 start|stop [N]|kill N|start-node N|status|bootstrap|wipe" >&2; exit 2 ;;
 esac
