@@ -1,5 +1,6 @@
 #include "api/http/api_types.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace duepay::api {
@@ -48,6 +49,34 @@ std::optional<std::string> ApiRequest::query_param(std::string_view name) const 
         if (key == name) return std::move(value);
     }
     return std::nullopt;
+}
+
+std::optional<std::string> ApiRequest::unknown_query_param(
+    std::initializer_list<std::string_view> known) const {
+    std::string_view rest = query;
+    while (!rest.empty()) {
+        const auto amp = rest.find('&');
+        const auto pair = rest.substr(0, amp);
+        if (!pair.empty()) {
+            auto name = form_decode(pair.substr(0, pair.find('=')));
+            if (std::find(known.begin(), known.end(), name) == known.end()) return name;
+        }
+        if (amp == std::string_view::npos) break;
+        rest.remove_prefix(amp + 1);
+    }
+    return std::nullopt;
+}
+
+std::optional<std::size_t> parse_limit_param(const ApiRequest& request) {
+    auto text = request.query_param("limit");
+    if (!text) return 20;
+    if (text->empty() || text->size() > 3 ||
+        text->find_first_not_of("0123456789") != std::string::npos) {
+        return std::nullopt;
+    }
+    const auto n = std::stoul(*text);
+    if (n < 1 || n > 100) return std::nullopt;
+    return n;
 }
 
 }  // namespace duepay::api

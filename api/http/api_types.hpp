@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,11 @@ struct ApiRequest {
     // parameter without '=' has an empty value; empty pairs from "&&" are skipped).
     std::vector<std::pair<std::string, std::string>> query_params() const;
 
+    // The first parameter name of `query` (decoded the same way) that is not in `known`, or
+    // nullopt when every one is known (routes answer 400 unknown_field, naming it).
+    std::optional<std::string> unknown_query_param(
+        std::initializer_list<std::string_view> known) const;
+
     std::optional<std::string> header(const std::string& lower_name) const {
         auto it = headers.find(lower_name);
         if (it == headers.end()) return std::nullopt;
@@ -44,5 +50,9 @@ struct ApiResponse {
 
 // Called exactly once per request, possibly after the route handler returned.
 using Responder = std::function<void(ApiResponse)>;
+
+// The `limit` query parameter of a listing: absent -> 20; an integer 1..100; nullopt for anything
+// else (the route answers 400 invalid_limit).
+std::optional<std::size_t> parse_limit_param(const ApiRequest& request);
 
 }  // namespace duepay::api

@@ -143,6 +143,9 @@ std::string charge_json(const infra::postgres::ChargeRow& row,
         }
         str(w, "merchant", row.merchant);
         str(w, "amountConfirmed", row.amount_confirmed);
+        str(w, "amountRefunded", row.amount_refunded);
+        w.Key("refunds");  // docs/refunds.md
+        w.RawValue(row.refunds_json.data(), row.refunds_json.size(), rapidjson::kArrayType);
         opt_str(w, "exception", row.exception);
         opt_str(w, "returnUrl", row.return_url);
         w.Key("timeline");

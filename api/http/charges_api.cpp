@@ -13,6 +13,8 @@
 #include "api/http/charge_json.hpp"
 #include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/events_api.hpp"
+#include "api/http/refunds_api.hpp"
 #include "api/http/request_fields.hpp"
 #include "api/http/webhooks_api.hpp"
 #include "domain/charge/decide.hpp"
@@ -403,6 +405,12 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         }
         if (deps_.account != nullptr && AccountApi::owns(request.path)) {
             return respond(deps_.account->handle(request));
+        }
+        if (deps_.events != nullptr && EventsApi::owns(request.path)) {
+            return respond(deps_.events->handle(request));
+        }
+        if (deps_.refunds != nullptr && RefundsApi::owns(request.path)) {
+            return deps_.refunds->handle(request, respond);
         }
         if (!is_invoices && !is_charge && !is_list)
             return respond(error_response(404, "route_not_found", "no such route"));

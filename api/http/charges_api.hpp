@@ -22,6 +22,8 @@ namespace duepay::api {
 
 class WebhooksApi;
 class AccountApi;
+class EventsApi;
+class RefundsApi;
 
 struct ApiDeps {
     KeyDirectory* keys = nullptr;
@@ -44,6 +46,8 @@ struct ApiDeps {
     CreationLimiter* limiter = nullptr;         // null: no rate limit or quota (docs/limits.md)
     WebhooksApi* webhooks = nullptr;            // null: /v1/webhook-* are 404s (docs/webhooks.md)
     AccountApi* account = nullptr;  // null: key roll, /v1/project, /v1/payout-wallet/* are 404s
+    EventsApi* events = nullptr;    // null: /v1/events are 404s (docs/events-api.md)
+    RefundsApi* refunds = nullptr;  // null: /v1/charges/:id/refunds are 404s (docs/refunds.md)
 };
 
 class ChargesApi {

@@ -20,6 +20,16 @@ std::optional<ChargeRow> PgChargeReader::find(const std::string& invoice_id) {
     });
 }
 
+std::vector<std::string> PgChargeHistory::events(const std::string& invoice_id) {
+    return pool_.with_connection([&](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        std::vector<std::string> out;
+        for (auto& [id, payload] : infra::postgres::load_journal(tx, {invoice_id}))
+            out.push_back(std::move(payload));
+        return out;
+    });
+}
+
 std::optional<ChargeStatus> PgChargeReader::find_status(const std::string& invoice_id) {
     return pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);

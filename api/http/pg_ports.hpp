@@ -38,6 +38,15 @@ class PgChargeReader final : public ChargeReader, public ChargeLister {
     infra::postgres::ConnectionPool& pool_;
 };
 
+class PgChargeHistory final : public ChargeHistory {
+  public:
+    explicit PgChargeHistory(infra::postgres::ConnectionPool& pool) : pool_(pool) {}
+    std::vector<std::string> events(const std::string& invoice_id) override;
+
+  private:
+    infra::postgres::ConnectionPool& pool_;
+};
+
 class PgIdempotencyKeys final : public IdempotencyKeys {
   public:
     explicit PgIdempotencyKeys(infra::postgres::ConnectionPool& pool,

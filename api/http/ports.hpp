@@ -43,6 +43,14 @@ class ChargeLister {
         const infra::postgres::ChargeListQuery& query) = 0;
 };
 
+// The events of one charge as encoded on the topic, in log order (the projector's journal), for
+// commands that fold the charge before deciding (refunds). Throws DatabaseUnavailable.
+class ChargeHistory {
+  public:
+    virtual ~ChargeHistory() = default;
+    virtual std::vector<std::string> events(const std::string& invoice_id) = 0;
+};
+
 // Waits until the projector has written a charge row. `done(true)` once the row exists,
 // `done(false)` when `timeout` passed first; called exactly once, on a thread of the waiter.
 class ProjectionWaiter {

@@ -108,18 +108,6 @@ std::optional<ApiResponse> check_description(const rapidjson::Value& v,
     return std::nullopt;
 }
 
-std::optional<std::size_t> parse_limit(const ApiRequest& request) {
-    auto text = request.query_param("limit");
-    if (!text) return 20;
-    if (text->empty() || text->size() > 3 ||
-        text->find_first_not_of("0123456789") != std::string::npos) {
-        return std::nullopt;
-    }
-    const auto n = std::stoul(*text);
-    if (n < 1 || n > 100) return std::nullopt;
-    return n;
-}
-
 struct Route {
     enum Kind { none, collection, item, rotate, test, deliveries, redeliver } kind = none;
     std::string id;  // endpoint id, or event id for redeliver
@@ -259,7 +247,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         return success_response(201, infra::webhooks::endpoint_json(stored, true));
     }
     if (route.kind == Route::collection) {
-        const auto limit = parse_limit(request);
+        const auto limit = parse_limit_param(request);
         if (!limit) return bad_request("invalid_limit", "limit must be an integer from 1 to 100");
         auto after = request.query_param("startingAfter");
         if (after && !infra::webhooks::is_endpoint_id(*after))
@@ -382,7 +370,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         return success_response(202, std::string_view(b.GetString(), b.GetSize()));
     }
     // deliveries
-    const auto limit = parse_limit(request);
+    const auto limit = parse_limit_param(request);
     if (!limit) return bad_request("invalid_limit", "limit must be an integer from 1 to 100");
     std::optional<std::int64_t> before;
     if (auto text = request.query_param("before")) {

@@ -9,7 +9,9 @@
 
 #include "api/http/account_api.hpp"
 #include "api/http/charges_api.hpp"
+#include "api/http/events_api.hpp"
 #include "api/http/pg_ports.hpp"
+#include "api/http/refunds_api.hpp"
 #include "api/http/server.hpp"
 #include "api/http/webhooks_api.hpp"
 #include "domain/evm/address.hpp"
@@ -55,6 +57,9 @@ struct ApiRole {
     std::unique_ptr<api::PgCreationLimiter> limiter;
     std::unique_ptr<api::WebhooksApi> webhooks;  // /v1/webhook-* (docs/webhooks.md)
     std::unique_ptr<api::AccountApi> account;    // key roll, /v1/project, payout wallet
+    std::unique_ptr<api::EventsApi> events;      // /v1/events (docs/events-api.md)
+    std::unique_ptr<api::PgChargeHistory> history;
+    std::unique_ptr<api::RefundsApi> refunds;  // /v1/charges/:id/refunds (docs/refunds.md)
     std::unique_ptr<api::ChargesApi> routes;
     std::unique_ptr<api::ApiServer> server;
 
@@ -132,6 +137,13 @@ struct ApiRole {
         deps.webhooks = webhooks.get();
         account = std::make_unique<api::AccountApi>(api::AccountApiDeps{keys.get(), pool.get()});
         deps.account = account.get();
+        events = std::make_unique<api::EventsApi>(api::EventsApiDeps{keys.get(), pool.get()});
+        deps.events = events.get();
+        history = std::make_unique<api::PgChargeHistory>(*pool);
+        refunds = std::make_unique<api::RefundsApi>(
+            api::RefundsApiDeps{keys.get(), reader.get(), history.get(), log.get(),
+                                idempotency.get(), deps.now_ms, deps.retry_after_ms});
+        deps.refunds = refunds.get();
         routes = std::make_unique<api::ChargesApi>(std::move(deps));
         api::ServerSettings settings;
         settings.listen =

@@ -5,9 +5,12 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include "domain/charge/charge_state.hpp"
 #include "domain/charge/decide.hpp"
@@ -126,8 +129,22 @@ class Chainwatch {
             return;
         }
         auto it = charges_.find(id);
-        if (it != charges_.end()) charge::apply(it->second.state, e);
+        if (it != charges_.end()) {
+            charge::apply(it->second.state, e);
+            note_refunds(id, e);
+        } else if (const auto* asked = std::get_if<RefundRequested>(&e.data)) {
+            // A charge pruned while it was done: read the topic again to know it (docs/refunds.md).
+            if (rewound_for_.insert(asked->refund_id).second) {
+                kLog.info().with("invoice_id", id)
+                    << "chainwatch " << s_.chain_id << ": refund " << asked->refund_id
+                    << " of a charge no longer watched; reading the topic again";
+                rewind_ = true;
+            }
+        }
     }
+
+    // True once after a refund request of an unknown charge: the caller re-reads the topic.
+    bool take_rewind() { return std::exchange(rewind_, false); }
 
     std::size_t charges() const { return charges_.size(); }
     std::size_t learnt() const { return learnt_; }
@@ -195,6 +212,7 @@ class Chainwatch {
             window_.push_back(std::move(b));
         }
         confirm_up_to(head);
+        verify_refunds(head);
         flush_and_checkpoint();
         if (trace_ || last - next >= 10 ||
             matched >= 100) {  // backfills and big ranges report their pace
@@ -312,6 +330,66 @@ class Chainwatch {
         }
     }
 
+    // Keeps the index of refund bookkeeping current: which charges wait for a verdict, and which
+    // Transfer logs are recorded as refunds (one log refunds one charge, across charges).
+    void note_refunds(const std::string& invoice, const Event& e) {
+        if (std::holds_alternative<RefundRequested>(e.data)) refunds_pending_.insert(invoice);
+        if (const auto* r = std::get_if<ChargeRefunded>(&e.data))
+            refund_logs_[to_hex(r->tx_hash)].insert(r->log_index);
+    }
+
+    // Each pending refund: its receipt, at confirmation depth and on the canonical chain, judged by
+    // decide (ObserveRefund). Reorgs: a receipt below depth or in a block that is no longer the
+    // canonical one at its height is looked at again on a later round.
+    void verify_refunds(std::uint64_t head) {
+        const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+        for (auto it = refunds_pending_.begin(); it != refunds_pending_.end();) {
+            const auto found = charges_.find(*it);
+            if (found == charges_.end() || !charge::refund_pending(found->second.state)) {
+                it = refunds_pending_.erase(it);
+                continue;
+            }
+            const std::string invoice = *it++;
+            std::vector<charge::ObserveRefund> observations;
+            for (const auto& r : found->second.state.refunds) {
+                if (r.status != charge::RefundStatus::pending) continue;
+                charge::ObserveRefund o;
+                o.refund_id = r.refund_id;
+                o.confirmations = chain_.confirmations;
+                o.now_ms = now_ms;
+                o.not_found_after_ms = s_.refund_wait_seconds * 1000;
+                if (const auto receipt = rpc_.transaction_receipt(r.tx_hash)) {
+                    if (receipt->block_number > head) continue;
+                    o.depth = head - receipt->block_number + 1;
+                    if (o.depth >= chain_.confirmations) {
+                        const auto block = rpc_.block_by_number(receipt->block_number);
+                        if (!block || block->hash != receipt->block_hash) continue;  // reorg
+                    }
+                    charge::RefundReceipt rr{receipt->success, receipt->block_number, {}};
+                    for (const auto& l : receipt->logs) {
+                        if (auto t = infra::rpc::token_transfer(l)) rr.transfers.push_back(*t);
+                    }
+                    if (o.depth >= chain_.confirmations) {  // decided now: say what was seen
+                        kLog.info().with("invoice_id", invoice)
+                            << "chainwatch " << s_.chain_id << ": refund " << r.refund_id
+                            << " receipt in block " << receipt->block_number << ", "
+                            << (receipt->success ? "success" : "reverted") << ", "
+                            << receipt->logs.size() << " logs, " << rr.transfers.size()
+                            << " ERC-20 transfers";
+                    }
+                    o.receipt = std::move(rr);
+                    const auto claimed = refund_logs_.find(to_hex(r.tx_hash));
+                    if (claimed != refund_logs_.end())
+                        o.claimed.assign(claimed->second.begin(), claimed->second.end());
+                }
+                observations.push_back(std::move(o));
+            }
+            for (const auto& o : observations) decide(invoice, o);
+        }
+    }
+
     // Walks back the unconfirmed window to the fork point, withdrawing the detections of orphaned
     // blocks. If the fork is below the checkpoint (deeper than the confirmation depth, or a dev
     // node restarted at genesis) the checkpoint cannot be trusted: rescan from the start block.
@@ -369,6 +447,10 @@ class Chainwatch {
                     return chain_fact_id(T::kType, chain, t.created_envelope.invoice_id.bytes, 0);
                 } else if constexpr (std::is_same_v<T, ChargeSettled>) {
                     return chain_fact_id(T::kType, chain, d.tx_hash, log_index);
+                } else if constexpr (std::is_same_v<T, ChargeRefunded>) {
+                    return d.refund_id + ":refunded";  // one verdict per refund (per charge)
+                } else if constexpr (std::is_same_v<T, RefundRejected>) {
+                    return d.refund_id + ":rejected";
                 } else {
                     throw std::logic_error("chainwatch does not append " + std::string(T::kType));
                 }
@@ -388,6 +470,7 @@ class Chainwatch {
         e.occurred_at = now_rfc3339();
         e.data = std::move(data);
         charge::apply(t.state, e);
+        note_refunds(invoice, e);
         acks_.expect();
         log_.append_async(infra::kafka::LogRecord{invoice, encode_event(e)},
                           [this](infra::kafka::AppendResult r) { acks_.done(r); });
@@ -419,6 +502,10 @@ class Chainwatch {
     std::uint64_t emitted_ = 0;
     std::size_t pruned_ = 0;
     std::uint64_t next_prune_ = 0;
+    std::set<std::string> refunds_pending_;  // invoices with a refund awaiting a verdict
+    std::unordered_map<std::string, std::set<std::uint32_t>> refund_logs_;  // tx -> refund logs
+    std::unordered_set<std::string> rewound_for_;  // refund ids that made the topic be re-read
+    bool rewind_ = false;
     bool trace_ = std::getenv("DUEPAY_CHAINWATCH_TRACE") != nullptr;
     infra::metrics::Gauge& head_block_;
     infra::metrics::Gauge& processed_block_;
@@ -541,6 +628,7 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
                 loaded = true;
             }
             drain(consumer, watch, quarantined, settings.group_id, std::chrono::milliseconds(0));
+            if (watch.take_rewind()) consumer.rewind_to_stored();  // from the beginning
             if (!watch.step())
                 drain(consumer, watch, quarantined, settings.group_id,
                       std::chrono::milliseconds(settings.poll_ms));
@@ -592,6 +680,8 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
         infra::config::env_int_or("DUEPAY_CHAINWATCH_TOPIC_CHUNK", 200, 1, 10000));
     s.retain_seconds = static_cast<std::uint64_t>(infra::config::env_int_or(
         "DUEPAY_CHAINWATCH_RETAIN_SECONDS", 7 * 24 * 3600, 0, 10LL * 365 * 24 * 3600));
+    s.refund_wait_seconds =
+        infra::config::env_int_or("DUEPAY_REFUND_WAIT_SECONDS", 3600, 1, 30LL * 24 * 3600);
     return s;
 }
 

@@ -4,6 +4,8 @@
 // block range by block range, turns what infra/rpc/chain_scan finds (router InvoicePaid, ERC-20
 // Transfer to a watched deposit address, factory Settled) into commands for
 // domain::charge::decide and appends the events with the deterministic ids of chain_fact_id.
+// Refunds the merchants asked to record (charge.refund_requested) are verified from their
+// transaction receipts at confirmation depth (docs/refunds.md).
 // One leader per chain and the checkpoint are infra/postgres/chainwatch_store; the checkpoint is
 // written only after Kafka acknowledged the events of its blocks. docs/chainwatch.md.
 #pragma once
@@ -26,12 +28,14 @@ struct ChainwatchSettings {
     std::uint64_t max_range = 500;  // blocks per eth_getLogs
     std::size_t topic_chunk = 200;  // deposit addresses per Transfer eth_getLogs (to-topic filter)
     std::uint64_t retain_seconds = 7 * 24 * 3600;  // chain time a done charge stays watched
-    int poll_ms = 100;                             // idle wait between head polls
+    std::int64_t refund_wait_seconds = 3600;  // a refund tx not mined this long after: rejected
+    int poll_ms = 100;                        // idle wait between head polls
 };
 
 // Settings for one chain from the environment (KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC,
 // DUEPAY_CHAINS_FILE, DUEPAY_START_BLOCK_<id>, DUEPAY_CHAINWATCH_RANGE,
-// DUEPAY_CHAINWATCH_TOPIC_CHUNK, DUEPAY_CHAINWATCH_RETAIN_SECONDS); throws on a missing one.
+// DUEPAY_CHAINWATCH_TOPIC_CHUNK, DUEPAY_CHAINWATCH_RETAIN_SECONDS, DUEPAY_REFUND_WAIT_SECONDS);
+// throws on a missing one.
 ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id);
 
 // The exit code of a chainwatch stopped by an RPC error that a retry cannot fix (the node refused

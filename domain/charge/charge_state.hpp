@@ -49,6 +49,22 @@ struct TimelineEntry {
     bool operator==(const TimelineEntry&) const = default;
 };
 
+// A refund the merchant asked to record (charge.refund_requested) and what became of it.
+enum class RefundStatus { pending, succeeded, rejected };
+std::string_view to_string(RefundStatus status);
+
+struct RefundRecord {
+    std::string refund_id;
+    Bytes32 tx_hash{};
+    std::string requested_at;  // the request's occurredAt ("" for a refund recorded unrequested)
+    RefundStatus status = RefundStatus::pending;
+    std::optional<events::RefundRejection> reason;  // rejected
+    std::optional<Address> to;                      // succeeded
+    TokenAmount amount;                             // succeeded (else 0)
+    std::uint32_t log_index = 0;                    // succeeded: the Transfer log
+    bool operator==(const RefundRecord&) const = default;
+};
+
 struct ChargeState {
     bool created = false;  // false: nothing but charge.created is applied
     InvoiceId invoice_id;
@@ -57,6 +73,7 @@ struct ChargeState {
 
     // The terms of charge.created that decide (decide.hpp) judges chain facts by.
     Address token;
+    Address merchant;  // the payout address the funds went to; refunds must come from it
     std::uint64_t deadline = 0;
     std::uint64_t grace_seconds = 0;
     std::optional<Address> deposit_address;
@@ -71,7 +88,7 @@ struct ChargeState {
 
     bool expired = false;  // the expiry fact was seen (status may still be paid)
     bool failed = false;
-    bool refunded = false;
+    bool refunded = false;  // the refunded total reached what was received (sticky: final)
     bool settled = false;
     bool deposit_received = false;  // a transfer reached the deposit address (seen, late, wrong)
 
@@ -79,6 +96,8 @@ struct ChargeState {
     std::map<PaymentKey, TokenAmount> confirmed;
     std::map<PaymentKey, TokenAmount> late;
     std::map<PaymentKey, TokenAmount> wrong_token;
+
+    std::vector<RefundRecord> refunds;  // in request order
 
     std::unordered_set<std::string> seen_event_ids;
     std::vector<TimelineEntry> timeline;
@@ -104,6 +123,16 @@ ChargeState fold_as_of(std::span<const events::Event> events, std::string_view a
 
 // Confirmed, late or wrong-token funds sit with the charge (a refund has something to return).
 bool holds_funds(const ChargeState& state);
+
+// What the charge received in its token and can still give back: confirmed + late - refunded
+// (0 when refunds reached it).
+TokenAmount refundable(const ChargeState& state);
+
+// The refund with this id, or nullptr.
+const RefundRecord* find_refund(const ChargeState& state, std::string_view refund_id);
+
+// A requested refund waits for chainwatch's verdict.
+bool refund_pending(const ChargeState& state);
 
 // a + b, saturating at 2^256-1 instead of wrapping (only reachable with absurd inputs). Every sum
 // of token amounts in the charge uses it, so decide and evolve add the same way.

@@ -1,8 +1,11 @@
 #include "domain/charge/decide.hpp"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "domain/evm/create2.hpp"
+#include "domain/evm/keccak.hpp"
+#include "domain/hex.hpp"
 
 namespace duepay::domain::charge {
 
@@ -97,19 +100,62 @@ Result<Events> observe(const ChargeState& s, const ObserveBlock& b) {
 
 Result<Events> observe(const ChargeState&, const ObserveSettlement& o) { return Events{o.settled}; }
 
-Result<Events> observe(const ChargeState& s, const RecordRefund& r) {
-    if (r.refund.amount.value == 0) {
-        return make_error("invalid_amount", "a refund moves more than zero");
+Result<Events> observe(const ChargeState& s, const RequestRefund& r) {
+    if (find_refund(s, r.refund_id) != nullptr) return Events{};  // asked before: same refund
+    if (refundable(s).value == 0) {
+        return make_error("charge_not_refundable",
+                          "the charge holds none of its token to refund (nothing confirmed or "
+                          "late, or refunded in full)");
     }
-    if (!holds_funds(s)) {
-        return make_error("nothing_to_refund",
-                          "the charge holds no confirmed, late or "
-                          "wrong-token funds");
+    return Events{RefundRequested{r.refund_id, r.tx_hash}};
+}
+
+// Which Transfer of the receipt refunds this charge: the first of the charge's token from its
+// merchant (payout) address that no other charge recorded; else why none does.
+std::variant<const TokenTransfer*, RefundRejection> pick_transfer(const ChargeState& s,
+                                                                  const ObserveRefund& o) {
+    bool other_token = false;
+    bool other_sender = false;
+    for (const auto& t : o.receipt->transfers) {
+        const bool claimed =
+            std::find(o.claimed.begin(), o.claimed.end(), t.log_index) != o.claimed.end();
+        if (t.from == s.merchant && t.token == s.token && t.amount.value > 0 && !claimed) return &t;
+        if (t.from == s.merchant && t.token != s.token) other_token = true;
+        if (t.from != s.merchant && t.token == s.token) other_sender = true;
     }
-    return Events{r.refund};
+    if (other_token) return RefundRejection::wrong_token;
+    if (other_sender) return RefundRejection::wrong_sender;
+    return RefundRejection::no_transfer;
+}
+
+Result<Events> observe(const ChargeState& s, const ObserveRefund& o) {
+    const auto* r = find_refund(s, o.refund_id);
+    if (r == nullptr || r->status != RefundStatus::pending) return Events{};
+    auto reject = [&](RefundRejection why) {
+        return Events{RefundRejected{r->refund_id, r->tx_hash, why}};
+    };
+    if (!o.receipt) {
+        const auto asked = events::parse_rfc3339_millis(r->requested_at).value_or(0);
+        if (o.now_ms - asked > o.not_found_after_ms) return reject(RefundRejection::not_found);
+        return Events{};
+    }
+    if (o.depth < o.confirmations) return Events{};  // reorgs: nothing is decided below depth
+    if (!o.receipt->success) return reject(RefundRejection::transaction_failed);
+    const auto picked = pick_transfer(s, o);
+    if (const auto* why = std::get_if<RefundRejection>(&picked)) return reject(*why);
+    const auto& t = *std::get<const TokenTransfer*>(picked);
+    if (t.amount.value > refundable(s).value) return reject(RefundRejection::exceeds_paid);
+    return Events{ChargeRefunded{r->refund_id, r->tx_hash, t.log_index, o.receipt->block_number,
+                                 t.to, t.token, t.amount}};
 }
 
 }  // namespace
+
+std::string refund_id(const InvoiceId& invoice, const Bytes32& tx_hash) {
+    const std::string material = "duepay.refund|" + to_hex(invoice) + "|" + to_hex(tx_hash);
+    const auto digest = evm::keccak256(std::string_view(material));
+    return "rf_" + to_hex(std::span<const std::uint8_t>(digest.data(), 12)).substr(2);
+}
 
 std::uint64_t transfer_limit(const ChargeState& s) { return s.deadline + s.grace_seconds; }
 
@@ -128,6 +174,7 @@ bool done(const ChargeState& s, std::uint64_t chain_time, std::uint64_t retain_s
         s.status != Status::refunded) {
         return false;
     }
+    if (refund_pending(s)) return false;  // chainwatch still owes a verdict
     return !s.deposit_address || !s.deposit_received || s.settled;
 }
 

@@ -74,17 +74,48 @@ struct ObserveSettlement {
     events::ChargeSettled settled;
 };
 
-// Ops recorded an on-chain refund.
-struct RecordRefund {
-    events::ChargeRefunded refund;
+// The merchant asks to record a refund they sent (api). `refund_id` is refund_id(invoice, tx).
+struct RequestRefund {
+    std::string refund_id;
+    Bytes32 tx_hash{};
+};
+
+// One ERC-20 Transfer log of a transaction receipt.
+struct TokenTransfer {
+    std::uint32_t log_index = 0;
+    Address token;
+    Address from;
+    Address to;
+    TokenAmount amount;
+};
+
+// What chainwatch found for a pending refund: the receipt (nullopt: none yet) of its transaction.
+struct RefundReceipt {
+    bool success = false;
+    std::uint64_t block_number = 0;
+    std::vector<TokenTransfer> transfers;  // in log order
+};
+struct ObserveRefund {
+    std::string refund_id;
+    std::optional<RefundReceipt> receipt;
+    std::uint64_t depth = 0;  // of the receipt's block (1: the head), when there is one
+    std::uint64_t confirmations = 1;
+    std::int64_t now_ms = 0;              // wall clock of the observer
+    std::int64_t not_found_after_ms = 0;  // the bound on a missing receipt, from the request
+    std::vector<std::uint32_t> claimed;   // log indexes of this tx recorded for other charges
 };
 
 using Command = std::variant<Create, ObservePayment, ObserveReorg, ObserveBlock, ObserveSettlement,
-                             RecordRefund>;
+                             RequestRefund, ObserveRefund>;
+
+// The refund id of a charge's refund transaction: "rf_" + the first 12 bytes (hex) of
+// keccak-256("duepay.refund|<invoiceId hex>|<txHash hex>"). Asking twice names the same refund.
+std::string refund_id(const InvoiceId& invoice, const Bytes32& tx_hash);
 
 // The events `command` leads to given `state` (in order: apply each before the next decision),
 // or a rejection: charge_exists, charge_not_created, invalid_amount, invalid_metadata,
-// nothing_to_refund.
+// charge_not_refundable (a refund request of a charge that holds nothing of its token to give
+// back).
 Result<std::vector<events::EventData>> decide(const ChargeState& state, const Command& command);
 
 // Chain time after which a charge no longer takes a transfer-rail deposit into its window:
@@ -100,9 +131,9 @@ bool decided(const ChargeState& state, const PaymentKey& key);
 
 // Nothing can happen to the charge any more that a chain watcher must see: chain time is
 // `retain_seconds` past its expiry limit (the window for late deposits that are still recorded),
-// its status is final (paid, expired, failed or refunded), no payment is unconfirmed, and its
-// deposit address, if it received a transfer, has been swept (charge.settled). A deposit after
-// that is not recorded as a charge event (docs/chainwatch.md).
+// its status is final (paid, expired, failed or refunded), no payment is unconfirmed, no refund
+// waits for a verdict, and its deposit address, if it received a transfer, has been swept
+// (charge.settled). A deposit after that is not recorded as a charge event (docs/chainwatch.md).
 bool done(const ChargeState& state, std::uint64_t chain_time, std::uint64_t retain_seconds);
 
 }  // namespace duepay::domain::charge

@@ -25,6 +25,23 @@ TokenAmount sum(const Map& m) {
 
 PaymentKey key_of(const Payment& p) { return PaymentKey{p.tx_hash, p.log_index}; }
 
+RefundRecord* mutable_refund(ChargeState& s, std::string_view refund_id) {
+    for (auto& r : s.refunds) {
+        if (r.refund_id == refund_id) return &r;
+    }
+    return nullptr;
+}
+
+// The record of `refund_id`, added (without a request) when there is none.
+RefundRecord* refund_record(ChargeState& s, const std::string& refund_id, const Bytes32& tx_hash) {
+    if (auto* r = mutable_refund(s, refund_id)) return r;
+    RefundRecord r;
+    r.refund_id = refund_id;
+    r.tx_hash = tx_hash;
+    s.refunds.push_back(std::move(r));
+    return &s.refunds.back();
+}
+
 // A payment reached confirmation depth inside the charge's window.
 void confirm(ChargeState& s, const Payment& p) {
     const auto key = key_of(p);
@@ -103,10 +120,27 @@ bool record(ChargeState& s, const Event& event) {
             } else if constexpr (std::is_same_v<T, ChargeSettled>) {
                 s.settled = true;
                 s.amount_settled = TokenAmount{add(s.amount_settled.value, d.amount.value)};
+            } else if constexpr (std::is_same_v<T, RefundRequested>) {
+                if (find_refund(s, d.refund_id) == nullptr)
+                    refund_record(s, d.refund_id, d.tx_hash)->requested_at = event.occurred_at;
+            } else if constexpr (std::is_same_v<T, RefundRejected>) {
+                auto* r = mutable_refund(s, d.refund_id);
+                if (r == nullptr || r->status != RefundStatus::pending) return true;  // no change
+                r->status = RefundStatus::rejected;
+                r->reason = d.reason;
             } else if constexpr (std::is_same_v<T, ChargeRefunded>) {
                 if (!holds_funds(s)) return true;  // nothing to refund: recorded as seen, no change
-                s.refunded = true;
+                auto* r = refund_record(s, d.refund_id, d.tx_hash);
+                if (r->status != RefundStatus::pending) return true;  // decided already
+                r->status = RefundStatus::succeeded;
+                r->reason.reset();
+                r->to = d.to;
+                r->amount = d.amount;
+                r->log_index = d.log_index;
                 s.amount_refunded = TokenAmount{add(s.amount_refunded.value, d.amount.value)};
+                // Refunded once the refunds reach what the charge received; final from then on.
+                if (s.amount_refunded.value >= add(s.amount_confirmed.value, s.amount_late.value))
+                    s.refunded = true;
             } else if constexpr (std::is_same_v<T, ChargeFailed>) {
                 const auto key = key_of(d.payment);
                 s.unconfirmed.erase(key);
@@ -124,6 +158,38 @@ bool record(ChargeState& s, const Event& event) {
 uint256 saturating_add(const uint256& a, const uint256& b) {
     const uint256 max = ~uint256(0);
     return b > max - a ? max : a + b;
+}
+
+TokenAmount refundable(const ChargeState& s) {
+    const uint256 received = add(s.amount_confirmed.value, s.amount_late.value);
+    return TokenAmount{
+        received > s.amount_refunded.value ? uint256(received - s.amount_refunded.value) : 0};
+}
+
+const RefundRecord* find_refund(const ChargeState& s, std::string_view refund_id) {
+    for (const auto& r : s.refunds) {
+        if (r.refund_id == refund_id) return &r;
+    }
+    return nullptr;
+}
+
+bool refund_pending(const ChargeState& s) {
+    for (const auto& r : s.refunds) {
+        if (r.status == RefundStatus::pending) return true;
+    }
+    return false;
+}
+
+std::string_view to_string(RefundStatus status) {
+    switch (status) {
+        case RefundStatus::pending:
+            return "pending";
+        case RefundStatus::succeeded:
+            return "succeeded";
+        case RefundStatus::rejected:
+            return "rejected";
+    }
+    return "pending";
 }
 
 bool holds_funds(const ChargeState& s) {
@@ -177,6 +243,7 @@ void apply(ChargeState& s, const Event& event) {
         s.invoice_id = event.invoice_id;
         s.amount_due = created->amount;
         s.token = created->token;
+        s.merchant = created->merchant;
         s.deadline = created->deadline;
         s.grace_seconds = created->grace_seconds;
         s.deposit_address = created->deposit_address;

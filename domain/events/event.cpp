@@ -28,6 +28,24 @@ std::string_view to_string(FailureReason reason) {
     return "wrong_token";
 }
 
+std::string_view to_string(RefundRejection reason) {
+    switch (reason) {
+        case RefundRejection::not_found:
+            return "not_found";
+        case RefundRejection::transaction_failed:
+            return "transaction_failed";
+        case RefundRejection::no_transfer:
+            return "no_transfer";
+        case RefundRejection::wrong_token:
+            return "wrong_token";
+        case RefundRejection::wrong_sender:
+            return "wrong_sender";
+        case RefundRejection::exceeds_paid:
+            return "exceeds_paid";
+    }
+    return "not_found";
+}
+
 std::string_view event_type(const EventData& data) {
     return std::visit([](const auto& d) { return std::decay_t<decltype(d)>::kType; }, data);
 }

@@ -1,4 +1,4 @@
-// The charge event model (DESIGN section 3): one envelope, eleven data types. Events are the
+// The charge event model (DESIGN section 3): one envelope, thirteen data types. Events are the
 // source of truth on the Kafka topic; their JSON form is in event_json.hpp and their JSON Schemas
 // in schemas/events/<type>.v1.json. What each type means for status: docs/events.md.
 #pragma once
@@ -20,11 +20,21 @@ enum class Mode { test, live };
 enum class PaymentMode { wallet, transfer, both };
 enum class Rail { wallet, transfer };
 enum class FailureReason { wrong_token };
+// Why chainwatch refused a merchant's refund transaction (docs/refunds.md).
+enum class RefundRejection {
+    not_found,           // no receipt within the bound after the request
+    transaction_failed,  // the transaction reverted
+    no_transfer,         // no ERC-20 Transfer of the charge's token from the payout address...
+    wrong_token,         // ...but one of another token from it
+    wrong_sender,        // ...but one of the charge's token from another address
+    exceeds_paid         // the refunded total would pass what the charge received
+};
 
 std::string_view to_string(Mode mode);
 std::string_view to_string(PaymentMode mode);
 std::string_view to_string(Rail rail);
 std::string_view to_string(FailureReason reason);
+std::string_view to_string(RefundRejection reason);
 
 // How a fiat price was turned into the token amount (charge.created data.fiat).
 struct FiatQuote {
@@ -140,14 +150,36 @@ struct ChargeSettled {
     bool operator==(const ChargeSettled&) const = default;
 };
 
-// Ops recorded an on-chain refund.
+// The merchant asked to record a refund they sent on chain (api, POST /v1/charges/:id/refunds).
+// The event id is the refund id, derived from (invoiceId, txHash): asking twice is a duplicate.
+struct RefundRequested {
+    static constexpr std::string_view kType = "charge.refund_requested";
+    std::string refund_id;  // "rf_" + 24 hex
+    Bytes32 tx_hash{};
+    bool operator==(const RefundRequested&) const = default;
+};
+
+// Chainwatch verified a refund at confirmation depth: an ERC-20 Transfer of the charge's token
+// from its merchant (payout) address. Refunds add up.
 struct ChargeRefunded {
     static constexpr std::string_view kType = "charge.refunded";
+    std::string refund_id;
     Bytes32 tx_hash{};
+    std::uint32_t log_index = 0;  // the Transfer log
+    std::uint64_t block_number = 0;
     Address to;
     Address token;
     TokenAmount amount;
     bool operator==(const ChargeRefunded&) const = default;
+};
+
+// Chainwatch refused a requested refund (nothing is recorded against the charge's funds).
+struct RefundRejected {
+    static constexpr std::string_view kType = "charge.refund_rejected";
+    std::string refund_id;
+    Bytes32 tx_hash{};
+    RefundRejection reason = RefundRejection::not_found;
+    bool operator==(const RefundRejected&) const = default;
 };
 
 // The charge can never complete as asked; the offending payment is recorded (recoverable).
@@ -158,9 +190,10 @@ struct ChargeFailed {
     bool operator==(const ChargeFailed&) const = default;
 };
 
-using EventData = std::variant<ChargeCreated, PaymentDetected, DepositSeen, PaymentReorged,
-                               ChargePaid, ChargeUnderpaid, ChargeExpired, LateDeposit,
-                               ChargeSettled, ChargeRefunded, ChargeFailed>;
+using EventData =
+    std::variant<ChargeCreated, PaymentDetected, DepositSeen, PaymentReorged, ChargePaid,
+                 ChargeUnderpaid, ChargeExpired, LateDeposit, ChargeSettled, ChargeRefunded,
+                 ChargeFailed, RefundRequested, RefundRejected>;
 
 inline constexpr std::uint32_t kSchemaVersion = 1;
 
@@ -180,11 +213,12 @@ struct Event {
 std::string_view event_type(const EventData& data);
 inline std::string_view event_type(const Event& event) { return event_type(event.data); }
 
-// All eleven type names, in variant order.
+// All thirteen type names, in variant order.
 inline constexpr std::string_view kEventTypes[] = {
     ChargeCreated::kType, PaymentDetected::kType, DepositSeen::kType,   PaymentReorged::kType,
     ChargePaid::kType,    ChargeUnderpaid::kType, ChargeExpired::kType, LateDeposit::kType,
-    ChargeSettled::kType, ChargeRefunded::kType,  ChargeFailed::kType};
+    ChargeSettled::kType, ChargeRefunded::kType,  ChargeFailed::kType,  RefundRequested::kType,
+    RefundRejected::kType};
 
 // "YYYY-MM-DDTHH:MM:SS.mmmZ" with in-range fields (the only timestamp form events carry).
 bool is_rfc3339_millis_utc(std::string_view text);

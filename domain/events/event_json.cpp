@@ -204,8 +204,20 @@ void encode_data(Encoder& e, const ChargeSettled& d) {
     e.key("token"), e.address(d.token);
     e.key("amount"), e.amount(d.amount);
 }
-void encode_data(Encoder& e, const ChargeRefunded& d) {
+void encode_data(Encoder& e, const RefundRequested& d) {
+    e.key("refundId"), e.word(d.refund_id);
     e.key("txHash"), e.hex(d.tx_hash);
+}
+void encode_data(Encoder& e, const RefundRejected& d) {
+    e.key("refundId"), e.word(d.refund_id);
+    e.key("txHash"), e.hex(d.tx_hash);
+    e.key("reason"), e.word(to_string(d.reason));
+}
+void encode_data(Encoder& e, const ChargeRefunded& d) {
+    e.key("refundId"), e.word(d.refund_id);
+    e.key("txHash"), e.hex(d.tx_hash);
+    e.key("logIndex"), e.u64(d.log_index);
+    e.key("blockNumber"), e.u64(d.block_number);
     e.key("to"), e.address(d.to);
     e.key("token"), e.address(d.token);
     e.key("amount"), e.amount(d.amount);
@@ -386,6 +398,26 @@ std::string_view as_id(const Value& v, const Path& at) {
     for (char c : s) ok &= kIdChar[static_cast<unsigned char>(c)];
     if (!ok) fail(at, "may contain only letters, digits and - _ : .");
     return s;
+}
+
+// "rf_" + 24 lower-case hex digits (domain::charge::refund_id).
+std::string_view as_refund_id(const Value& v, const Path& at) {
+    const auto s = as_string(v, at);
+    bool ok = s.size() == 27 && s.starts_with("rf_");
+    for (std::size_t i = 3; ok && i < s.size(); ++i)
+        ok = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
+    if (!ok) fail(at, "must be \"rf_\" followed by 24 lower-case hex digits");
+    return s;
+}
+
+RefundRejection as_refund_rejection(const Value& v, const Path& at) {
+    const auto s = as_string(v, at);
+    for (auto r : {RefundRejection::not_found, RefundRejection::transaction_failed,
+                   RefundRejection::no_transfer, RefundRejection::wrong_token,
+                   RefundRejection::wrong_sender, RefundRejection::exceeds_paid}) {
+        if (s == to_string(r)) return r;
+    }
+    fail(at, "must be a refund rejection reason");
 }
 
 // One pass over an object's members: each must be one of `names`, at most once; all required
@@ -714,24 +746,53 @@ EventData read_data(std::string_view type, const Value& v, const Path& at) {
         return d;
     }
     if (type == ChargeRefunded::kType) {
-        static constexpr std::array<std::string_view, 4> kNames = {"txHash", "to", "token",
-                                                                   "amount"};
+        static constexpr std::array<std::string_view, 7> kNames = {
+            "refundId", "txHash", "logIndex", "blockNumber", "to", "token", "amount"};
         ChargeRefunded d;
         read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
             switch (i) {
                 case 0:
-                    d.tx_hash = as_bytes32(f, fp);
+                    d.refund_id = as_refund_id(f, fp);
                     break;
                 case 1:
-                    d.to = as_address(f, fp);
+                    d.tx_hash = as_bytes32(f, fp);
                     break;
                 case 2:
-                    d.token = as_address(f, fp);
+                    d.log_index = static_cast<std::uint32_t>(
+                        as_u64(f, fp, std::numeric_limits<std::uint32_t>::max()));
                     break;
                 case 3:
+                    d.block_number = as_u64(f, fp);
+                    break;
+                case 4:
+                    d.to = as_address(f, fp);
+                    break;
+                case 5:
+                    d.token = as_address(f, fp);
+                    break;
+                case 6:
                     d.amount = as_amount(f, fp);
                     break;
             }
+        });
+        return d;
+    }
+    if (type == RefundRequested::kType) {
+        static constexpr std::array<std::string_view, 2> kNames = {"refundId", "txHash"};
+        RefundRequested d;
+        read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+            if (i == 0) d.refund_id = as_refund_id(f, fp);
+            if (i == 1) d.tx_hash = as_bytes32(f, fp);
+        });
+        return d;
+    }
+    if (type == RefundRejected::kType) {
+        static constexpr std::array<std::string_view, 3> kNames = {"refundId", "txHash", "reason"};
+        RefundRejected d;
+        read_object(v, at, kNames, [&](std::size_t i, const Value& f, const Path& fp) {
+            if (i == 0) d.refund_id = as_refund_id(f, fp);
+            if (i == 1) d.tx_hash = as_bytes32(f, fp);
+            if (i == 2) d.reason = as_refund_rejection(f, fp);
         });
         return d;
     }

@@ -87,6 +87,16 @@ std::string render(const std::string& id, std::string_view type, const charge::C
     if (type == "invoice.paid") key_string(w, "paidAt", event.occurred_at);
     if (type == "invoice.late_payment")
         key_string(w, "amountLate", money::to_string(after.amount_late));
+    if (const auto* refund = std::get_if<ev::ChargeRefunded>(&event.data)) {
+        key_string(w, "amountRefunded", money::to_string(after.amount_refunded));
+        w.Key("refund");
+        w.StartObject();
+        key_string(w, "refundId", refund->refund_id);
+        key_string(w, "txHash", to_hex(refund->tx_hash));
+        key_string(w, "amount", money::to_string(refund->amount));
+        key_string(w, "to", evm::to_checksum(refund->to));
+        w.EndObject();
+    }
     w.Key("fiat");
     if (created.fiat) {
         const auto fiat = ev::encode_fiat_quote(*created.fiat);
@@ -128,6 +138,9 @@ std::vector<WebhookEvent> webhook_events_for(const charge::ChargeState& before,
     if (before.created && after.status != before.status &&
         after.status != charge::Status::pending) {
         emit("invoice." + std::string(charge::to_string(after.status)));
+    } else if (std::holds_alternative<ev::ChargeRefunded>(event.data) &&
+               after.amount_refunded.value > before.amount_refunded.value) {
+        emit("invoice.refunded");  // a partial refund: the status stays (paid, underpaid, ...)
     }
     if (std::holds_alternative<ev::LateDeposit>(event.data) &&
         after.amount_late.value > before.amount_late.value) {

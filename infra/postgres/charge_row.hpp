@@ -34,6 +34,8 @@ struct ChargeRow {
     std::string last_event_id;
     std::string created_at;  // RFC 3339 (the charge.created occurredAt)
     std::string updated_at;  // RFC 3339 (the last event's occurredAt)
+    std::string amount_refunded = "0";
+    std::string refunds_json = "[]";  // [{refundId, status, txHash, amount, to, reason}]
 
     bool operator==(const ChargeRow&) const = default;
 };

@@ -13,7 +13,8 @@ constexpr const char* kColumns =
     "fiat::text, "
     "amount_confirmed::text, exception, timeline::text, event_count, last_event_id, "
     "to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
-    "to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), metadata::text";
+    "to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), metadata::text, "
+    "amount_refunded::text, refunds::text";
 
 template <class T>
 std::optional<T> opt(const pqxx::field& f) {
@@ -48,6 +49,8 @@ ChargeRow row_of(const pqxx::row& r) {
     row.created_at = r[22].as<std::string>();
     row.updated_at = r[23].as<std::string>();
     row.metadata_json = opt<std::string>(r[24]);
+    row.amount_refunded = r[25].as<std::string>();
+    row.refunds_json = r[26].as<std::string>();
     return row;
 }
 
@@ -80,7 +83,8 @@ constexpr const char* kUpsertTail =
     " on conflict (invoice_id) do update set status = excluded.status, amount_confirmed = "
     "excluded.amount_confirmed, exception = excluded.exception, timeline = excluded.timeline, "
     "event_count = excluded.event_count, last_event_id = excluded.last_event_id, "
-    "deposit_address = excluded.deposit_address, updated_at = excluded.updated_at";
+    "deposit_address = excluded.deposit_address, updated_at = excluded.updated_at, "
+    "amount_refunded = excluded.amount_refunded, refunds = excluded.refunds";
 
 }  // namespace
 
@@ -155,6 +159,9 @@ void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& ro
         put(w, "created_at", r.created_at);
         put(w, "updated_at", r.updated_at);
         put_raw(w, "metadata", r.metadata_json);
+        put(w, "amount_refunded", r.amount_refunded);
+        w.Key("refunds");
+        w.RawValue(r.refunds_json.data(), r.refunds_json.size(), rapidjson::kArrayType);
         w.EndObject();
     }
     w.EndArray();
@@ -265,7 +272,7 @@ std::vector<ListedCharge> list_charges(pqxx::transaction_base& tx, const ChargeL
     auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
     std::vector<ListedCharge> out;
     out.reserve(rows.size());
-    for (const auto& r : rows) out.push_back(ListedCharge{row_of(r), r[25].as<std::int64_t>()});
+    for (const auto& r : rows) out.push_back(ListedCharge{row_of(r), r[27].as<std::int64_t>()});
     return out;
 }
 

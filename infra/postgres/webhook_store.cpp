@@ -9,6 +9,8 @@ namespace {
 
 // RFC 3339 UTC with milliseconds, as every timestamp of the API.
 #define DUEPAY_TS(col) "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+// The body's own createdAt ($7), what GET /v1/events orders and filters by (migration 0165).
+#define DUEPAY_BODY_CREATED_AT "coalesce(($7::text::jsonb ->> 'createdAt')::timestamptz, now())"
 
 constexpr const char* kEndpointColumns =
     "id, project_id, mode, url, array_to_string(events, ','), description, status, "
@@ -154,8 +156,10 @@ std::optional<WebhookEndpoint> rotate_webhook_secret(pqxx::work& tx, const std::
 std::size_t enqueue_webhook_event(pqxx::work& tx, const WebhookEventRow& ev) {
     auto rows = tx.exec_params(
         "with ins as (insert into webhook_events "
-        "  (id, type, project_id, mode, invoice_id, charge_event_id, body) "
-        "  values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing returning id) "
+        "  (id, type, project_id, mode, invoice_id, charge_event_id, body, occurred_at) "
+        "  values ($1, $2, $3, $4, $5, $6, $7, " DUEPAY_BODY_CREATED_AT
+        ") "
+        "  on conflict (id) do nothing returning id) "
         "insert into webhook_deliveries (endpoint_id, event_id) "
         "select e.id, ins.id from webhook_endpoints e, ins "
         "where e.project_id = $3 and e.mode = $4 and e.status = 'enabled' and $2 = any(e.events) "
@@ -168,8 +172,10 @@ void enqueue_webhook_event_for(pqxx::work& tx, const WebhookEventRow& ev,
                                const std::string& endpoint_id) {
     tx.exec_params(
         "insert into webhook_events "
-        "  (id, type, project_id, mode, invoice_id, charge_event_id, body) "
-        "values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing",
+        "  (id, type, project_id, mode, invoice_id, charge_event_id, body, occurred_at) "
+        "values ($1, $2, $3, $4, $5, $6, $7, " DUEPAY_BODY_CREATED_AT
+        ") "
+        "on conflict (id) do nothing",
         ev.id, ev.type, ev.project_id, ev.mode, ev.invoice_id, ev.charge_event_id, ev.body);
     tx.exec_params(
         "insert into webhook_deliveries (endpoint_id, event_id) values ($1, $2) "

@@ -66,6 +66,14 @@ Bytes32 address_topic(const Address& address) {
     return w;
 }
 
+std::optional<domain::charge::TokenTransfer> token_transfer(const Log& l) {
+    if (l.topics.size() != 3 || l.topics[0] != transfer_topic() || l.data.size() != 32)
+        return std::nullopt;
+    return domain::charge::TokenTransfer{l.log_index, l.address, address_in_word(l.topics[1]),
+                                         address_in_word(l.topics[2]),
+                                         TokenAmount{domain::evm::abi_uint256(word_at(l.data, 0))}};
+}
+
 std::optional<ChainObservation> match_log(const Log& l, const ScanTargets& targets,
                                           const WatchList& watch) {
     if (l.topics.empty()) return std::nullopt;

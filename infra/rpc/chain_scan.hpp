@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "domain/charge/decide.hpp"
 #include "domain/events/event.hpp"
 #include "infra/rpc/rpc_client.hpp"
 
@@ -54,6 +55,10 @@ struct ScanTargets {
 
 // The topic word of an address (left-padded to 32 bytes), as indexed event arguments are.
 Bytes32 address_topic(const Address& address);
+
+// The ERC-20 Transfer(from, to, value) a log is (any contract), or nullopt. Refund receipts are
+// read with it (docs/refunds.md).
+std::optional<domain::charge::TokenTransfer> token_transfer(const Log& log);
 
 // What one log is for the watched charges, if anything.
 std::optional<ChainObservation> match_log(const Log& log, const ScanTargets& targets,

@@ -42,6 +42,41 @@ std::string timeline_json(const std::vector<ch::TimelineEntry>& timeline) {
     return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+namespace {
+
+// The refunds as the API shows them (docs/refunds.md): amounts as decimal strings, addresses
+// EIP-55, `to` and `amount` null until chainwatch recorded the refund, `reason` once rejected.
+std::string refunds_json(const std::vector<ch::RefundRecord>& refunds) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    auto str = [&](const char* key, std::optional<std::string_view> value) {
+        w.Key(key);
+        if (value) {
+            w.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
+        } else {
+            w.Null();
+        }
+    };
+    w.StartArray();
+    for (const auto& r : refunds) {
+        const bool done = r.status == ch::RefundStatus::succeeded;
+        const auto amount = domain::money::to_string(r.amount);
+        const auto to = r.to ? domain::evm::to_checksum(*r.to) : std::string();
+        w.StartObject();
+        str("refundId", r.refund_id);
+        str("status", ch::to_string(r.status));
+        str("txHash", domain::to_hex(r.tx_hash));
+        str("amount", done ? std::optional<std::string_view>(amount) : std::nullopt);
+        str("to", done && r.to ? std::optional<std::string_view>(to) : std::nullopt);
+        str("reason", r.reason ? std::optional(ev::to_string(*r.reason)) : std::nullopt);
+        w.EndObject();
+    }
+    w.EndArray();
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace
+
 infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
                                   const ev::Event& last, int event_count) {
     const auto* created = std::get_if<ev::ChargeCreated>(&created_event.data);
@@ -75,6 +110,8 @@ infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event&
     row.last_event_id = last.id;
     row.created_at = created_event.occurred_at;
     row.updated_at = last.occurred_at;
+    row.amount_refunded = domain::money::to_string(state.amount_refunded);
+    row.refunds_json = refunds_json(state.refunds);
     return row;
 }
 
@@ -101,7 +138,8 @@ bool row_is_storable(const infra::postgres::ChargeRow& row) {
     for (const std::string* s :
          {&row.invoice_id, &row.project_id, &row.mode, &row.status, &row.amount, &row.token,
           &row.payment_mode, &row.merchant, &row.amount_confirmed, &row.timeline_json,
-          &row.last_event_id, &row.created_at, &row.updated_at}) {
+          &row.last_event_id, &row.created_at, &row.updated_at, &row.amount_refunded,
+          &row.refunds_json}) {
         if (!domain::is_storable_text(*s)) return false;
     }
     return ok(row.token_symbol) && ok(row.deposit_address) && ok(row.reference) &&

@@ -57,6 +57,11 @@ Event when(std::string_view type) {
     if (type == ChargeRefunded::kType) return refunded("ref-2", 100);
     if (type == ChargeFailed::kType)
         return failed("fail-b", payment(0xb3, 5, Rail::transfer, 1, 0, kOtherToken));
+    const std::string rf = "rf_" + std::string(24, '7');
+    if (type == RefundRequested::kType) return event(rf, RefundRequested{rf, bytes32(0xc1)});
+    if (type == RefundRejected::kType)
+        return event(rf + ":rejected",
+                     RefundRejected{rf, bytes32(0xc1), RefundRejection::not_found});
     ADD_FAILURE() << "no example for " << type;
     return created(1);
 }
@@ -83,6 +88,8 @@ const Cell kMatrix[] = {
     {S::pending, "charge.settled",          S::pending,    X::none,        false},  // settled flag only
     {S::pending, "charge.refunded",         S::pending,    X::none,        true},   // no funds to refund
     {S::pending, "charge.failed",           S::failed,     X::wrong_token, false},
+    {S::pending, "charge.refund_requested", S::pending, X::none, false},  // the request is on record
+    {S::pending, "charge.refund_rejected",  S::pending, X::none, true},   // nothing requested to reject
     // given confirming (A = 100 detected, unconfirmed)
     {S::confirming, "charge.created",          S::confirming, X::none,        true},
     {S::confirming, "charge.payment_detected", S::confirming, X::none,        false},
@@ -95,6 +102,8 @@ const Cell kMatrix[] = {
     {S::confirming, "charge.settled",          S::confirming, X::none,        false},
     {S::confirming, "charge.refunded",         S::confirming, X::none,        true},   // unconfirmed funds do not count
     {S::confirming, "charge.failed",           S::failed,     X::wrong_token, false},
+    {S::confirming, "charge.refund_requested", S::confirming, X::none, false},  // the request is on record
+    {S::confirming, "charge.refund_rejected",  S::confirming, X::none, true},   // nothing requested to reject
     // given paid (A = 100 confirmed, wallet rail)
     {S::paid, "charge.created",          S::paid,     X::none,        true},
     {S::paid, "charge.payment_detected", S::paid,     X::none,        false},  // amount_unconfirmed shows it
@@ -107,6 +116,8 @@ const Cell kMatrix[] = {
     {S::paid, "charge.settled",          S::paid,     X::none,        false},
     {S::paid, "charge.refunded",         S::refunded, X::none,        false},
     {S::paid, "charge.failed",           S::paid,     X::wrong_token, false},  // stray token recorded
+    {S::paid, "charge.refund_requested", S::paid, X::none, false},  // the request is on record
+    {S::paid, "charge.refund_rejected",  S::paid, X::none, true},   // nothing requested to reject
     // given underpaid (A = 40 of 100 confirmed)
     {S::underpaid, "charge.created",          S::underpaid,  X::none,        true},
     {S::underpaid, "charge.payment_detected", S::confirming, X::none,        false},
@@ -119,6 +130,8 @@ const Cell kMatrix[] = {
     {S::underpaid, "charge.settled",          S::underpaid,  X::none,        false},
     {S::underpaid, "charge.refunded",         S::refunded,   X::none,        false},
     {S::underpaid, "charge.failed",           S::failed,     X::wrong_token, false},
+    {S::underpaid, "charge.refund_requested", S::underpaid, X::none, false},  // the request is on record
+    {S::underpaid, "charge.refund_rejected",  S::underpaid, X::none, true},   // nothing requested to reject
     // given expired (nothing received)
     {S::expired, "charge.created",          S::expired, X::none,        true},
     {S::expired, "charge.payment_detected", S::expired, X::none,        false},  // becomes a late deposit later
@@ -131,6 +144,8 @@ const Cell kMatrix[] = {
     {S::expired, "charge.settled",          S::expired, X::none,        false},
     {S::expired, "charge.refunded",         S::expired, X::none,        true},   // no funds to refund
     {S::expired, "charge.failed",           S::failed,  X::wrong_token, false},
+    {S::expired, "charge.refund_requested", S::expired, X::none, false},  // the request is on record
+    {S::expired, "charge.refund_rejected",  S::expired, X::none, true},   // nothing requested to reject
     // given failed (5 of another token received)
     {S::failed, "charge.created",          S::failed,   X::wrong_token, true},
     {S::failed, "charge.payment_detected", S::failed,   X::wrong_token, false},
@@ -143,6 +158,8 @@ const Cell kMatrix[] = {
     {S::failed, "charge.settled",          S::failed,   X::wrong_token, false},
     {S::failed, "charge.refunded",         S::refunded, X::wrong_token, false},
     {S::failed, "charge.failed",           S::failed,   X::wrong_token, false},
+    {S::failed, "charge.refund_requested", S::failed, X::wrong_token, false},  // the request is on record
+    {S::failed, "charge.refund_rejected",  S::failed, X::wrong_token, true},   // nothing requested to reject
     // given refunded (A = 100 paid, then refunded): terminal
     {S::refunded, "charge.created",          S::refunded, X::none,        true},
     {S::refunded, "charge.payment_detected", S::refunded, X::none,        false},
@@ -155,6 +172,8 @@ const Cell kMatrix[] = {
     {S::refunded, "charge.settled",          S::refunded, X::none,        false},
     {S::refunded, "charge.refunded",         S::refunded, X::none,        false},  // a second refund adds up
     {S::refunded, "charge.failed",           S::refunded, X::wrong_token, false},
+    {S::refunded, "charge.refund_requested", S::refunded, X::none, false},  // the request is on record
+    {S::refunded, "charge.refund_rejected",  S::refunded, X::none, true},   // nothing requested to reject
 };
 // clang-format on
 
@@ -356,6 +375,47 @@ TEST(Charge, RefundAndSettleBookkeeping) {
     EXPECT_EQ(s.amount_refunded.value, 100);
     EXPECT_EQ(s.timeline.back().tx_hash,
               "0x00efefefefefefefefefefefefefefefefefefefefefefefefefefefefefefef");
+}
+
+TEST(Charge, PartialRefundsAddUpToRefunded) {
+    const std::string rf1 = "rf_" + std::string(24, '1');
+    const std::string rf2 = "rf_" + std::string(24, '2');
+    const std::string rf3 = "rf_" + std::string(24, '3');
+    ChargeState s = fold(std::vector{created(100), paid("p1", payment(1, 100, Rail::wallet), 100),
+                                     event(rf1, RefundRequested{rf1, bytes32(0xa1)}),
+                                     event(rf2, RefundRequested{rf2, bytes32(0xa2)}),
+                                     event(rf3, RefundRequested{rf3, bytes32(0xa3)})});
+    ASSERT_EQ(s.refunds.size(), 3u);
+    EXPECT_TRUE(refund_pending(s));
+    EXPECT_EQ(s.refunds[0].requested_at, "2026-11-21T22:00:00.000Z");
+    EXPECT_EQ(s.refunds[0].status, RefundStatus::pending);
+    s = evolve(s, event("r1", ChargeRefunded{rf1, bytes32(0xa1), 3, 9, address(0x22), kToken,
+                                             TokenAmount{60}}));
+    EXPECT_EQ(s.status, S::paid);  // 60 of 100 given back: still paid
+    EXPECT_EQ(s.amount_refunded.value, 60);
+    EXPECT_EQ(refundable(s).value, 40);
+    EXPECT_EQ(s.refunds[0].status, RefundStatus::succeeded);
+    EXPECT_EQ(s.refunds[0].amount.value, 60);
+    EXPECT_EQ(s.refunds[0].log_index, 3u);
+    EXPECT_EQ(s.refunds[0].to, address(0x22));
+    s = evolve(s, event("r2", RefundRejected{rf2, bytes32(0xa2), RefundRejection::wrong_sender}));
+    EXPECT_EQ(s.refunds[1].status, RefundStatus::rejected);
+    EXPECT_EQ(s.refunds[1].reason, RefundRejection::wrong_sender);
+    EXPECT_EQ(s.amount_refunded.value, 60);
+    // A verdict once given stays: a later refunded for the rejected id changes nothing.
+    const auto before = s.amount_refunded;
+    s = evolve(s, event("r2b", ChargeRefunded{rf2, bytes32(0xa2), 1, 9, address(0x22), kToken,
+                                              TokenAmount{10}}));
+    EXPECT_EQ(s.amount_refunded, before);
+    s = evolve(s, event("r3", ChargeRefunded{rf3, bytes32(0xa3), 0, 9, address(0x22), kToken,
+                                             TokenAmount{40}}));
+    EXPECT_EQ(s.status, S::refunded);  // the refunds reached the 100 received
+    EXPECT_EQ(s.amount_refunded.value, 100);
+    EXPECT_EQ(refundable(s).value, 0);
+    EXPECT_FALSE(refund_pending(s));
+    // Final: a later deposit does not take it back to paid.
+    s = evolve(s, deposit("d9", payment(9, 5)));
+    EXPECT_EQ(s.status, S::refunded);
 }
 
 TEST(Charge, EvolveLeavesItsInputAlone) {

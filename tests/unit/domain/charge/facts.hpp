@@ -6,7 +6,9 @@
 #include <string>
 
 #include "domain/charge/charge_state.hpp"
+#include "domain/charge/decide.hpp"
 #include "domain/events/event.hpp"
+#include "domain/evm/keccak.hpp"
 
 namespace duepay::domain::charge {
 // Readable gtest failure messages.
@@ -103,9 +105,11 @@ inline Event settled(std::string id, std::uint64_t amount) {
     return event(std::move(id),
                  ChargeSettled{bytes32(0xee), 600, address(0x55), kToken, TokenAmount{amount}});
 }
+// A recorded refund; each event id names its own refund (so two of them add up).
 inline Event refunded(std::string id, std::uint64_t amount) {
-    return event(std::move(id),
-                 ChargeRefunded{bytes32(0xef), address(0x22), kToken, TokenAmount{amount}});
+    const auto rf = refund_id(kInvoice, evm::keccak256(std::string_view(id)));
+    return event(std::move(id), ChargeRefunded{rf, bytes32(0xef), 0, 1, address(0x22), kToken,
+                                               TokenAmount{amount}});
 }
 inline Event failed(std::string id, const Payment& p) {
     return event(std::move(id), ChargeFailed{FailureReason::wrong_token, p});

@@ -99,11 +99,17 @@ inline std::vector<Event> all() {
     out.push_back(
         envelope("0x" + std::string(64, '8'),
                  ChargeSettled{hash(0x90), 210, addr(0x55), addr(0x33), TokenAmount{10073743}}));
-    out.push_back(envelope(
-        "ops:refund:1", ChargeRefunded{hash(0x91), addr(0x22), addr(0x33), TokenAmount{10073743}}));
+    out.push_back(envelope("0x" + std::string(64, '8'),
+                           ChargeRefunded{"rf_0123456789abcdef01234567", hash(0x91), 7, 211,
+                                          addr(0x22), addr(0x33), TokenAmount{10073743}}));
     out.push_back(
         envelope("0x" + std::string(64, '9'),
                  ChargeFailed{FailureReason::wrong_token, payment(Rail::transfer, 104, "1")}));
+    out.push_back(envelope("rf_0123456789abcdef01234567",
+                           RefundRequested{"rf_0123456789abcdef01234567", hash(0x91)}));
+    out.push_back(envelope(
+        "rf_0123456789abcdef01234567:rejected",
+        RefundRejected{"rf_0123456789abcdef01234567", hash(0x92), RefundRejection::wrong_sender}));
     return out;
 }
 

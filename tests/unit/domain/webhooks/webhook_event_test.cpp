@@ -190,7 +190,8 @@ TEST(WebhookSchemas, EveryTypeIsProducedAndValidates) {
     std::get<ev::ChargeCreated>(plain.data).reference.reset();
     add({created(), detected(5, "10073743"), paid(5, "10073743")});
     add({plain, paid(5, "10073743"),
-         ex::envelope("rf", ev::ChargeRefunded{ex::hash(9), ex::addr(0x22), ex::addr(0x33),
+         ex::envelope("rf", ev::ChargeRefunded{"rf_" + std::string(24, '9'), ex::hash(9), 0, 6,
+                                               ex::addr(0x22), ex::addr(0x33),
                                                duepay::domain::TokenAmount{10073743}})});
     ev::ChargeUnderpaid under{ex::payment(ev::Rail::transfer, 7, "100"),
                               duepay::domain::TokenAmount{100}};
@@ -210,6 +211,32 @@ TEST(WebhookSchemas, EveryTypeIsProducedAndValidates) {
         EXPECT_EQ(validate(e.type, e.body), "") << e.body;
     }
     for (auto t : dw::kWebhookEventTypes) EXPECT_TRUE(seen.contains(std::string(t))) << t;
+}
+
+TEST(WebhookEvents, EveryRecordedRefundIsAnnouncedPartialOnesWithTheirStatus) {
+    auto refund = [](const char* id, char digit, const char* amount) {
+        return ex::envelope(
+            id, ev::ChargeRefunded{"rf_" + std::string(24, digit), ex::hash(9), 0, 6,
+                                   ex::addr(0x22), ex::addr(0x33),
+                                   duepay::domain::TokenAmount{duepay::domain::uint256(amount)}});
+    };
+    const auto got = run({created(), paid(5, "10073743"), refund("r1", '1', "30"),
+                          refund("r1", '1', "30"), refund("r2", '2', "10073713")});
+    EXPECT_EQ(types(got),
+              (std::vector<std::string>{"invoice.paid", "invoice.refunded", "invoice.refunded"}));
+    rapidjson::Document partial;
+    partial.Parse(got[1].body.c_str());
+    EXPECT_STREQ(partial["data"]["status"].GetString(), "paid");
+    EXPECT_STREQ(partial["data"]["amountRefunded"].GetString(), "30");
+    EXPECT_STREQ(partial["data"]["refund"]["amount"].GetString(), "30");
+    EXPECT_STREQ(partial["data"]["refund"]["refundId"].GetString(),
+                 ("rf_" + std::string(24, '1')).c_str());
+    rapidjson::Document full;
+    full.Parse(got[2].body.c_str());
+    EXPECT_STREQ(full["data"]["status"].GetString(), "refunded");
+    EXPECT_STREQ(full["data"]["amountRefunded"].GetString(), "10073743");
+    EXPECT_NE(got[1].id, got[2].id);
+    for (const auto& e : got) EXPECT_EQ(validate(e.type, e.body), "") << e.body;
 }
 
 TEST(WebhookSchemas, RejectAWrongBody) {

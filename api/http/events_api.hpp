@@ -1,0 +1,43 @@
+// The events API (docs/events-api.md, schemas/openapi.yaml): the merchant-facing events of the
+// key's project and mode, the same ids and bodies the webhooks deliver, whether or not an endpoint
+// is registered.
+//   GET /v1/events[?limit&cursor&type&createdGte]   newest first, keyset-paged
+//   GET /v1/events/:id
+// ChargesApi hands /v1/events and every path under it to handle().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "api/http/api_types.hpp"
+#include "api/http/auth.hpp"
+#include "infra/postgres/merchant_event_store.hpp"
+#include "infra/postgres/pool.hpp"
+
+namespace duepay::api {
+
+struct EventsApiDeps {
+    KeyDirectory* keys = nullptr;
+    infra::postgres::ConnectionPool* pool = nullptr;
+};
+
+// The opaque nextCursor of a page: hex of "<createdAt ms>:<event id>".
+std::string encode_event_cursor(const infra::postgres::MerchantEventPosition& position);
+std::optional<infra::postgres::MerchantEventPosition> decode_event_cursor(const std::string& text);
+
+class EventsApi {
+  public:
+    explicit EventsApi(EventsApiDeps deps);
+
+    static bool owns(const std::string& path);
+    ApiResponse handle(const ApiRequest& request);
+
+  private:
+    ApiResponse list(const ApiRequest& request, const KeyOwner& owner);
+
+    EventsApiDeps deps_;
+    Authenticator auth_;
+};
+
+}  // namespace duepay::api

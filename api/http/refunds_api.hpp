@@ -1,0 +1,49 @@
+// Refunds recorded from the chain (docs/refunds.md, ADR 0166): the merchant sends the refund from
+// their payout wallet, then asks duepay to record it; chainwatch verifies the transaction.
+//   POST /v1/charges/:id/refunds   {"txHash": "0x..."}  -> 202 {refundId, status, txHash}
+//   GET  /v1/charges/:id/refunds                        -> 200 {items: [...]}
+// The POST is a command: the charge's events (the projector's journal) are folded and
+// domain::charge::decide (RequestRefund) says whether a charge.refund_requested is appended; the
+// refund id is derived from (invoiceId, txHash), so asking twice names the same refund.
+// Idempotency-Key is honoured as on creates. ChargesApi hands these two paths to handle().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "api/http/api_types.hpp"
+#include "api/http/auth.hpp"
+#include "api/http/ports.hpp"
+#include "infra/kafka/event_log.hpp"
+
+namespace duepay::api {
+
+struct RefundsApiDeps {
+    KeyDirectory* keys = nullptr;
+    ChargeReader* charges = nullptr;
+    ChargeHistory* history = nullptr;
+    infra::kafka::EventLog* log = nullptr;
+    IdempotencyKeys* idempotency = nullptr;  // null: Idempotency-Key validated, not stored
+    std::function<std::int64_t()> now_ms;    // unix milliseconds
+    long long retry_after_ms = 1000;         // advertised on 503
+};
+
+class RefundsApi {
+  public:
+    explicit RefundsApi(RefundsApiDeps deps);
+
+    // /v1/charges/<anything>/refunds
+    static bool owns(const std::string& path);
+    // Answers through `respond` exactly once (a POST after the event log's verdict).
+    void handle(const ApiRequest& request, Responder respond);
+
+  private:
+    void request_refund(const ApiRequest& request, const KeyOwner& owner,
+                        const std::string& invoice_id, Responder respond);
+
+    RefundsApiDeps deps_;
+    Authenticator auth_;
+};
+
+}  // namespace duepay::api

@@ -1,0 +1,159 @@
+// POST|GET /v1/charges/:id/refunds over in-memory ports (api/http/refunds_api.hpp): the command
+// folds the charge's history and appends charge.refund_requested only when decide says so. The
+// chain side and the real stack: tests/integration/merchant/refunds.test.mjs.
+#include "api/http/refunds_api.hpp"
+
+#include <gtest/gtest.h>
+
+#include "domain/charge/decide.hpp"
+#include "domain/events/event_json.hpp"
+#include "domain/hex.hpp"
+#include "infra/random/key_material.hpp"
+#include "tests/unit/domain/events/examples.hpp"
+
+namespace duepay::api {
+namespace {
+
+namespace ev = domain::events;
+using infra::kafka::AppendStatus;
+
+constexpr const char* kKey = "dp_test_0123456789abcdef0123456789abcdef0123456789abcdef";
+
+// Every port the route uses, backed by one charge's history.
+struct World final : KeyDirectory, ChargeReader, ChargeHistory, infra::kafka::EventLog {
+    std::optional<KeyOwner> find(const infra::random::Digest32& hash) override {
+        if (hash != infra::random::sha256(kKey)) return std::nullopt;
+        KeyOwner o;
+        o.project_id = project;
+        o.mode = "test";
+        o.key_hash = hash;
+        return o;
+    }
+    std::optional<ChargeRow> find(const std::string& id) override {
+        if (history.empty() || id != invoice()) return std::nullopt;
+        ChargeRow row;
+        row.invoice_id = id;
+        row.project_id = history.front().project_id;
+        row.mode = "test";
+        row.refunds_json = R"([{"refundId":"rf_x"}])";
+        return row;
+    }
+    std::optional<ChargeStatus> find_status(const std::string&) override { return std::nullopt; }
+    std::vector<std::string> events(const std::string&) override {
+        std::vector<std::string> out;
+        for (const auto& e : history) out.push_back(ev::encode_event(e));
+        return out;
+    }
+    void append_async(infra::kafka::LogRecord record,
+                      std::function<void(infra::kafka::AppendResult)> done) override {
+        appended.push_back(record);
+        infra::kafka::AppendResult r;
+        r.status = outcome;
+        done(r);
+    }
+    std::string invoice() const { return domain::to_hex(history.front().invoice_id); }
+
+    std::string project = ev::examples::envelope("c", ev::examples::created_data()).project_id;
+    std::vector<ev::Event> history{ev::examples::envelope("c", ev::examples::created_data())};
+    std::vector<infra::kafka::LogRecord> appended;
+    AppendStatus outcome = AppendStatus::persisted;
+};
+
+class RefundsApiTest : public ::testing::Test {
+  protected:
+    ApiResponse call(const std::string& method, const std::string& body,
+                     std::string id = std::string()) {
+        RefundsApi api(RefundsApiDeps{&world, &world, &world, &world, nullptr,
+                                      [] { return std::int64_t{1'795'737'600'000}; }, 1000});
+        ApiRequest r;
+        r.method = method;
+        r.path = "/v1/charges/" + (id.empty() ? world.invoice() : id) + "/refunds";
+        r.headers["x-api-key"] = kKey;
+        r.body = body;
+        std::optional<ApiResponse> got;
+        api.handle(r, [&](ApiResponse a) { got = std::move(a); });
+        EXPECT_TRUE(got.has_value());
+        return got.value_or(ApiResponse{});
+    }
+    void pay() {
+        const auto p = ev::examples::payment(ev::Rail::wallet, 5, "10073743");
+        world.history.push_back(
+            ev::examples::envelope("p", ev::ChargePaid{p, domain::TokenAmount{10073743}}));
+    }
+    static std::string code(const ApiResponse& r) {
+        const auto at = r.body.find(R"("code":")");
+        return at == std::string::npos ? ""
+                                       : r.body.substr(at + 8, r.body.find('"', at + 8) - at - 8);
+    }
+    World world;
+    const std::string tx = "0x" + std::string(64, 'a');
+};
+
+TEST_F(RefundsApiTest, RoutesOnlyTheRefundsOfACharge) {
+    EXPECT_TRUE(RefundsApi::owns("/v1/charges/0xabc/refunds"));
+    EXPECT_FALSE(RefundsApi::owns("/v1/charges/refunds"));
+    EXPECT_FALSE(RefundsApi::owns("/v1/charges/0xabc/status"));
+    EXPECT_EQ(call("DELETE", "").status, 405);
+    EXPECT_EQ(code(call("GET", "", "0x12")), "invalid_invoice_id");
+    EXPECT_EQ(code(call("GET", "", "0xab/cd")), "route_not_found");
+}
+
+TEST_F(RefundsApiTest, APaidChargeGetsARequestWithTheDerivedId) {
+    pay();
+    const auto r = call("POST", R"({"txHash":")" + tx + R"("})");
+    ASSERT_EQ(r.status, 202) << r.body;
+    ASSERT_EQ(world.appended.size(), 1u);
+    const auto e = ev::decode_event(world.appended[0].value);
+    ASSERT_TRUE(e.ok());
+    const auto expected_id = domain::charge::refund_id(world.history.front().invoice_id,
+                                                       *domain::from_hex_fixed<32>(tx));
+    EXPECT_EQ(e->id, expected_id);
+    EXPECT_EQ(world.appended[0].key, world.invoice());
+    const auto& asked = std::get<ev::RefundRequested>(e->data);
+    EXPECT_EQ(asked.refund_id, expected_id);
+    EXPECT_EQ(e->occurred_at, "2026-11-27T00:00:00.000Z");
+    EXPECT_EQ(r.body.find(R"("refundId":")" + expected_id + R"(","status":"pending","txHash":")" +
+                          tx + "\""),
+              r.body.find("\"refundId\""));
+    // Asked again once it is in the history: the same refund, nothing appended.
+    world.history.push_back(*e);
+    const auto again = call("POST", R"({"txHash":")" + tx + R"("})");
+    EXPECT_EQ(again.status, 202);
+    EXPECT_NE(again.body.find(expected_id), std::string::npos);
+    EXPECT_EQ(world.appended.size(), 1u);
+}
+
+TEST_F(RefundsApiTest, RefusalsAppendNothing) {
+    EXPECT_EQ(code(call("POST", R"({"txHash":")" + tx + R"("})")), "charge_not_refundable");
+    pay();
+    for (const std::string& body :
+         {std::string(R"({"txHash":"0x12"})"), std::string(R"({"txHash":7})"), std::string("{}"),
+          R"({"txHash":")" + tx.substr(2) + R"(00"})",
+          R"({"txHash":"0X)" + std::string(64, 'a') + R"("})"}) {
+        EXPECT_EQ(code(call("POST", body)), "invalid_tx_hash") << body;
+    }
+    EXPECT_EQ(code(call("POST", "[1]")), "invalid_json");
+    const auto typo = call("POST", R"({"txHash":")" + tx + R"(","reason":"x"})");
+    EXPECT_EQ(code(typo), "unknown_field");
+    EXPECT_NE(typo.body.find("unknown field reason"), std::string::npos) << typo.body;
+    EXPECT_EQ(code(call("POST", R"({"txHash":")" + tx + R"("})", "0x" + std::string(64, 'f'))),
+              "charge_not_found");
+    world.project = "prj_other";  // the key's project differs from the charge's
+    EXPECT_EQ(code(call("GET", "")), "charge_not_found");
+    EXPECT_TRUE(world.appended.empty());
+}
+
+TEST_F(RefundsApiTest, AnEventLogFailureIsA503AndTheListComesFromTheReadModel) {
+    pay();
+    world.outcome = AppendStatus::not_persisted;
+    const auto r = call("POST", R"({"txHash":")" + tx + R"("})");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(code(r), "event_log_unavailable");
+    const auto list = call("GET", "");
+    EXPECT_EQ(list.status, 200);
+    EXPECT_NE(list.body.find(R"("data":{"items":[{"refundId":"rf_x"}]})"), std::string::npos)
+        << list.body;
+}
+
+}  // namespace
+}  // namespace duepay::api
