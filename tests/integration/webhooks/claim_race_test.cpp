@@ -34,8 +34,8 @@ void fill_queue(const std::string& url) {
             "we_race" + std::to_string(e));
     }
     tx.exec_params(
-        "insert into webhook_events (id, type, project_id, mode, body) "
-        "select 'evt_race' || n, 'invoice.paid', 'prj_race', 'test', '{}' "
+        "insert into webhook_events (id, type, project_id, mode, body, occurred_at) "
+        "select 'evt_race' || n, 'invoice.paid', 'prj_race', 'test', '{}', now() "
         "from generate_series(1, $1) n",
         kEvents);
     tx.exec(
