@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <set>
+#include <unordered_set>
 #include <vector>
 
 #include "consumers/analysts/progress.hpp"
@@ -152,6 +153,10 @@ int export_events(const ExportOptions& o, const std::atomic<bool>& stop) {
         std::int64_t read = 0;
         std::int64_t written = 0;
         std::int64_t undecodable = 0;
+        std::int64_t repeated = 0;
+        // Each event once: a record repeating an id already read (a producer retry, a chain fact
+        // re-emitted after a restart) is what every consumer drops, so the export drops it too.
+        std::unordered_set<std::string> ids;
         std::string line;
         while (!reader.done() && !stop) {
             for (const auto& m : reader.poll(10000, std::chrono::milliseconds(500))) {
@@ -159,6 +164,10 @@ int export_events(const ExportOptions& o, const std::atomic<bool>& stop) {
                 auto event = ev::decode_event(m.value);
                 if (!event) {
                     ++undecodable;
+                    continue;
+                }
+                if (!ids.insert(event->id).second) {
+                    ++repeated;
                     continue;
                 }
                 if (!filter->keep(*event)) continue;
@@ -181,6 +190,9 @@ int export_events(const ExportOptions& o, const std::atomic<bool>& stop) {
         if (undecodable > 0) {
             summary << ", " << with_commas(undecodable)
                     << " records skipped (not a valid event; see duepay admin quarantine list)";
+        }
+        if (repeated > 0) {
+            summary << ", " << with_commas(repeated) << " records skipped (an event id already read)";
         }
         return stop ? 130 : 0;
     } catch (...) {

@@ -6,11 +6,13 @@
 #include <rapidjson/document.h>
 
 #include <fstream>
+#include <future>
 #include <pqxx/pqxx>
 #include <sstream>
 #include <thread>
 
 #include "domain/events/event.hpp"
+#include "infra/kafka/kafka_event_log.hpp"
 #include "infra/kafka/topic_admin.hpp"
 #include "tests/integration/pipeline/pipeline_support.hpp"
 
@@ -249,6 +251,44 @@ TEST_F(AnalystsTest, HistoryFoldsToAnyInstant) {
                           out, std::chrono::seconds(20)),
               1);
     EXPECT_NE(out.find("charge_not_found"), std::string::npos) << out;
+}
+
+// A record that repeats an event id (a producer retry when a leader moved, a chain fact re-emitted)
+// is exported once, and the skip is counted on stderr. On a topic of its own: two charges, then
+// the first record appended again byte for byte.
+TEST_F(AnalystsTest, ARecordRepeatingAnEventIdIsExportedOnce) {
+    const auto topic = "duepay.test.analysts-repeat." + unique_suffix();
+    infra::kafka::ensure_topic(env_->kafka_bootstrap, topic, 1, std::chrono::seconds(20));
+    std::string out;
+    ASSERT_EQ(run_command({DUEPAY_PRODUCER, "--topic", topic, "--project", *project_ + "_repeat",
+                           "--charges", "2"},
+                          {}, out, std::chrono::seconds(60)),
+              0)
+        << out;
+    const auto records = read_topic(env_->kafka_bootstrap, topic, 1, std::chrono::seconds(10));
+    ASSERT_FALSE(records.empty());
+    {
+        infra::kafka::ProducerSettings settings;
+        settings.bootstrap = env_->kafka_bootstrap;
+        settings.topic = topic;
+        infra::kafka::KafkaEventLog log(settings);
+        std::promise<bool> acked;
+        log.append_async({records.front().key, records.front().value},
+                         [&](infra::kafka::AppendResult r) { acked.set_value(r.ok()); });
+        ASSERT_TRUE(acked.get_future().get());
+    }
+    const auto path = "/tmp/duepay-analysts-repeat-" + unique_suffix();
+    ASSERT_EQ(run_command({duepay_binary(), "events", "export", "--topic", topic, "--out", path},
+                          {}, out, std::chrono::seconds(60)),
+              0)
+        << out;
+    const auto jsonl = read_file(path);
+    std::remove(path.c_str());
+    const auto in_topic =
+        read_topic(env_->kafka_bootstrap, topic, records.size() + 1, std::chrono::seconds(10));
+    ASSERT_EQ(in_topic.size(), records.size() + 1);  // the repeat is in the topic ...
+    EXPECT_EQ(count_lines(jsonl), records.size());   // ... and not in the export
+    EXPECT_NE(out.find("1 records skipped (an event id already read)"), std::string::npos) << out;
 }
 
 }  // namespace

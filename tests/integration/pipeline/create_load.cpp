@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include <map>
+#include <set>
 #include <variant>
 
 #include "domain/events/event_json.hpp"
@@ -84,8 +85,14 @@ OutcomeCounts count_outcomes(const std::vector<CreateOutcome>& outcomes) {
 TopicCheck check_creates_in_topic(const std::vector<CreateOutcome>& outcomes,
                                   const std::vector<infra::kafka::ConsumedMessage>& messages) {
     TopicCheck check;
-    std::map<std::string, int> in_topic;
-    std::map<std::string, std::string> invoice_of;
+    struct InTopic {
+        std::set<std::string> event_ids;  // one, unless a create was written as two events
+        std::set<std::string> invoices;
+        std::string first_value;
+        int records = 0;
+        std::string at;  // " partition:offset" of each record
+    };
+    std::map<std::string, InTopic> by_reference;
     for (const auto& m : messages) {
         auto event = domain::events::decode_event(m.value);
         const auto* created =
@@ -95,18 +102,33 @@ TopicCheck check_creates_in_topic(const std::vector<CreateOutcome>& outcomes,
                                    " is not a charge.created");
             continue;
         }
-        ++in_topic[created->reference.value_or("")];
-        invoice_of[created->reference.value_or("")] = m.key;
+        auto& seen = by_reference[created->reference.value_or("")];
+        if (seen.records == 0) {
+            seen.first_value = m.value;
+        } else if (seen.first_value == m.value) {
+            ++check.redelivered;
+        }
+        ++seen.records;
+        seen.event_ids.insert(event->id);
+        seen.invoices.insert(m.key);
+        seen.at += " " + std::to_string(m.partition) + ":" + std::to_string(m.offset);
     }
-    check.invoices = in_topic.size();
+    check.invoices = by_reference.size();
     for (const auto& o : outcomes) {
-        const int n = in_topic.contains(o.reference) ? in_topic[o.reference] : 0;
+        const auto it = by_reference.find(o.reference);
+        const int n = it == by_reference.end() ? 0 : it->second.records;
         if (o.status == 201) {
-            if (n != 1)
-                check.errors.push_back(o.reference + " got 201 but is in the topic " +
-                                       std::to_string(n) + " times");
-            else if (invoice_of[o.reference] != o.invoice_id)
+            if (n == 0) {
+                check.errors.push_back(o.reference + " got 201 but is not in the topic");
+            } else if (it->second.event_ids.size() != 1 || it->second.invoices.size() != 1) {
+                // A second record with the same id and bytes is a redelivery every consumer drops
+                // by event id; a second id or invoice would be a second charge for one create.
+                check.errors.push_back(o.reference + " got 201 and is in the topic as " +
+                                       std::to_string(it->second.event_ids.size()) +
+                                       " events (at" + it->second.at + ")");
+            } else if (*it->second.invoices.begin() != o.invoice_id) {
                 check.errors.push_back(o.reference + " is in the topic under another invoice id");
+            }
         } else if (o.code == "event_log_unavailable" && n != 0) {
             check.errors.push_back(o.reference +
                                    " got 503 event_log_unavailable but is in the topic");

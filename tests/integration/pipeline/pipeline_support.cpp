@@ -17,6 +17,7 @@
 #include <pqxx/pqxx>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -264,12 +265,19 @@ std::vector<infra::kafka::ConsumedMessage> read_topic(const std::string& bootstr
         [](const std::string&, const std::vector<std::int32_t>&) {
             return std::map<std::int32_t, std::int64_t>{};
         });
+    // A rebalance in this reader's own group (its coordinator on a broker that died, say) hands
+    // the partitions back at the stored offsets, none here, so the start: what was read before is
+    // read again. Keep each (partition, offset) once; a record the producer wrote twice has two
+    // offsets and still counts twice.
     std::vector<infra::kafka::ConsumedMessage> out;
+    std::set<std::pair<std::int32_t, std::int64_t>> seen;
     auto deadline = std::chrono::steady_clock::now() + timeout;
     bool draining = false;
     while (std::chrono::steady_clock::now() < deadline) {
         auto batch = consumer.poll_batch(5000, std::chrono::milliseconds(200));
-        for (auto& m : batch) out.push_back(std::move(m));
+        for (auto& m : batch) {
+            if (seen.emplace(m.partition, m.offset).second) out.push_back(std::move(m));
+        }
         if (!draining && out.size() >= expected) {
             draining = true;
             deadline =
