@@ -74,8 +74,12 @@ class Rebuild {
         const auto begins = stored();
         const std::size_t n = std::max<std::size_t>(
             1, std::min<std::size_t>(s_.workers, reader_.partitions().size()));
+        const bool journal_empty = workers_.empty() && shadow_journal_empty();
         while (workers_.size() < n) {
             Worker w;
+            // Each worker alone writes its partitions' charges: from an empty journal, a charge
+            // it does not hold has no journaled event yet.
+            w.memory = std::make_unique<rm::ChargeMemory>(journal_empty);
             w.conn = shadow_connection(s_);
             w.reader = std::make_unique<infra::kafka::TopicReader>(
                 s_.bootstrap, s_.topic, "duepay-replay-" + std::to_string(workers_.size()));
@@ -95,7 +99,7 @@ class Rebuild {
                     auto& w = workers_[i];
                     drain(*w.reader, ranges(begins, ends, mine), stop, failed, [&](auto& batch) {
                         pqxx::work tx(*w.conn);
-                        apply(tx, batch);
+                        apply(tx, batch, *w.memory);
                         tx.commit();
                     });
                 } catch (...) {
@@ -120,13 +124,14 @@ class Rebuild {
     void run_in(pqxx::work& tx, const Offsets& ends, const std::atomic<bool>& stop) {
         std::atomic<bool> failed{false};
         drain(reader_, ranges(stored(&tx), ends, reader_.partitions()), stop, failed,
-              [&](auto& batch) { apply(tx, batch); });
+              [&](auto& batch) { apply(tx, batch, in_tx_memory_); });
     }
 
     std::int64_t applied() const { return applied_; }
 
   private:
     struct Worker {
+        std::unique_ptr<rm::ChargeMemory> memory;
         std::unique_ptr<pqxx::connection> conn;
         std::unique_ptr<infra::kafka::TopicReader> reader;
     };
@@ -147,9 +152,16 @@ class Rebuild {
         return out;
     }
 
-    void apply(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch) {
+    bool shadow_journal_empty() {
+        pqxx::read_transaction tx(conn_);
+        return tx.exec1("select not exists (select 1 from charge_events)")[0].as<bool>();
+    }
+
+    void apply(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch,
+               rm::ChargeMemory& memory) {
         rm::ApplyOptions options;
         options.notify = false;
+        options.memory = &memory;
         rm::apply_batch(tx, group_, batch, options);
     }
 
@@ -172,6 +184,8 @@ class Rebuild {
     std::string group_;
     Offsets lows_;
     std::vector<Worker> workers_;
+    // The swap's catch-up: the workers have journaled, so it loads the charges it meets.
+    rm::ChargeMemory in_tx_memory_{false};
     std::atomic<std::int64_t> applied_{0};
 };
 

@@ -24,9 +24,59 @@ using infra::kafka::ConsumedMessage;
 struct Decoded {
     const ConsumedMessage* message = nullptr;
     infra::postgres::JournalEntry entry;
+    ev::Event event;
 };
 
-// Journals `records`, re-folds every charge they touch and upserts its row (no offsets).
+// The journaled events of `ids`, decoded, per invoice in log order.
+ChargeEvents load_charge_events(pqxx::transaction_base& tx, const std::vector<std::string>& ids) {
+    const auto journal = infra::postgres::load_journal(tx, ids);
+    ChargeEvents out;
+    for (const auto& [invoice_id, payload] : journal) {
+        if (out.empty() || out.back().first != invoice_id)
+            out.emplace_back(invoice_id, std::vector<ev::Event>{});
+        auto event = ev::decode_event(payload);
+        if (event) out.back().second.push_back(std::move(event).value());
+    }
+    return out;
+}
+
+// The rows of the charges touched by the newly journaled `records` (`inserted`): folded in
+// `memory`, or else re-folded from their journal. Charges without charge.created: `deferred`.
+std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
+                                                     const std::vector<Decoded>& records,
+                                                     const std::set<std::string>& inserted,
+                                                     ChargeMemory* memory,
+                                                     std::vector<std::string>& deferred) {
+    if (memory != nullptr) {
+        std::vector<const ev::Event*> fresh;
+        std::set<std::string> taken;  // the first of two same ids in a batch is the journaled one
+        for (const auto& r : records) {
+            const auto& id = r.entry.event_id;
+            if (inserted.contains(id) && taken.insert(id).second) fresh.push_back(&r.event);
+        }
+        auto folded =
+            memory->fold(fresh, [&](const auto& ids) { return load_charge_events(tx, ids); });
+        deferred = std::move(folded.deferred);
+        return std::move(folded.rows);
+    }
+    std::set<std::string> touched;
+    for (const auto& r : records) {
+        if (inserted.contains(r.entry.event_id)) touched.insert(r.entry.invoice_id);
+    }
+    std::vector<infra::postgres::ChargeRow> rows;
+    if (touched.empty()) return rows;
+    for (const auto& [invoice_id, events] :
+         load_charge_events(tx, {touched.begin(), touched.end()})) {
+        if (auto row = project_charge(events)) {
+            rows.push_back(std::move(*row));
+        } else {
+            deferred.push_back(invoice_id);
+        }
+    }
+    return rows;
+}
+
+// Journals `records`, folds every charge they touch and upserts its row (no offsets).
 void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& records,
                    BatchStats& stats, ApplyOptions options) {
     std::vector<infra::postgres::JournalEntry> entries;
@@ -35,33 +85,22 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
     const auto inserted = infra::postgres::insert_journal_entries(tx, entries);
     stats.new_events += inserted.size();
     stats.duplicates += entries.size() - inserted.size();
-    std::set<std::string> touched;
-    for (const auto& entry : entries) {
-        if (inserted.contains(entry.event_id)) touched.insert(entry.invoice_id);
-    }
-    if (touched.empty()) return;
-    const std::vector<std::string> ids(touched.begin(), touched.end());
-    const auto journal = infra::postgres::load_journal(tx, ids);
-    std::vector<infra::postgres::ChargeRow> rows;
-    rows.reserve(ids.size());
-    std::size_t i = 0;
-    while (i < journal.size()) {
-        const std::string& invoice_id = journal[i].first;
-        std::vector<ev::Event> events;
-        for (; i < journal.size() && journal[i].first == invoice_id; ++i) {
-            auto event = ev::decode_event(journal[i].second);
-            if (event) events.push_back(std::move(event).value());
-        }
-        if (auto row = project_charge(events)) {
-            rows.push_back(std::move(*row));
-        } else {
-            kLog.warn().with("invoice_id", invoice_id)
-                << "projector: " << invoice_id << " has no charge.created yet; row deferred";
-        }
+    if (inserted.empty()) return;
+    std::vector<std::string> deferred;
+    const auto rows = fold_touched(tx, records, inserted, options.memory, deferred);
+    for (const auto& invoice_id : deferred) {
+        kLog.warn().with("invoice_id", invoice_id)
+            << "projector: " << invoice_id << " has no charge.created yet; row deferred";
     }
     infra::postgres::upsert_charges(tx, rows);
     stats.charges += rows.size();
-    if (options.notify) infra::postgres::notify_charges(tx, ids);
+    if (options.notify) {
+        std::set<std::string> touched;
+        for (const auto& r : records) {
+            if (inserted.contains(r.entry.event_id)) touched.insert(r.entry.invoice_id);
+        }
+        infra::postgres::notify_charges(tx, {touched.begin(), touched.end()});
+    }
 }
 
 // Applies `records` in a savepoint of `tx`: nullopt when applied, else the event-level error (the
@@ -73,23 +112,34 @@ std::optional<std::string> try_apply(pqxx::work& tx, const std::vector<Decoded>&
     BatchStats local;
     std::optional<std::string> error;
     tx.exec("savepoint apply_events");
+    // The memory follows the savepoint: staged states kept on release, dropped on rollback.
+    const auto discard = [&] {
+        if (options.memory != nullptr) options.memory->discard();
+    };
     try {
         apply_decoded(tx, records, local, options);
     } catch (const pqxx::sql_error& e) {
+        discard();
         if (!infra::postgres::is_event_level_failure(e)) throw;
         error = std::string(e.what()) + " (SQLSTATE " + e.sqlstate() + ")";
     } catch (const pqxx::usage_error&) {
+        discard();
         throw;  // our bug, not the event's
     } catch (const std::invalid_argument& e) {
         error = std::string("projection: ") + e.what();  // the pure mapping refused the event
     } catch (const std::out_of_range& e) {
         error = std::string("projection: ") + e.what();
+    } catch (...) {
+        discard();
+        throw;
     }
     if (error) {
+        discard();
         tx.exec("rollback to savepoint apply_events");
         return error;
     }
     tx.exec("release savepoint apply_events");
+    if (options.memory != nullptr) options.memory->keep();
     stats.new_events += local.new_events;
     stats.duplicates += local.duplicates;
     stats.charges += local.charges;
@@ -108,6 +158,7 @@ domain::Result<Decoded> decode(const ConsumedMessage& message) {
     d.entry.offset = message.offset;
     d.entry.type = std::string(ev::event_type(*event));
     d.entry.payload = message.value;
+    d.event = std::move(event).value();
     return d;
 }
 

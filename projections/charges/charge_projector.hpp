@@ -1,7 +1,8 @@
 // Applies a batch of consumed charge events to Postgres in ONE transaction: journal the events
-// (charge_events, once per event id), re-fold each touched charge from its journal, upsert its
-// `charges` row, store each partition's next offset, and NOTIFY the touched invoice ids (delivered
-// at commit, so the API only hears of rows that exist).
+// (charge_events, once per event id), re-fold each touched charge from its journal (a replay:
+// fold the new events into its ChargeMemory), upsert its `charges` row, store each partition's
+// next offset, and NOTIFY the touched invoice ids (delivered at commit, so the API only hears of
+// rows that exist).
 //
 // No event can stall the projector (ADR 0043): an undecodable record, or one whose data Postgres
 // refuses (SQLSTATE class 22/23/54), is quarantined (infra/postgres/quarantine_store.hpp) in the
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "infra/kafka/kafka_consumer.hpp"
+#include "projections/charges/charge_memory.hpp"
 
 namespace duepay::projections::charges {
 
@@ -39,6 +41,9 @@ struct ApplyOptions {
     // NOTIFY the touched invoice ids (the live projector: the API and the checkout listen). A
     // replay into a fresh schema (duepay replay) has no listeners and skips it.
     bool notify = true;
+    // Fold the touched charges in this memory (duepay replay: it reads each partition in order
+    // from its start) instead of re-reading and re-decoding their journal. Same fold, same rows.
+    ChargeMemory* memory = nullptr;
 };
 
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,

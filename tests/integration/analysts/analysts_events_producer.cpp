@@ -1,11 +1,13 @@
 // Helper of the analysts' tests and bench/replay (not a test itself): appends a synthetic but
 // valid charge history to a topic, fast (asynchronous idempotent appends, one flush at the end).
 //   analysts_events_producer --topic T --project P --charges N [--start-ms MS] [--span-days D]
+//                            [--detections K]
 // Charge i is created at start + i * span / N (default: 3 days ending now), in USDT or USDC
-// (alternately), and then, by i % 4: 0 stays pending; 1 and 2 are detected after 60 s and paid
-// after 120 s (wallet rail, the full amount); 3 expires after 3,600 s: 9 events per 4
-// charges. Prints {"charges":N,"events":M} when every append is acked. KAFKA_BOOTSTRAP from the
-// environment. Exit 1 if any append failed.
+// (alternately), and then, by i % 4: 0 stays pending; 1 and 2 are detected after 60 s (K
+// transfers that add up to the amount, default 1) and paid after 120 s (wallet rail); 3 expires
+// after 3,600 s: 9 events per 4 charges with K = 1, 7 + 2K in general. Prints
+// {"charges":N,"events":M} when every append is acked. KAFKA_BOOTSTRAP from the environment. Exit 1
+// if any append failed.
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -30,6 +32,7 @@ struct Options {
     long charges = 0;
     std::int64_t start_ms = 0;
     double span_days = 3;
+    long detections = 1;
 };
 
 ev::Event envelope(const Options& o, const duepay::domain::InvoiceId& invoice, std::string id,
@@ -52,11 +55,13 @@ int main(int argc, char** argv) {
         if (flag == "--charges") o.charges = std::atol(argv[i + 1]);
         if (flag == "--start-ms") o.start_ms = std::atoll(argv[i + 1]);
         if (flag == "--span-days") o.span_days = std::atof(argv[i + 1]);
+        if (flag == "--detections") o.detections = std::atol(argv[i + 1]);
     }
     const char* bootstrap = std::getenv("KAFKA_BOOTSTRAP");
-    if (o.topic.empty() || o.project.empty() || o.charges < 1 || bootstrap == nullptr) {
+    if (o.topic.empty() || o.project.empty() || o.charges < 1 || o.detections < 1 ||
+        bootstrap == nullptr) {
         std::cerr << "usage: KAFKA_BOOTSTRAP=.. analysts_events_producer --topic T --project P "
-                     "--charges N [--start-ms MS] [--span-days D]\n";
+                     "--charges N [--start-ms MS] [--span-days D] [--detections K]\n";
         return 2;
     }
     const auto span_ms = static_cast<std::int64_t>(o.span_days * 86'400'000);
@@ -103,11 +108,17 @@ int main(int argc, char** argv) {
             case 1:
             case 2: {
                 auto payment = ex::payment(ev::Rail::wallet, 1000 + (i % 200), "1");
-                payment.tx_hash = duepay::infra::random::random_bytes<32>();
                 payment.token = token;
-                payment.amount = amount;
-                append(envelope(o, invoice, "syn-" + tag + "-d", at + 60'000,
-                                ev::PaymentDetected{payment}));
+                const duepay::domain::uint256 part = amount.value / o.detections;
+                const duepay::domain::uint256 last = amount.value - part * (o.detections - 1);
+                for (long k = 0; k < o.detections; ++k) {
+                    payment.tx_hash = duepay::infra::random::random_bytes<32>();
+                    payment.amount =
+                        duepay::domain::TokenAmount{k + 1 < o.detections ? part : last};
+                    append(envelope(o, invoice,
+                                    "syn-" + tag + "-d" + (k > 0 ? std::to_string(k) : ""),
+                                    at + 60'000, ev::PaymentDetected{payment}));
+                }
                 append(envelope(o, invoice, "syn-" + tag + "-p", at + 120'000,
                                 ev::ChargePaid{payment, amount}));
                 break;

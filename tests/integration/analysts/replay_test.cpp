@@ -3,7 +3,8 @@
 // projector) serves a fresh topic holding charges created over the API and a synthetic history;
 // a replay killed with SIGKILL resumes and rebuilds the same rows; a shadow with one wrong row is
 // refused; `replay --swap` swaps while the API answers every read, and the projector and the API
-// go on with the swapped-in tables; `--drop-old` drops the retired ones.
+// go on with the swapped-in tables; `--drop-old` drops the retired ones. A charge straddling
+// batches, killed between them, resumes to the live row.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -193,6 +194,94 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     // 4. --drop-old drops the retired set.
     ASSERT_EQ(replay({"--drop-old"}, out), 0) << out;
     EXPECT_EQ(count(db, "select count(*) from pg_namespace where nspname = '" + retired + "'"), 0);
+}
+
+// A charge whose events straddle batches (14 events, --batch 4), the replay killed while a later
+// batch of it waits: the resume folds the charge once from the replay's own journal and carries
+// on in memory; a fresh replay folds it in memory across batches. Both equal the live rows.
+TEST_F(ReplayTest, AChargeStraddlingBatchesKilledBetweenThemResumesToTheSameRow) {
+    // 8 charges, 12 transfers per paid one: 2 x (1 + 14 + 14 + 2) = 62 events.
+    std::string out;
+    ASSERT_EQ(run_command({DUEPAY_PRODUCER, "--topic", server_.topic, "--project", project_,
+                           "--charges", "8", "--detections", "12"},
+                          {}, out, std::chrono::seconds(60)),
+              0)
+        << out;
+    const std::int64_t events = 62;
+    pqxx::connection db(url_);
+    ASSERT_TRUE(
+        wait_until([&] { return count(db, "select count(*) from charge_events") == events; },
+                   std::chrono::seconds(60)))
+        << server_.process->log();
+    std::string charge;
+    std::string tenth;
+    {
+        pqxx::work tx(db);
+        charge = tx.exec1(
+                       "select invoice_id from charge_events group by 1 "
+                       "order by count(*) desc, invoice_id limit 1")[0]
+                     .as<std::string>();
+        tenth = tx.exec_params1(
+                      "select event_id from charge_events where invoice_id = $1 "
+                      "order by \"offset\" offset 9 limit 1",
+                      charge)[0]
+                    .as<std::string>();
+        // The shadow as the replay creates it (idempotent there).
+        tx.exec("create schema straddle");
+        tx.exec("create table straddle.charge_events (like public.charge_events including all)");
+        tx.exec("create table straddle.charges (like public.charges including all)");
+        tx.commit();
+    }
+    EXPECT_EQ(count(db, "select count(*) from charge_events where invoice_id = '" + charge + "'"),
+              14);
+    // Journal the tenth event in a transaction left open: the replay's batch holding it waits
+    // on the row lock, after the batches before it committed.
+    pqxx::connection holder(url_);
+    pqxx::work hold(holder);
+    hold.exec_params(
+        "insert into straddle.charge_events select * from public.charge_events "
+        "where event_id = $1",
+        tenth);
+    {
+        Process killed({duepay_binary(), "replay", "--schema", "straddle", "--batch", "4"},
+                       replay_env(), "/tmp/duepay-replay-straddle-" + unique_suffix() + ".log");
+        ASSERT_TRUE(wait_until(
+            [&] {
+                return count(db,
+                             "select count(*) from pg_stat_activity where datname = "
+                             "current_database() and wait_event_type = 'Lock'") > 0 ||
+                       !killed.alive();
+            },
+            std::chrono::seconds(60)));
+        ASSERT_TRUE(killed.alive()) << "finished without waiting: " << killed.log();
+        killed.kill_hard();
+    }
+    hold.abort();
+    const auto partial = count(db, "select count(*) from straddle.charge_events");
+    const auto partial_of_charge = count(
+        db, "select count(*) from straddle.charge_events where invoice_id = '" + charge + "'");
+    EXPECT_GT(partial_of_charge, 0);  // the batches before the waiting one committed
+    EXPECT_LT(partial_of_charge, 10);
+    ASSERT_EQ(replay({"--schema", "straddle", "--batch", "4"}, out), 0) << out;
+    auto report = parse(out);
+    ASSERT_TRUE(report.IsObject()) << out;
+    EXPECT_NE(out.find("resuming at"), std::string::npos) << out;
+    EXPECT_EQ(report["applied"].GetInt64() + partial, events) << out;
+    EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
+    EXPECT_EQ(report["comparison"]["charges"].GetInt64(), 8) << out;
+    const std::string same_row =
+        "select count(*) from public.charges a join straddle.charges r using (invoice_id) "
+        "where to_jsonb(a) = to_jsonb(r) and r.event_count = 14 and invoice_id = '" +
+        charge + "'";
+    EXPECT_EQ(count(db, same_row), 1);
+
+    // From an empty journal: every charge is folded in memory across its batches.
+    ASSERT_EQ(replay({"--schema", "straddle_fresh", "--batch", "4"}, out), 0) << out;
+    report = parse(out);
+    ASSERT_TRUE(report.IsObject()) << out;
+    EXPECT_EQ(report["applied"].GetInt64(), events) << out;
+    EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
+    EXPECT_EQ(report["comparison"]["charges"].GetInt64(), 8) << out;
 }
 
 }  // namespace

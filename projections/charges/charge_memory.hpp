@@ -1,0 +1,80 @@
+// The folded charges a replay keeps in memory between batches (duepay replay, ADR 0184), so a
+// batch folds only its own new events into each touched charge instead of re-reading and
+// re-decoding the charge's whole journal. The fold is domain::charge::apply and the row is
+// to_row (charge_projection.hpp): the same rules and mapping as project_charge, applied
+// incrementally. A charge it does not hold is folded once from its journal (a loader the caller
+// gives: after a resume, or after an eviction), then kept.
+//
+// Staging follows the projector's savepoints: fold() stages the touched charges' new states;
+// keep() makes them the memory when the savepoint is released, discard() drops them when it is
+// rolled back. The memory is valid while the transactions it folded into commit; a caller whose
+// transaction fails must drop it (the replay exits; a rerun resumes from the stored offsets).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "domain/charge/charge_state.hpp"
+#include "domain/events/event.hpp"
+#include "infra/postgres/charge_row.hpp"
+
+namespace duepay::projections::charges {
+
+// A charge's journaled events (decoded, log order), per invoice id (0x hex).
+using ChargeEvents = std::vector<std::pair<std::string, std::vector<domain::events::Event>>>;
+
+class ChargeMemory {
+  public:
+    // The journal's events of these invoice ids, in log order (the events fold() is given are
+    // journaled before it is called, so they are among them).
+    using Loader = std::function<ChargeEvents(const std::vector<std::string>& invoice_ids)>;
+
+    // `journal_empty`: the journal held no event when this memory started, and only this memory
+    // writes it (a replay's worker over its own partitions into a fresh schema): a charge it
+    // does not hold then has no journaled event but the new ones, and nothing is loaded.
+    // `capacity`: charges held at most; beyond it the charges not touched by the last two folds
+    // are dropped (and loaded again when they come back).
+    explicit ChargeMemory(bool journal_empty, std::size_t capacity = 200'000);
+
+    struct Folded {
+        std::vector<infra::postgres::ChargeRow> rows;
+        std::vector<std::string> deferred;  // touched, no charge.created yet: no row
+    };
+
+    // The rows of the charges `fresh` touches after folding it in (staged until keep()):
+    // `fresh` are newly journaled events (each event id once), in log order. A charge without
+    // its charge.created yet has no row (as project_charge).
+    Folded fold(std::span<const domain::events::Event* const> fresh, const Loader& load);
+
+    void keep();
+    void discard();
+
+    std::size_t size() const { return held_.size(); }
+    std::size_t loaded() const { return loaded_; }  // charges folded from their journal so far
+
+  private:
+    struct Charge {
+        domain::charge::ChargeState state = domain::charge::initial_state();
+        std::optional<domain::events::Event> created;  // the first charge.created
+        std::optional<domain::events::Event> last;
+        int events = 0;  // journaled events (the row's event_count)
+        std::uint64_t touched = 0;
+        void add(const domain::events::Event& event);
+    };
+
+    bool complete_;
+    std::size_t capacity_;
+    std::uint64_t folds_ = 0;
+    std::size_t loaded_ = 0;
+    std::unordered_map<std::string, Charge> held_;
+    std::unordered_map<std::string, Charge> staged_;
+};
+
+}  // namespace duepay::projections::charges
