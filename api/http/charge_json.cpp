@@ -62,6 +62,28 @@ std::optional<std::string> sign_intent(const infra::postgres::ChargeRow& row,
     return domain::to_hex(signer.sign_digest(digest).bytes);
 }
 
+// A token address as stored, parsed (a keccak when it is mixed case) and in its EIP-55 form
+// (another keccak). Kept for the last token a thread rendered: the items of a list page nearly
+// always share one, and two hashes an item were a tenth of a page's CPU (docs/adr/0188).
+struct TokenText {
+    std::string text;
+    std::optional<domain::Address> address;
+    std::string checksum;  // EIP-55 when it parses, else the text as stored
+};
+
+const TokenText& token_text(const std::string& token) {
+    thread_local TokenText last;
+    thread_local bool filled = false;
+    if (!filled || last.text != token) {
+        auto parsed = domain::evm::parse_address(token);
+        last.text = token;
+        last.address = parsed ? std::optional<domain::Address>(*parsed) : std::nullopt;
+        last.checksum = parsed ? domain::evm::to_checksum(*parsed) : token;
+        filled = true;
+    }
+    return last;
+}
+
 }  // namespace
 
 std::string charge_json(const infra::postgres::ChargeRow& row,
@@ -69,6 +91,13 @@ std::string charge_json(const infra::postgres::ChargeRow& row,
                         const std::string& checkout_url, bool full, const Branding* branding) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
+    write_charge_json(w, row, chain, signer, checkout_url, full, branding);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void write_charge_json(domain::json::Writer& w, const infra::postgres::ChargeRow& row,
+                       const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
+                       const std::string& checkout_url, bool full, const Branding* branding) {
     const bool wallet = row.payment_mode != "transfer";
     const bool transfer = row.payment_mode != "wallet";
     const std::string deadline = std::to_string(row.deadline);
@@ -105,16 +134,16 @@ std::string charge_json(const infra::postgres::ChargeRow& row,
     if (full) {
         str(w, "status", row.status);
         // Token metadata: the read model's symbol/decimals, the name from the chain registry.
-        const auto token = domain::evm::parse_address(row.token);
+        const auto& token = token_text(row.token);
         const infra::config::TokenInfo* listed = nullptr;
-        if (chain != nullptr && token) {
+        if (chain != nullptr && token.address) {
             for (const auto& t : chain->tokens) {
-                if (t.address == *token) listed = &t;
+                if (t.address == *token.address) listed = &t;
             }
         }
         w.Key("tokenInfo");
         w.StartObject();
-        str(w, "address", token ? domain::evm::to_checksum(*token) : row.token);
+        str(w, "address", token.checksum);
         if (row.token_symbol) {
             str(w, "symbol", *row.token_symbol);
         } else {
@@ -154,7 +183,6 @@ std::string charge_json(const infra::postgres::ChargeRow& row,
         str(w, "updatedAt", row.updated_at);
     }
     w.EndObject();
-    return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 }  // namespace duepay::api

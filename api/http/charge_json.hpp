@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "domain/events/json_writer.hpp"
 #include "domain/evm/signer.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/postgres/account_store.hpp"
@@ -32,5 +33,10 @@ std::string charge_json(const infra::postgres::ChargeRow& row,
                         const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
                         const std::string& checkout_url, bool full,
                         const Branding* branding = nullptr);
+
+// The same object written to `w` (GET /v1/charges writes a whole page into one buffer).
+void write_charge_json(domain::json::Writer& w, const infra::postgres::ChargeRow& row,
+                       const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
+                       const std::string& checkout_url, bool full, const Branding* branding);
 
 }  // namespace duepay::api

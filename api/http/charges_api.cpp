@@ -481,27 +481,33 @@ ApiResponse ChargesApi::list(const ApiRequest& request, const KeyOwner& owner) {
     auto rows = deps_.lister->list(query);
     const bool more = rows.size() > page;
     if (more) rows.resize(page);
-    // Each item is the full read (2.5) without the freshly signed intent: no signer.
+    // Each item is the full read (2.5) without the freshly signed intent: no signer. The page is
+    // written into one buffer.
     const auto branding = branding_of(owner);
-    std::string data = R"({"items":[)";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (i != 0) data += ',';
-        const auto& row = rows[i].row;
-        data += charge_json(row, deps_.chains->find(domain::ChainId{row.chain_id}), nullptr,
-                            deps_.checkout_url, true, &branding);
+    rapidjson::StringBuffer buffer;
+    buffer.Reserve(1024 * (rows.size() + 1));  // an item is about 1 KB
+    domain::json::Writer w(buffer);
+    w.StartObject();
+    w.Key("items");
+    w.StartArray();
+    for (const auto& listed : rows) {
+        const auto& row = listed.row;
+        write_charge_json(w, row, deps_.chains->find(domain::ChainId{row.chain_id}), nullptr,
+                          deps_.checkout_url, true, &branding);
     }
-    data += R"(],"hasMore":)";
-    data += more ? "true" : "false";
-    data += R"(,"nextCursor":)";
+    w.EndArray();
+    w.Key("hasMore");
+    w.Bool(more);
+    w.Key("nextCursor");
     if (more) {
-        data += '"';
-        data += encode_list_cursor({rows.back().created_us, rows.back().row.invoice_id});
-        data += '"';
+        const auto cursor =
+            encode_list_cursor({rows.back().created_us, rows.back().row.invoice_id});
+        w.String(cursor.data(), static_cast<rapidjson::SizeType>(cursor.size()));
     } else {
-        data += "null";
+        w.Null();
     }
-    data += '}';
-    return success_response(200, data);
+    w.EndObject();
+    return success_response(200, std::string_view(buffer.GetString(), buffer.GetSize()));
 }
 
 namespace {

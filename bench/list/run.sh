@@ -12,20 +12,14 @@
 # build/duepay) and stops it at the end. Target (issue 16): p99 <= 10 ms for the first and the
 # deep page at 16 connections.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-ENV_FILE="${DUEPAY_ENV_FILE:-$ROOT/var/dev.env}"
-[[ -f "$ENV_FILE" ]] || { echo "no $ENV_FILE: run make stack-up first" >&2; exit 2; }
-set -a; source "$ENV_FILE"; set +a
-command -v wrk >/dev/null || { echo "wrk not installed (scripts/install-deps.sh)" >&2; exit 2; }
-BIN="${DUEPAY_BIN:-$ROOT/build/duepay}"
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+bench_setup wrk psql
 ROWS="${ROWS:-1000000}"
 DURATION="${DURATION:-20}"
 CONNECTIONS="${CONNECTIONS:-16}"
 THREADS="${THREADS:-2}"
 SEED="${SEED:-1}"
-BASE="${DUEPAY_BASE_URL:-http://127.0.0.1:8080}"
-OUT="$ROOT/var/bench"
-mkdir -p "$OUT"
 export DUEPAY_BENCH_KEY="dp_test_benchlist0000000000000000000000000000000001"
 
 if [[ "$SEED" == 1 ]]; then
@@ -35,15 +29,7 @@ if [[ "$SEED" == 1 ]]; then
   echo "seeded in $(( $(date +%s) - start )) s"
 fi
 
-started=""
-if ! curl -sf -m 2 "$BASE/healthz" >/dev/null; then
-  echo "starting $BIN dev (log $OUT/list-dev.log)" >&2
-  "$BIN" dev >"$OUT/list-dev.log" 2>&1 &
-  started=$!
-  trap '[[ -n "$started" ]] && kill -TERM "$started" 2>/dev/null && wait "$started" || true' EXIT
-  for _ in $(seq 1 100); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
-fi
-curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
+bench_ensure_api list-dev.log
 
 # The cursor of a deep page: the row at 90% depth of the newest-first order (the cursor format of
 # api/http/charge_list.hpp), overall and among the paid ones.

@@ -39,4 +39,7 @@ cross join lateral (
     select case when g % 10 < 6 then 'paid' when g % 10 < 8 then 'expired'
                 when g % 10 = 8 then 'pending' else 'underpaid' end as status) s;
 commit;
-analyze charges;
+-- Vacuum as well as analyze: a re-seed deletes the previous run's rows, and until a vacuum their
+-- dead index entries are walked by every page whose range covers them (a createdLt page of a
+-- 10,000-row re-seed over a 1,000,000-row one took 0.3 s a request).
+vacuum (analyze) charges;

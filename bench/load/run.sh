@@ -10,33 +10,19 @@
 # Phase 2: GET /v1/charges/:id/status over up to 5,000 ids of the demo project for $DURATION s.
 # Phase 3: full-validation creates (amount, THB and USD fiat, every field). Phase 4: 90% status, 10% creates.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-ENV_FILE="${DUEPAY_ENV_FILE:-$ROOT/var/dev.env}"
-[[ -f "$ENV_FILE" ]] || { echo "no $ENV_FILE: run make stack-up first" >&2; exit 2; }
-set -a; source "$ENV_FILE"; set +a
-command -v wrk >/dev/null || { echo "wrk not installed (scripts/install-deps.sh)" >&2; exit 2; }
-BIN="${DUEPAY_BIN:-$ROOT/build/duepay}"
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+bench_setup wrk
 DURATION="${DURATION:-15}"
 CONNECTIONS="${CONNECTIONS:-32}"
 THREADS="${THREADS:-2}"
-BASE="${DUEPAY_BASE_URL:-http://127.0.0.1:8080}"
-OUT="$ROOT/var/bench"
-mkdir -p "$OUT"
 
 if [[ -z "${DUEPAY_DEMO_TEST_KEY:-}" ]]; then
   DUEPAY_DEMO_TEST_KEY="$("$BIN" admin demo | sed -n 's/.*"key":"\([^"]*\)".*/\1/p')"
 fi
 export DUEPAY_DEMO_TEST_KEY
 
-started=""
-if ! curl -sf -m 2 "$BASE/healthz" >/dev/null; then
-  echo "starting $BIN dev (log $OUT/dev.log)" >&2
-  "$BIN" dev >"$OUT/dev.log" 2>&1 &
-  started=$!
-  trap '[[ -n "$started" ]] && kill -TERM "$started" 2>/dev/null && wait "$started" || true' EXIT
-  for _ in $(seq 1 100); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
-fi
-curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
+bench_ensure_api dev.log
 
 # Warm-up (not reported): the first creates of a fresh process wait for the producer id and the
 # projector's first assignment.

@@ -954,6 +954,53 @@ TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
     EXPECT_EQ(refused.headers["allow"], "GET");
 }
 
+// The page is written into one buffer and each item's token address goes through a per-thread
+// memo of the last token (docs/adr/0188): items with different tokens, one after another, each
+// show their own token's EIP-55 form (or the stored text when it does not parse).
+TEST_F(ChargesApiTest, ListItemsWithDifferentTokensEachShowTheirOwnTokenAddress) {
+    FakeLister lister;
+    const std::vector<std::pair<std::string, std::string>> tokens = {
+        {"0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},
+        {"0x5FbDB2315678afecb367f032d93F642f64180aa3",
+         "0x5FbDB2315678afecb367f032d93F642f64180aa3"},
+        {"0xnot-an-address", "0xnot-an-address"},
+        {"0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}};
+    ChargeRow base;
+    base.project_id = "prj_a";
+    base.mode = "test";
+    base.chain_id = 80002;
+    base.status = "paid";
+    base.payment_mode = "wallet";
+    base.amount = "5";
+    base.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        ChargeRow row = base;
+        row.invoice_id = "0x" + std::string(63, 'b') + std::to_string(i);
+        row.token = tokens[i].first;
+        lister.rows.push_back({row, 2'000'000 - static_cast<std::int64_t>(i)});
+    }
+    auto deps = deps_;
+    deps.lister = &lister;
+    ChargesApi api(deps);
+    ApiRequest request;
+    request.method = "GET";
+    request.path = "/v1/charges";
+    request.headers["x-api-key"] = kTestKey;
+    ApiResponse page;
+    api.handle(request, [&](ApiResponse r) { page = std::move(r); });
+    ASSERT_EQ(page.status, 200) << page.body;
+    auto d = json(page);
+    const auto& items = d["data"]["items"];
+    ASSERT_EQ(items.Size(), tokens.size());
+    for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
+        EXPECT_EQ(std::string(items[i]["tokenInfo"]["address"].GetString()), tokens[i].second)
+            << "item " << i;
+        EXPECT_EQ(std::string(items[i]["token"].GetString()), tokens[i].first) << "item " << i;
+    }
+}
+
 TEST_F(ChargesApiTest, AnUnknownBodyFieldIs400NamingItAndNothingIsAppended) {
     struct Case {
         std::string body;

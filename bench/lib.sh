@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Shared set-up of the wrk benches (bench/load/run.sh, bench/list/run.sh). Source it from a bench
+# script after `set -euo pipefail`:
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+#   bench_setup wrk psql          # ROOT, var/dev.env in the environment, BIN, BASE, OUT; the tools
+#   bench_ensure_api dev.log      # a duepay dev if nothing answers on $BASE, stopped at exit
+#
+# Reads DUEPAY_ENV_FILE (default var/dev.env), DUEPAY_BIN (default build/duepay) and
+# DUEPAY_BASE_URL (default http://127.0.0.1:8080).
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Loads the dev stack's environment and checks that each tool named is installed.
+bench_setup() {
+  local env_file="${DUEPAY_ENV_FILE:-$ROOT/var/dev.env}" tool
+  [[ -f "$env_file" ]] || { echo "no $env_file: run make stack-up first" >&2; exit 2; }
+  set -a
+  # shellcheck disable=SC1090
+  source "$env_file"
+  set +a
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "$tool not installed (make deps)" >&2; exit 2; }
+  done
+  BIN="${DUEPAY_BIN:-$ROOT/build/duepay}"
+  BASE="${DUEPAY_BASE_URL:-http://127.0.0.1:8080}"
+  OUT="$ROOT/var/bench"
+  mkdir -p "$OUT"
+}
+
+BENCH_DEV_PID=""
+bench_stop_dev() {
+  if [[ -n "$BENCH_DEV_PID" ]]; then
+    kill -TERM "$BENCH_DEV_PID" 2>/dev/null && wait "$BENCH_DEV_PID" 2>/dev/null
+    BENCH_DEV_PID=""
+  fi
+  true
+}
+
+# If nothing answers on $BASE/healthz, starts `$BIN dev` (log in $OUT/$1) and stops it when the
+# script exits; fails when the API still does not answer after 20 s.
+bench_ensure_api() {
+  if ! curl -sf -m 2 "$BASE/healthz" >/dev/null; then
+    echo "starting $BIN dev (log $OUT/$1)" >&2
+    "$BIN" dev >"$OUT/$1" 2>&1 &
+    BENCH_DEV_PID=$!
+    trap bench_stop_dev EXIT
+    for _ in $(seq 1 100); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
+  fi
+  curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
+}
