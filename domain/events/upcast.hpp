@@ -1,6 +1,6 @@
 // Schema evolution of events, in one place (docs/analysts.md "Schema evolution", ADR 0121). The
 // topic keeps every event ever written, so a consumer replaying it meets every version of a type.
-// Writers write each type at its current version; the decoder (event_json.cpp) accepts every
+// Writers write each type at its current version; the decoder (event_json_read.cpp) accepts every
 // version from 1 to the current one and, before reading an older one, rewrites its `data` object
 // step by step (v1 -> v2 -> ...) with the upcasters of a SchemaVersions. Nothing else in the code
 // knows an old version. An upcaster is total and deterministic (no clock, no lookup), so a replay
@@ -46,8 +46,8 @@ class SchemaVersions {
 };
 
 // The versions of this build: no upcaster yet (every type is at version 1). Adding version 2 of a
-// type = one entry here, the reader and writer of the new form in event_json.cpp, and
-// schemas/events/<type>.v2.json beside the kept v1 file.
+// type = one entry here, the reader and writer of the new form in event_json_read.cpp and
+// event_json_write.cpp, and schemas/events/<type>.v2.json beside the kept v1 file.
 const SchemaVersions& schema_versions();
 
 }  // namespace duepay::domain::events
