@@ -6,8 +6,10 @@
 // domain::charge::decide and appends the events with the deterministic ids of chain_fact_id.
 // Refunds the merchants asked to record (charge.refund_requested) are verified from their
 // transaction receipts at confirmation depth (docs/refunds.md).
-// One leader per chain and the checkpoint are infra/postgres/chainwatch_store; the checkpoint is
-// written only after Kafka acknowledged the events of its blocks. docs/chainwatch.md.
+// What the loop drives (the charges, the block window, decisions and appends, refunds) is
+// chain_follower.hpp. One leader per chain and the checkpoint are
+// infra/postgres/chainwatch_store; the checkpoint is written only after Kafka acknowledged the
+// events of its blocks. docs/chainwatch.md.
 #pragma once
 
 #include <atomic>
