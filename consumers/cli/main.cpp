@@ -1,10 +1,8 @@
 // build/duepay: the composition root. kCommands is every subcommand, one line each: its name, its
 // line in `duepay --help`, the function that declares its flags (CLI11) and returns what runs it,
 // whether it is a long-running role (SIGINT/SIGTERM set its stop flag; the one signal mechanism
-// below) or a one-shot tool, and whether `duepay dev` runs it too. Configuration comes from the
-// environment (var/dev.env); flags override.
-#include <pthread.h>
-#include <signal.h>
+// of process.hpp) or a one-shot tool, and whether `duepay dev` runs it too. Configuration comes
+// from the environment (var/dev.env); flags override.
 
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -15,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,6 +21,7 @@
 #include "consumers/analysts/replay.hpp"
 #include "consumers/cli/admin.hpp"
 #include "consumers/cli/command.hpp"
+#include "consumers/cli/process.hpp"
 #include "consumers/roles/api.hpp"
 #include "consumers/roles/chainwatch.hpp"
 #include "consumers/roles/checkout.hpp"
@@ -38,6 +36,8 @@
 namespace {
 
 using namespace duepay;
+using cli::Part;
+using cli::run_together;
 
 constexpr infra::log::Logger kLog{"duepay"};  // the process itself (its roles log as themselves)
 
@@ -128,58 +128,6 @@ void ops_flag(CLI::App& cmd) {
     role_flag(cmd, "--ops-listen", g_flags.ops_listen,
               "host:port of the ops listener: /metrics /healthz /readyz (DUEPAY_OPS_LISTEN; "
               "default: none)");
-}
-
-// One role among several in a process. An essential part ending (returning or throwing) stops
-// the others; an extra (a chainwatch in `duepay dev`, one chain of several) ends alone, logged,
-// and the others keep running.
-struct Part {
-    std::string name;
-    cli::Run run;
-    bool essential = true;
-};
-
-// Runs each part on its own thread until `stop` is set, an essential part ends, or every part
-// has ended. Rethrows the first exception of an essential part, else returns the first non-zero
-// exit code of an essential part (extras: 0 when some other part kept running, else theirs).
-int run_together(std::vector<Part> parts, const std::atomic<bool>& stop) {
-    std::atomic<bool> local{false};
-    std::atomic<std::size_t> running{parts.size()};
-    std::vector<int> codes(parts.size(), 0);
-    std::vector<std::exception_ptr> errors(parts.size());
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        threads.emplace_back([&, i] {
-            try {
-                codes[i] = parts[i].run(local);
-            } catch (const std::exception& e) {
-                kLog.error() << "duepay: " << parts[i].name << ": " << e.what();
-                errors[i] = std::current_exception();
-                codes[i] = 1;
-            }
-            if (parts[i].essential) {
-                local = true;
-            } else if (!local && codes[i] != 0) {
-                kLog.warn() << "duepay: " << parts[i].name << " ended (exit code " << codes[i]
-                            << "); the other roles keep running";
-            }
-            --running;
-        });
-    }
-    while (!stop && !local && running > 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    local = true;
-    for (auto& t : threads) t.join();
-    bool all_extras_failed = true;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        if (parts[i].essential && errors[i]) std::rethrow_exception(errors[i]);
-        if (parts[i].essential || codes[i] == 0) all_extras_failed = false;
-    }
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        if ((parts[i].essential || all_extras_failed) && codes[i] != 0) return codes[i];
-    }
-    return 0;
 }
 
 cli::Run define_api(CLI::App& cmd) {
@@ -311,37 +259,6 @@ cli::Run define_admin(CLI::App& cmd) {
 
 std::atomic<bool> g_stop{false};
 
-// SIGINT/SIGTERM are blocked in every thread (create this before any other thread) and taken by
-// one waiter thread that sets g_stop. The destructor wakes and joins the waiter.
-class SignalWaiter {
-  public:
-    SignalWaiter() {
-        sigemptyset(&set_);
-        sigaddset(&set_, SIGINT);
-        sigaddset(&set_, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-        thread_ = std::thread([this] {
-            int sig = 0;
-            sigwait(&set_, &sig);
-            if (!g_stop) kLog.info() << "duepay: signal " << sig << ", stopping";
-            g_stop = true;
-        });
-    }
-    ~SignalWaiter() {
-        if (!g_stop) {
-            g_stop = true;
-            pthread_kill(thread_.native_handle(), SIGTERM);
-        }
-        thread_.join();
-    }
-    SignalWaiter(const SignalWaiter&) = delete;
-    SignalWaiter& operator=(const SignalWaiter&) = delete;
-
-  private:
-    sigset_t set_{};
-    std::thread thread_;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -380,7 +297,7 @@ int main(int argc, char** argv) {
         try {
             infra::log::init_from_env();  // DUEPAY_LOG_LEVEL
             if (command.kind == Kind::role) {
-                SignalWaiter signals;
+                cli::SignalWaiter signals(g_stop);
                 const std::string ops_listen = !g_flags.ops_listen.empty()
                                                    ? g_flags.ops_listen
                                                    : infra::config::env_or("DUEPAY_OPS_LISTEN", "");
