@@ -58,14 +58,6 @@ const char* kAdminUsage =
     "       All print JSON; errors are {\"error\":{\"code\",\"message\"}} on stderr, exit 1\n"
     "       (2 for usage). Details: docs/accounts.md.\n";
 
-std::string flag(const std::vector<std::string>& args, const std::string& name,
-                 const std::string& fallback) {
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-        if (args[i] == name) return args[i + 1];
-    }
-    return fallback;
-}
-
 int demo() {
     const auto url = infra::config::require_env("DATABASE_URL");
     const auto secret = infra::config::require_env("DUEPAY_SERVER_SECRET");
@@ -102,9 +94,9 @@ std::optional<int> count_flag(const std::string& text) {
 }
 
 int topic_create(const std::vector<std::string>& args) {
-    const auto name = flag(args, "--name", "");
-    const auto partitions = count_flag(flag(args, "--partitions", "6"));
-    const auto replication = count_flag(flag(args, "--replication-factor", "1"));
+    const auto name = admin_flag(args, "--name").value_or("");
+    const auto partitions = count_flag(admin_flag(args, "--partitions").value_or("6"));
+    const auto replication = count_flag(admin_flag(args, "--replication-factor").value_or("1"));
     if (name.empty() || !partitions || !replication) {
         std::cerr << kAdminUsage;
         return 2;
@@ -112,7 +104,7 @@ int topic_create(const std::vector<std::string>& args) {
     infra::kafka::TopicSettings settings;
     settings.partitions = *partitions;
     settings.replication_factor = *replication;
-    if (const auto m = flag(args, "--min-insync-replicas", ""); !m.empty()) {
+    if (const auto m = admin_flag(args, "--min-insync-replicas").value_or(""); !m.empty()) {
         settings.min_insync_replicas = count_flag(m);
         if (!settings.min_insync_replicas || *settings.min_insync_replicas > *replication) {
             std::cerr << "duepay admin topic create: --min-insync-replicas must be from 1 to the "
@@ -130,6 +122,13 @@ int topic_create(const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+std::optional<std::string> admin_flag(const std::vector<std::string>& args, std::string_view name) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+        if (args[i] == name) return args[i + 1];
+    }
+    return std::nullopt;
+}
 
 std::string derive_test_key(const std::string& server_secret_hex, const std::string& key_id) {
     auto secret = domain::from_hex(server_secret_hex);

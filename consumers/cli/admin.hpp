@@ -5,11 +5,17 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace duepay::consumers {
 
 int run_admin(const std::vector<std::string>& args);
+
+// The one reader of `duepay admin` flags, shared by every admin command: the word after the first
+// `name` in args (empty when given as ''), or nullopt when `name` is not there or is last. Flags
+// it is not asked for are passed over.
+std::optional<std::string> admin_flag(const std::vector<std::string>& args, std::string_view name);
 
 // project | key | wallet | chains (admin_accounts.cpp); nullopt when args[0] is none of them.
 std::optional<int> run_account_command(const std::vector<std::string>& args);

@@ -36,15 +36,8 @@ struct AdminError {
     std::string message;
 };
 
-std::optional<std::string> opt_flag(const std::vector<std::string>& args, const std::string& name) {
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-        if (args[i] == name) return args[i + 1];
-    }
-    return std::nullopt;
-}
-
 std::string required(const std::vector<std::string>& args, const std::string& name) {
-    auto v = opt_flag(args, name);
+    auto v = admin_flag(args, name);
     if (!v || v->empty()) throw AdminError{"missing_argument", name + " is required"};
     return *v;
 }
@@ -142,12 +135,12 @@ int project_command(const std::vector<std::string>& args) {
         pg::ProjectRecord p;
         p.id = random_id("prj_");
         p.name = check_name(required(args, "--name"));
-        p.plan = check_plan(opt_flag(args, "--plan").value_or("free"));
+        p.plan = check_plan(admin_flag(args, "--plan").value_or("free"));
         p.payment_window_seconds =
-            check_window(opt_flag(args, "--window-seconds").value_or("3600"));
-        if (auto logo = opt_flag(args, "--logo-url"); logo && !logo->empty())
+            check_window(admin_flag(args, "--window-seconds").value_or("3600"));
+        if (auto logo = admin_flag(args, "--logo-url"); logo && !logo->empty())
             p.logo_url = check_logo(*logo);
-        if (auto color = opt_flag(args, "--accent-color"); color && !color->empty())
+        if (auto color = admin_flag(args, "--accent-color"); color && !color->empty())
             p.accent_color = check_color(*color);
         pqxx::work tx(conn);
         pg::insert_project(tx, p);
@@ -159,12 +152,12 @@ int project_command(const std::vector<std::string>& args) {
     } else if (sub == "update") {
         const auto id = required(args, "--project");
         pg::ProjectChanges c;
-        if (auto v = opt_flag(args, "--name")) c.name = check_name(*v);
-        if (auto v = opt_flag(args, "--plan")) c.plan = check_plan(*v);
-        if (auto v = opt_flag(args, "--window-seconds"))
+        if (auto v = admin_flag(args, "--name")) c.name = check_name(*v);
+        if (auto v = admin_flag(args, "--plan")) c.plan = check_plan(*v);
+        if (auto v = admin_flag(args, "--window-seconds"))
             c.payment_window_seconds = check_window(*v);
-        if (auto v = opt_flag(args, "--logo-url")) c.logo_url = check_logo(*v);
-        if (auto v = opt_flag(args, "--accent-color")) c.accent_color = check_color(*v);
+        if (auto v = admin_flag(args, "--logo-url")) c.logo_url = check_logo(*v);
+        if (auto v = admin_flag(args, "--accent-color")) c.accent_color = check_color(*v);
         if (!c.name && !c.plan && !c.payment_window_seconds && !c.logo_url && !c.accent_color) {
             throw AdminError{"missing_argument",
                              "give at least one of --name, --plan, --window-seconds, --logo-url, "
@@ -277,7 +270,7 @@ int wallet_command(const std::vector<std::string>& args) {
     Writer w(b);
     if (sub == "challenge") {
         int ttl = 600;
-        if (auto v = opt_flag(args, "--ttl-seconds")) {
+        if (auto v = admin_flag(args, "--ttl-seconds")) {
             if (v->empty() || v->size() > 4 ||
                 v->find_first_not_of("0123456789") != std::string::npos || std::stoi(*v) < 1 ||
                 std::stoi(*v) > 3600) {
@@ -302,7 +295,7 @@ int wallet_command(const std::vector<std::string>& args) {
         v.project_id = project;
         v.address = address;
         v.signature = required(args, "--signature");
-        v.nonce = opt_flag(args, "--nonce");
+        v.nonce = admin_flag(args, "--nonce");
         // An operator may replace a verified wallet without its signature: the recovery path
         // when a merchant lost it (docs/adr/0171). The REST API requires it.
         v.require_current_wallet = false;

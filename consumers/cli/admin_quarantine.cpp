@@ -74,18 +74,11 @@ void write_entry(Writer& w, const pg::QuarantineEntry& e) {
     w.EndObject();
 }
 
-std::optional<std::string> flag(const std::vector<std::string>& args, const std::string& name) {
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-        if (args[i] == name) return args[i + 1];
-    }
-    return std::nullopt;
-}
-
 int list(const std::vector<std::string>& args) {
     pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
     pqxx::read_transaction tx(conn);
     const bool all = std::find(args.begin(), args.end(), "--all") != args.end();
-    const auto entries = pg::list_quarantined(tx, flag(args, "--group"), all);
+    const auto entries = pg::list_quarantined(tx, admin_flag(args, "--group"), all);
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();

@@ -44,15 +44,8 @@ const char* kUsage =
     "  redeliver --id we_... --event evt_...\n"
     "DUEPAY_WEBHOOK_ALLOW_INSECURE=1 accepts http:// and loopback URLs (dev stack).\n";
 
-std::optional<std::string> opt_flag(const std::vector<std::string>& args, const std::string& name) {
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-        if (args[i] == name) return args[i + 1];
-    }
-    return std::nullopt;
-}
-
 std::string required(const std::vector<std::string>& args, const std::string& name) {
-    auto v = opt_flag(args, name);
+    auto v = admin_flag(args, name);
     if (!v || v->empty()) throw Rejection{"missing_argument", name + " is required"};
     return *v;
 }
@@ -72,7 +65,7 @@ std::vector<std::string> events_flag(const std::string& csv) {
 }
 
 std::size_t limit_flag(const std::vector<std::string>& args) {
-    const auto text = opt_flag(args, "--limit").value_or("20");
+    const auto text = admin_flag(args, "--limit").value_or("20");
     if (text.empty() || text.size() > 3 ||
         text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) < 1 ||
         std::stoul(text) > 100) {
@@ -118,12 +111,12 @@ int run(const std::vector<std::string>& args) {
         pg::WebhookEndpoint e;
         e.url = required(args, "--url");
         check_url(e.url);
-        if (auto events = opt_flag(args, "--events")) {
+        if (auto events = admin_flag(args, "--events")) {
             e.events = events_flag(*events);
         } else {
             for (auto t : domain::webhooks::kWebhookEventTypes) e.events.emplace_back(t);
         }
-        e.description = opt_flag(args, "--description");
+        e.description = admin_flag(args, "--description");
         e.id = iw::new_endpoint_id();
         e.project_id = project;
         e.mode = mode;
@@ -140,13 +133,13 @@ int run(const std::vector<std::string>& args) {
             found(pg::find_webhook_endpoint(tx, project, mode, endpoint_id(args))), false);
     } else if (command == "update") {
         pg::EndpointPatch patch;
-        if (auto url = opt_flag(args, "--url")) {
+        if (auto url = admin_flag(args, "--url")) {
             check_url(*url);
             patch.url = *url;
         }
-        if (auto events = opt_flag(args, "--events")) patch.events = events_flag(*events);
-        if (auto description = opt_flag(args, "--description")) patch.description = *description;
-        if (auto status = opt_flag(args, "--status")) {
+        if (auto events = admin_flag(args, "--events")) patch.events = events_flag(*events);
+        if (auto description = admin_flag(args, "--description")) patch.description = *description;
+        if (auto status = admin_flag(args, "--status")) {
             if (*status != "enabled" && *status != "disabled") {
                 throw Rejection{"invalid_webhook_status", "--status must be enabled or disabled"};
             }
@@ -159,7 +152,7 @@ int run(const std::vector<std::string>& args) {
         if (!pg::delete_webhook_endpoint(tx, project, mode, id)) found(std::nullopt);
         out = R"({"id":")" + id + R"(","deleted":true})";
     } else if (command == "rotate") {
-        const auto text = opt_flag(args, "--expires-in-seconds").value_or("86400");
+        const auto text = admin_flag(args, "--expires-in-seconds").value_or("86400");
         if (text.empty() || text.size() > 6 ||
             text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) > 604800) {
             throw Rejection{"invalid_expires_in",
