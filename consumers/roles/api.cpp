@@ -96,6 +96,7 @@ struct ApiRole {
                                                 : env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
         producer.linger_ms = static_cast<int>(env_int_or(
             "DUEPAY_PRODUCER_LINGER_MS", producer.linger_ms, 0, 1000));  // docs/tuning.md
+        producer.compression = env_or("DUEPAY_PRODUCER_COMPRESSION", producer.compression);
         log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
         keys = std::make_unique<api::PgKeyDirectory>(*pool);
         reader = std::make_unique<api::PgChargeReader>(*pool);

@@ -48,7 +48,7 @@ KafkaEventLog::KafkaEventLog(ProducerSettings settings)
                      std::to_string(settings_.message_timeout_ms));
     detail::set_conf(conf.get(), "socket.connection.setup.timeout.ms", "3000");
     detail::set_conf(conf.get(), "reconnect.backoff.max.ms", "1000");
-    detail::set_conf(conf.get(), "compression.type", "lz4");
+    detail::set_conf(conf.get(), "compression.type", settings_.compression);
     detail::set_conf(conf.get(), "partitioner", "murmur2_random");  // the Java client's choice
     rd_kafka_conf_set_dr_msg_cb(conf.get(), &KafkaEventLog::on_delivery);
     rd_kafka_conf_set_error_cb(conf.get(), &KafkaEventLog::on_error);

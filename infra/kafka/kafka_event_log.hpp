@@ -22,7 +22,8 @@ struct ProducerSettings {
     std::string bootstrap;  // host:port[,host:port]
     std::string topic;      // e.g. duepay.charge-events.v1
     int linger_ms = 0;      // send at once; under load batches form behind the in-flight requests
-    int message_timeout_ms = 5000;  // bound on an append, retries included
+    int message_timeout_ms = 5000;    // bound on an append, retries included
+    std::string compression = "lz4";  // librdkafka compression.type (docs/tuning.md)
 };
 
 class KafkaEventLog final : public EventLog {

@@ -7,11 +7,26 @@
 #include <stdexcept>
 
 namespace duepay::infra::random {
+namespace {
+
+// SHA-256 fetched from the provider once: EVP_sha256() makes OpenSSL 3 look the algorithm up in
+// its provider store (a lock and a search) on every digest, which was two thirds of the cost of
+// hashing an API key on each request (issue 14; bench/RESULTS.md). Kept for the process.
+const EVP_MD* sha256_md() {
+    static EVP_MD* const md = [] {
+        EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+        if (fetched == nullptr) throw std::runtime_error("EVP_MD_fetch(SHA256) failed");
+        return fetched;
+    }();
+    return md;
+}
+
+}  // namespace
 
 Digest32 sha256(std::string_view data) {
     Digest32 out{};
     unsigned int len = 0;
-    if (EVP_Digest(data.data(), data.size(), out.data(), &len, EVP_sha256(), nullptr) != 1 ||
+    if (EVP_Digest(data.data(), data.size(), out.data(), &len, sha256_md(), nullptr) != 1 ||
         len != 32) {
         throw std::runtime_error("EVP_Digest(sha256) failed");
     }
@@ -21,7 +36,7 @@ Digest32 sha256(std::string_view data) {
 Digest32 hmac_sha256(std::span<const std::uint8_t> key, std::string_view message) {
     Digest32 out{};
     unsigned int len = 0;
-    if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+    if (HMAC(sha256_md(), key.data(), static_cast<int>(key.size()),
              reinterpret_cast<const unsigned char*>(message.data()), message.size(), out.data(),
              &len) == nullptr ||
         len != 32) {

@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include "infra/metrics/metrics.hpp"
 
 namespace duepay::api {
 namespace {
@@ -47,6 +51,28 @@ TEST(AccessLog, RouteLabelsHaveABoundedSetOfValues) {
     EXPECT_EQ(route_label("/v1/nowhere", 404), "unmatched");
     EXPECT_EQ(route_label("/v1/invoices", 405), "unmatched");
     EXPECT_EQ(route_label("-", 408), "unmatched");
+}
+
+// The series found per thread (observe_request's cache) are the registry's: each (role, route,
+// status) counts its own requests, also from another thread.
+TEST(AccessLog, ObservedRequestsLandInTheirOwnSeries) {
+    using namespace std::chrono_literals;
+    observe_request("t_cache", "/v1/charges/0xab12/status", 200, 2ms);
+    observe_request("t_cache", "/v1/charges/0xcd34/status", 200, 2ms);
+    observe_request("t_cache", "/v1/charges/0xab12/status", 503, 2ms);
+    observe_request("t_cache", "/v1/nowhere", 404, 2ms);
+    std::thread([] { observe_request("t_cache", "/v1/charges/0xef/status", 200, 2ms); }).join();
+    const std::string text = infra::metrics::registry().render();
+    const auto count = [&](const std::string& labels) {
+        const std::string name = "duepay_http_request_duration_seconds_count{" + labels + "} ";
+        const auto at = text.find(name);
+        return at == std::string::npos
+                   ? std::string("absent")
+                   : text.substr(at + name.size(), text.find('\n', at) - at - name.size());
+    };
+    EXPECT_EQ(count(R"(role="t_cache",route="/v1/charges/:id/status",status="200")"), "3");
+    EXPECT_EQ(count(R"(role="t_cache",route="/v1/charges/:id/status",status="503")"), "1");
+    EXPECT_EQ(count(R"(role="t_cache",route="unmatched",status="404")"), "1");
 }
 
 }  // namespace
