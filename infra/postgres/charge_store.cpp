@@ -3,6 +3,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <stdexcept>
+#include <string_view>
+
 #include "domain/events/event.hpp"
 
 namespace duepay::infra::postgres {
@@ -118,6 +121,28 @@ std::size_t list_fetch_size(std::size_t limit) {
     return limit;
 }
 
+// A Postgres array literal of text elements ({"a","b\"c"}): every element quoted, `"` and `\`
+// escaped. A NUL byte (no Postgres text holds one; a parameter would end there) is refused as
+// std::invalid_argument: the projector quarantines the event, as Postgres' refusal of a \u0000
+// did when the rows went as JSON.
+class ArrayLiteral {
+  public:
+    void add(std::string_view element) {
+        if (element.find('\0') != std::string_view::npos)
+            throw std::invalid_argument("a NUL byte in a journal column");
+        text_ += text_.empty() ? "{\"" : ",\"";
+        for (const char c : element) {
+            if (c == '"' || c == '\\') text_ += '\\';
+            text_ += c;
+        }
+        text_ += '"';
+    }
+    std::string text() const { return text_.empty() ? "{}" : text_ + '}'; }
+
+  private:
+    std::string text_;
+};
+
 constexpr const char* kUpsertTail =
     " on conflict (invoice_id) do update set status = excluded.status, amount_confirmed = "
     "excluded.amount_confirmed, exception = excluded.exception, timeline = excluded.timeline, "
@@ -131,27 +156,20 @@ std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
                                              const std::vector<JournalEntry>& entries) {
     std::set<std::string> inserted;
     if (entries.empty()) return inserted;
-    rapidjson::StringBuffer buffer;
-    JsonWriter w(buffer);
-    w.StartArray();
+    // One array per column (unnest): Postgres parses each payload once, straight to jsonb; a
+    // JSON document of the rows (json_populate_recordset) cost 4x as much (ADR 0185).
+    ArrayLiteral ids, invoices, topics, partitions, offsets, types, payloads;
     for (const auto& e : entries) {
-        w.StartObject();
-        put(w, "event_id", e.event_id);
-        put(w, "invoice_id", e.invoice_id);
-        put(w, "topic", e.topic);
-        w.Key("partition");
-        w.Int(e.partition);
-        w.Key("offset");
-        w.Int64(e.offset);
-        put(w, "type", e.type);
-        w.Key("payload");
-        w.RawValue(e.payload.data(), e.payload.size(),
-                   rapidjson::kObjectType);  // valid JSON: decoded before
-        w.EndObject();
+        ids.add(e.event_id);
+        invoices.add(e.invoice_id);
+        topics.add(e.topic);
+        partitions.add(std::to_string(e.partition));
+        offsets.add(std::to_string(e.offset));
+        types.add(e.type);
+        payloads.add(e.payload);
     }
-    w.EndArray();
-    auto rows =
-        tx.exec_prepared("insert_journal", std::string(buffer.GetString(), buffer.GetSize()));
+    auto rows = tx.exec_prepared("insert_journal", ids.text(), invoices.text(), topics.text(),
+                                 partitions.text(), offsets.text(), types.text(), payloads.text());
     for (const auto& r : rows) inserted.insert(r[0].as<std::string>());
     return inserted;
 }
@@ -215,8 +233,8 @@ void prepare_charge_statements(pqxx::connection& conn) {
     conn.prepare("insert_journal",
                  "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", "
                  "type, payload) "
-                 "select event_id, invoice_id, topic, partition, \"offset\", type, payload "
-                 "from json_populate_recordset(null::charge_events, $1::json) "
+                 "select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], "
+                 "$5::bigint[], $6::text[], $7::jsonb[]) "
                  "on conflict (event_id) do nothing returning event_id");
     conn.prepare(
         "upsert_charges",

@@ -1,6 +1,10 @@
 #include "projections/charges/read_model_schema.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <set>
 #include <stdexcept>
+#include <string_view>
 
 namespace duepay::projections::charges {
 namespace {
@@ -17,6 +21,30 @@ std::string int_array(const std::vector<std::int64_t>& values) {
         out += std::to_string(values[i]);
     }
     return out + '}';
+}
+
+// The non-unique indexes of `schema`.`table`: name and the definition from USING on (what two
+// equal indexes on different tables share).
+std::vector<std::pair<std::string, std::string>> plain_indexes(pqxx::transaction_base& tx,
+                                                               const std::string& schema,
+                                                               const std::string& table) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& r : tx.exec_params(
+             "select c.relname, substring(pg_get_indexdef(i.indexrelid) from ' USING .*$') "
+             "from pg_index i join pg_class c on c.oid = i.indexrelid "
+             "join pg_class t on t.oid = i.indrelid join pg_namespace n on n.oid = t.relnamespace "
+             "where n.nspname = $1 and t.relname = $2 and not i.indisunique order by c.relname",
+             schema, table)) {
+        out.emplace_back(r[0].as<std::string>(), r[1].as<std::string>());
+    }
+    return out;
+}
+
+bool exists(pqxx::transaction_base& tx, const std::string& schema, const std::string& table) {
+    return tx
+        .exec_params1("select to_regclass($1) is not null",
+                      ident(tx, schema) + "." + ident(tx, table))[0]
+        .as<bool>();
 }
 
 }  // namespace
@@ -37,9 +65,36 @@ void create_shadow(pqxx::transaction_base& tx, const std::string& schema) {
     if (!is_valid_shadow_schema(schema)) throw std::invalid_argument("bad schema name " + schema);
     tx.exec("create schema if not exists " + ident(tx, schema));
     for (const char* table : kRebuiltTables) {
-        tx.exec("create table if not exists " + ident(tx, schema) + "." + ident(tx, table) +
-                " (like public." + ident(tx, table) + " including all)");
+        if (exists(tx, schema, table)) continue;
+        tx.exec("create table " + ident(tx, schema) + "." + ident(tx, table) + " (like public." +
+                ident(tx, table) + " including all)");
+        if (std::find_if(std::begin(kDeferredIndexTables), std::end(kDeferredIndexTables),
+                         [&](const char* t) { return std::string_view(t) == table; }) ==
+            std::end(kDeferredIndexTables))
+            continue;
+        for (const auto& [name, definition] : plain_indexes(tx, schema, table)) {
+            tx.exec("drop index " + ident(tx, schema) + "." + ident(tx, name));
+        }
     }
+}
+
+int build_deferred_indexes(pqxx::transaction_base& tx, const std::string& schema) {
+    if (!is_valid_shadow_schema(schema)) throw std::invalid_argument("bad schema name " + schema);
+    tx.exec("set local maintenance_work_mem = '256MB'");
+    int built = 0;
+    for (const char* table : kDeferredIndexTables) {
+        std::set<std::string> present;
+        for (const auto& [name, definition] : plain_indexes(tx, schema, table)) {
+            present.insert(definition);
+        }
+        for (const auto& [name, definition] : plain_indexes(tx, "public", table)) {
+            if (present.contains(definition)) continue;
+            tx.exec("create index " + ident(tx, name) + " on " + ident(tx, schema) + "." +
+                    ident(tx, table) + definition);
+            ++built;
+        }
+    }
+    return built;
 }
 
 void drop_shadow(pqxx::transaction_base& tx, const std::string& schema) {

@@ -17,6 +17,11 @@ namespace duepay::projections::charges {
 // The rebuilt tables, in the order the projector writes them (and the swap locks them).
 inline constexpr const char* kRebuiltTables[] = {"charge_events", "charges"};
 
+// The rebuilt tables whose non-unique indexes a shadow gets only once it is loaded (bulk-load
+// cost, ADR 0185): `charges` (six list indexes). charge_events keeps its invoice index, which the
+// replay reads by (loading a charge it does not hold).
+inline constexpr const char* kDeferredIndexTables[] = {"charges"};
+
 // The prefix of the schemas that hold swapped-out tables.
 inline constexpr const char* kRetiredPrefix = "duepay_retired_";
 
@@ -24,8 +29,13 @@ inline constexpr const char* kRetiredPrefix = "duepay_retired_";
 bool is_valid_shadow_schema(const std::string& name);
 
 // Creates `schema` and its empty copies of kRebuiltTables (columns, defaults, constraints and
-// indexes of the live tables) unless they exist. Idempotent.
+// indexes of the live tables) unless they exist; a table of kDeferredIndexTables it creates
+// without its non-unique indexes. Idempotent.
 void create_shadow(pqxx::transaction_base& tx, const std::string& schema);
+
+// Creates on the shadow's kDeferredIndexTables every non-unique index of the live table it lacks
+// (same definition, same name), once the shadow is loaded; returns how many. Idempotent.
+int build_deferred_indexes(pqxx::transaction_base& tx, const std::string& schema);
 
 // Drops `schema` and everything in it, if it exists.
 void drop_shadow(pqxx::transaction_base& tx, const std::string& schema);

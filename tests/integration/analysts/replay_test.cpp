@@ -69,6 +69,28 @@ class ReplayTest : public ::testing::Test {
                 {"DUEPAY_PROJECTOR_GROUP", server_.group}};
     }
 
+    // The environment of a replay the test kills: its connections are named, so the test can
+    // wait for their backends to end (a COMMIT sent before the kill may land after it).
+    std::map<std::string, std::string> killed_env() const {
+        auto env = replay_env();
+        env["PGAPPNAME"] = kKilledApp;
+        return env;
+    }
+
+    // After a kill: the killed replay's backends are gone, so its last transaction either
+    // committed or never will.
+    void wait_for_killed_backends(pqxx::connection& db) {
+        ASSERT_TRUE(wait_until(
+            [&] {
+                return count(db, std::string("select count(*) from pg_stat_activity where "
+                                             "application_name = '") +
+                                     kKilledApp + "'") == 0;
+            },
+            std::chrono::seconds(30)));
+    }
+
+    static constexpr const char* kKilledApp = "duepay-replay-killed-by-test";
+
     int replay(const std::vector<std::string>& args, std::string& out) {
         std::vector<std::string> argv{duepay_binary(), "replay"};
         argv.insert(argv.end(), args.begin(), args.end());
@@ -112,7 +134,7 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     // 1. Killed half way (SIGKILL), then run again: it resumes from its stored offsets.
     {
         Process killed({duepay_binary(), "replay", "--schema", "rebuild_a", "--batch", "25"},
-                       replay_env(), "/tmp/duepay-replay-killed-" + unique_suffix() + ".log");
+                       killed_env(), "/tmp/duepay-replay-killed-" + unique_suffix() + ".log");
         ASSERT_TRUE(wait_until(
             [&] {
                 return count(db,
@@ -124,6 +146,7 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
         ASSERT_TRUE(killed.alive()) << "finished before the kill: " << killed.log();
         killed.kill_hard();
     }
+    wait_for_killed_backends(db);
     const auto partial = count(db, "select count(*) from rebuild_a.charge_events");
     EXPECT_GT(partial, 0);
     EXPECT_LT(partial, events);
@@ -180,6 +203,16 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     EXPECT_EQ(count(db, "select count(*) from pg_namespace where nspname = 'rebuild_a'"), 0);
     EXPECT_EQ(count(db, "select count(*) from " + retired + ".charges"), kSyntheticCharges + 2);
     EXPECT_EQ(count(db, "select count(*) from public.charges"), kSyntheticCharges + 2);
+    // The indexes left out while loading were built: the same set as the live tables had.
+    const std::string indexes =
+        "select string_agg(indexname || substring(indexdef from ' USING .*$'), ';' order by "
+        "indexname) from pg_indexes where tablename = 'charges' and schemaname = ";
+    {
+        pqxx::read_transaction tx(db);
+        const auto swapped_in = tx.exec1(indexes + "'public'")[0].as<std::string>();
+        EXPECT_EQ(swapped_in, tx.exec1(indexes + tx.quote(retired))[0].as<std::string>());
+        EXPECT_NE(swapped_in.find("charges_list_status_idx"), std::string::npos) << swapped_in;
+    }
 
     // The projector and the API go on with the swapped-in tables.
     const auto after = create_charge();
@@ -244,7 +277,7 @@ TEST_F(ReplayTest, AChargeStraddlingBatchesKilledBetweenThemResumesToTheSameRow)
         tenth);
     {
         Process killed({duepay_binary(), "replay", "--schema", "straddle", "--batch", "4"},
-                       replay_env(), "/tmp/duepay-replay-straddle-" + unique_suffix() + ".log");
+                       killed_env(), "/tmp/duepay-replay-straddle-" + unique_suffix() + ".log");
         ASSERT_TRUE(wait_until(
             [&] {
                 return count(db,
@@ -257,6 +290,7 @@ TEST_F(ReplayTest, AChargeStraddlingBatchesKilledBetweenThemResumesToTheSameRow)
         killed.kill_hard();
     }
     hold.abort();
+    wait_for_killed_backends(db);
     const auto partial = count(db, "select count(*) from straddle.charge_events");
     const auto partial_of_charge = count(
         db, "select count(*) from straddle.charge_events where invoice_id = '" + charge + "'");
