@@ -30,8 +30,7 @@ struct JournalEntry {
 };
 
 // Inserts the entries whose event_id is not there yet, in one statement (one array per column,
-// unnest; ADR 0185); returns the event ids
-// actually inserted.
+// unnest; ADR 0185); returns the event ids actually inserted.
 std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
                                              const std::vector<JournalEntry>& entries);
 
