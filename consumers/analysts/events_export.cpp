@@ -192,7 +192,8 @@ int export_events(const ExportOptions& o, const std::atomic<bool>& stop) {
                     << " records skipped (not a valid event; see duepay admin quarantine list)";
         }
         if (repeated > 0) {
-            summary << ", " << with_commas(repeated) << " records skipped (an event id already read)";
+            summary << ", " << with_commas(repeated)
+                    << " records skipped (an event id already read)";
         }
         return stop ? 130 : 0;
     } catch (...) {

@@ -124,8 +124,8 @@ TopicCheck check_creates_in_topic(const std::vector<CreateOutcome>& outcomes,
                 // A second record with the same id and bytes is a redelivery every consumer drops
                 // by event id; a second id or invoice would be a second charge for one create.
                 check.errors.push_back(o.reference + " got 201 and is in the topic as " +
-                                       std::to_string(it->second.event_ids.size()) +
-                                       " events (at" + it->second.at + ")");
+                                       std::to_string(it->second.event_ids.size()) + " events (at" +
+                                       it->second.at + ")");
             } else if (*it->second.invoices.begin() != o.invoice_id) {
                 check.errors.push_back(o.reference + " is in the topic under another invoice id");
             }

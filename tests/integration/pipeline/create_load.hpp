@@ -64,7 +64,7 @@ struct TopicCheck {
     // is meant to prevent them, but librdkafka can still write one when a partition's leader
     // moves (its issue 4953); consumers drop them by event id, so they are counted, not failed.
     std::size_t redelivered = 0;
-    std::vector<std::string> errors;   // a 201 missing or as two events, an unavailable one present
+    std::vector<std::string> errors;  // a 201 missing or as two events, an unavailable one present
 };
 // Compares the outcomes with `messages` (the topic, read from the start; charge.created only).
 TopicCheck check_creates_in_topic(const std::vector<CreateOutcome>& outcomes,
