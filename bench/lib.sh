@@ -5,6 +5,7 @@
 #   source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 #   bench_setup wrk psql          # ROOT, var/dev.env in the environment, BIN, BASE, OUT; the tools
 #   bench_ensure_api dev.log      # a duepay dev if nothing answers on $BASE, stopped at exit
+#   ticks_of PID, tree_ticks PID  # CPU ticks (bench/load/sweep.sh uses these alone)
 #
 # Reads DUEPAY_ENV_FILE (default var/dev.env), DUEPAY_BIN (default build/duepay) and
 # DUEPAY_BASE_URL (default http://127.0.0.1:8080).
@@ -48,4 +49,17 @@ bench_ensure_api() {
     for _ in $(seq 1 100); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
   fi
   curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
+}
+
+# CPU ticks of a process (utime + stime + waited-for children); 0 when it is gone.
+ticks_of() {
+  [[ -r "/proc/$1/stat" ]] || { echo 0; return; }
+  sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 + $14 + $15 }'
+}
+# CPU ticks of a process and its live children (Postgres backends; ended ones are in cutime).
+tree_ticks() {
+  local total kid
+  total="$(ticks_of "$1")"
+  for kid in $(pgrep -P "$1" || true); do total=$((total + $(ticks_of "$kid"))); done
+  echo "$total"
 }

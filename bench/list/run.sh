@@ -9,8 +9,9 @@
 #   SEED=0 bench/list/run.sh                                 # reuse the rows of the last run
 #
 # If nothing answers on $DUEPAY_BASE_URL/healthz, the script starts `$DUEPAY_BIN dev` (default
-# build/duepay) and stops it at the end. Target (issue 16): p99 <= 10 ms for the first and the
-# deep page at 16 connections.
+# build/duepay) and stops it at the end. Each page also prints the CPU per request of duepay and of
+# Postgres (`cpu:` line; the duepay figure needs DUEPAY_PID when the api was already running).
+# Target (issue 16): p99 <= 10 ms for the first and the deep page at 16 connections.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -46,12 +47,24 @@ deep="$(cursor_at "")"
 deep_paid="$(cursor_at "and status = 'paid'")"
 middle=$(( ROWS / 2 ))
 
+# CPU per request of the api (the duepay dev started here, or DUEPAY_PID) and of Postgres (the
+# postmaster and its backends), from /proc over each wrk run.
+API_PID="${BENCH_DEV_PID:-${DUEPAY_PID:-0}}"
+PG_PID="$(head -1 "$ROOT/var/pg/data/postmaster.pid" 2>/dev/null || echo 0)"
+TCK="$(getconf CLK_TCK)"
 run() {  # $1: name, $2: path
   echo "== $1: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s bench/list/list.lua $BASE$2"
   curl -sf -m 5 -o "$OUT/list-$1.json" -H "x-api-key: $DUEPAY_BENCH_KEY" "$BASE$2"
   head -c 120 "$OUT/list-$1.json"; echo
+  local d0 p0 n
+  d0="$(ticks_of "$API_PID")"; p0="$(tree_ticks "$PG_PID")"
   DUEPAY_LIST_PATH="$2" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency \
     -s "$ROOT/bench/list/list.lua" "$BASE" | tee "$OUT/list-$1.txt" | grep -E "^list:|Socket errors" || true
+  n="$(sed -n 's/^list: \([0-9]*\) requests.*/\1/p' "$OUT/list-$1.txt")"
+  awk -v d="$(( $(ticks_of "$API_PID") - d0 ))" -v p="$(( $(tree_ticks "$PG_PID") - p0 ))" \
+    -v n="${n:-0}" -v hz="$TCK" -v api="$API_PID" 'BEGIN { if (n > 0) printf \
+    "cpu: duepay %s us/request, postgres %.0f us/request\n", \
+    (api > 0 ? sprintf("%.0f", d / hz * 1e6 / n) : "(DUEPAY_PID not given)"), p / hz * 1e6 / n }'
 }
 run first "/v1/charges?limit=20"
 run deep "/v1/charges?limit=20&cursor=$deep"

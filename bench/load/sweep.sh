@@ -41,23 +41,14 @@ if [[ -z "${DUEPAY_DEMO_TEST_KEY:-}" ]]; then
 fi
 export DUEPAY_DEMO_TEST_KEY
 
-# CPU ticks of a process (utime + stime + waited-for children).
-ticks_of() {
-  [[ -r "/proc/$1/stat" ]] || { echo 0; return; }
-  sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 + $14 + $15 }'
-}
+# ticks_of, tree_ticks: CPU ticks of a process, and with its children.
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 # Context switches of a process, all its threads (voluntary + involuntary): each is a thread that
 # slept or was preempted, the kernel time the profile shows as finish_task_switch.
 switches_of() {
   cat /proc/"$1"/task/*/status 2>/dev/null |
     awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
-}
-# CPU ticks of a process and its live children (Postgres backends; ended ones are in cutime).
-tree_ticks() {
-  local total kid
-  total="$(ticks_of "$1")"
-  for kid in $(pgrep -P "$1" || true); do total=$((total + $(ticks_of "$kid"))); done
-  echo "$total"
 }
 KAFKA_PID="$(cat "$ROOT/var/kafka/kafka.pid" 2>/dev/null || true)"
 PG_PID="$(head -1 "$ROOT/var/pg/data/postmaster.pid" 2>/dev/null || true)"

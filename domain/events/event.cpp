@@ -64,13 +64,29 @@ std::string format_rfc3339_millis_utc(std::int64_t unix_ms) {
     const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
     const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
     const std::int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", static_cast<int>(year),
-                  static_cast<int>(month), static_cast<int>(day),
-                  static_cast<int>(ms_of_day / 3'600'000),
-                  static_cast<int>(ms_of_day / 60'000 % 60),
-                  static_cast<int>(ms_of_day / 1000 % 60), static_cast<int>(ms_of_day % 1000));
-    return buf;
+    if (year > 9999) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                      static_cast<int>(year), static_cast<int>(month), static_cast<int>(day),
+                      static_cast<int>(ms_of_day / 3'600'000),
+                      static_cast<int>(ms_of_day / 60'000 % 60),
+                      static_cast<int>(ms_of_day / 1000 % 60), static_cast<int>(ms_of_day % 1000));
+        return buf;
+    }
+    // Digits written in place: snprintf was 4 % of a GET /v1/charges page's CPU (ADR 0188).
+    std::string out = "0000-00-00T00:00:00.000Z";
+    auto put = [&out](std::size_t at, std::size_t width, std::int64_t value) {
+        for (std::size_t i = at + width; i-- > at; value /= 10)
+            out[i] = static_cast<char>('0' + value % 10);
+    };
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, ms_of_day / 3'600'000);
+    put(14, 2, ms_of_day / 60'000 % 60);
+    put(17, 2, ms_of_day / 1000 % 60);
+    put(20, 3, ms_of_day % 1000);
+    return out;
 }
 
 namespace {

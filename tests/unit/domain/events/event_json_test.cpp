@@ -314,6 +314,9 @@ TEST(EventJson, Rfc3339Check) {
     EXPECT_EQ(format_rfc3339_millis_utc(1'709'251'199'999), "2024-02-29T23:59:59.999Z");
     EXPECT_EQ(format_rfc3339_millis_utc(1'795'737'600'123), "2026-11-27T00:00:00.123Z");
     EXPECT_EQ(format_rfc3339_millis_utc(951'782'400'000), "2000-02-29T00:00:00.000Z");
+    EXPECT_EQ(format_rfc3339_millis_utc(1'795'809'599'999), "2026-11-27T19:59:59.999Z");
+    EXPECT_EQ(format_rfc3339_millis_utc(253'402'300'799'999), "9999-12-31T23:59:59.999Z");
+    EXPECT_EQ(format_rfc3339_millis_utc(-1), "1970-01-01T00:00:00.000Z");  // clamped
     for (std::int64_t ms = 0; ms < 4'102'444'800'000; ms += 86'399'997) {  // to 2100
         EXPECT_TRUE(is_rfc3339_millis_utc(format_rfc3339_millis_utc(ms))) << ms;
     }
