@@ -50,15 +50,9 @@ EnqueueStats apply_messages(pqxx::work& tx, const std::string& group_id,
         if (!event) {
             if (refused != nullptr && !*refused) *refused = event.error().message;
             if (consuming) {
-                pg::QuarantinedRecord record;
-                record.consumer_group = group_id;
-                record.topic = m.topic;
-                record.partition = m.partition;
-                record.offset = m.offset;
-                record.key = m.key;
-                record.value = m.value;
-                record.error = event.error().message;
-                pg::quarantine_record(tx, record);  // logs loudly and counts
+                // logs loudly and counts
+                pg::quarantine_record(tx, {group_id, m.topic, m.partition, m.offset, m.key, m.value,
+                                           event.error().message});
             }
             continue;
         }
