@@ -130,6 +130,18 @@ std::optional<std::string> admin_flag(const std::vector<std::string>& args, std:
     return std::nullopt;
 }
 
+std::string required_admin_flag(const std::vector<std::string>& args, std::string_view name) {
+    auto v = admin_flag(args, name);
+    if (!v || v->empty())
+        throw AdminRejection{"missing_argument", std::string(name) + " is required"};
+    return *v;
+}
+
+int report_admin_rejection(const AdminRejection& rejection) {
+    print_admin_error(rejection.code, rejection.message);
+    return rejection.code == "usage" || rejection.code == "missing_argument" ? 2 : 1;
+}
+
 std::string derive_test_key(const std::string& server_secret_hex, const std::string& key_id) {
     auto secret = domain::from_hex(server_secret_hex);
     if (!secret || secret->size() < 16) {

@@ -17,6 +17,19 @@ int run_admin(const std::vector<std::string>& args);
 // it is not asked for are passed over.
 std::optional<std::string> admin_flag(const std::vector<std::string>& args, std::string_view name);
 
+// A rejection of an admin command's input: {"error":{"code","message"}} on stderr.
+struct AdminRejection {
+    std::string code;
+    std::string message;
+};
+
+// admin_flag for a flag that must be given and not be empty; else AdminRejection
+// missing_argument ("--name is required").
+std::string required_admin_flag(const std::vector<std::string>& args, std::string_view name);
+
+// Prints the rejection; returns its exit status: 2 for "usage" and "missing_argument", else 1.
+int report_admin_rejection(const AdminRejection& rejection);
+
 // project | key | wallet | chains (admin_accounts.cpp); nullopt when args[0] is none of them.
 std::optional<int> run_account_command(const std::vector<std::string>& args);
 

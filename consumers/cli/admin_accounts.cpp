@@ -30,18 +30,6 @@ namespace {
 namespace pg = infra::postgres;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-// A rejection: printed as JSON on stderr, exit 1.
-struct AdminError {
-    std::string code;
-    std::string message;
-};
-
-std::string required(const std::vector<std::string>& args, const std::string& name) {
-    auto v = admin_flag(args, name);
-    if (!v || v->empty()) throw AdminError{"missing_argument", name + " is required"};
-    return *v;
-}
-
 std::string random_id(const std::string& prefix) {
     return prefix + domain::to_hex(infra::random::random_bytes<12>()).substr(2);
 }
@@ -56,7 +44,7 @@ void print(const rapidjson::StringBuffer& buffer) { std::cout << buffer.GetStrin
 std::string check_plan(const std::string& plan) {
     // unmetered: the internal dev/ops plan (no limit, no quota; docs/limits.md), admin only.
     if (plan != "free" && plan != "pro" && plan != "scale" && plan != "unmetered") {
-        throw AdminError{"invalid_plan", "plan must be free, pro, scale or unmetered"};
+        throw AdminRejection{"invalid_plan", "plan must be free, pro, scale or unmetered"};
     }
     return plan;
 }
@@ -64,18 +52,20 @@ std::string check_plan(const std::string& plan) {
 int check_window(const std::string& text) {
     if (text.empty() || text.size() > 6 ||
         text.find_first_not_of("0123456789") != std::string::npos) {
-        throw AdminError{"invalid_window", "--window-seconds must be an integer from 1 to 86400"};
+        throw AdminRejection{"invalid_window",
+                             "--window-seconds must be an integer from 1 to 86400"};
     }
     const int v = std::stoi(text);
     if (v < 1 || v > 86400)
-        throw AdminError{"invalid_window", "--window-seconds must be an integer from 1 to 86400"};
+        throw AdminRejection{"invalid_window",
+                             "--window-seconds must be an integer from 1 to 86400"};
     return v;
 }
 
-// The value of a domain::accounts rule, or its rejection as an AdminError.
+// The value of a domain::accounts rule, or its rejection as an AdminRejection.
 template <class T>
 T checked(domain::Result<T> r) {
-    if (!r) throw AdminError{r.error().code, r.error().message};
+    if (!r) throw AdminRejection{r.error().code, r.error().message};
     return std::move(r).value();
 }
 
@@ -94,7 +84,7 @@ std::string check_name(const std::string& name) {
 
 std::string checksum_address(const std::string& text) {
     auto a = domain::evm::parse_address(text);
-    if (!a) throw AdminError{a.error().code, a.error().message};
+    if (!a) throw AdminRejection{a.error().code, a.error().message};
     return domain::evm::to_checksum(*a);
 }
 
@@ -123,7 +113,7 @@ void write_project(Writer& w, const pg::ProjectRecord& p) {
 
 pg::ProjectRecord load_project(pqxx::transaction_base& tx, const std::string& id) {
     auto p = pg::find_project(tx, id);
-    if (!p) throw AdminError{"project_not_found", "no project " + id};
+    if (!p) throw AdminRejection{"project_not_found", "no project " + id};
     return *p;
 }
 
@@ -134,7 +124,7 @@ int project_command(const std::vector<std::string>& args) {
     if (sub == "create") {
         pg::ProjectRecord p;
         p.id = random_id("prj_");
-        p.name = check_name(required(args, "--name"));
+        p.name = check_name(required_admin_flag(args, "--name"));
         p.plan = check_plan(admin_flag(args, "--plan").value_or("free"));
         p.payment_window_seconds =
             check_window(admin_flag(args, "--window-seconds").value_or("3600"));
@@ -148,9 +138,9 @@ int project_command(const std::vector<std::string>& args) {
         tx.commit();
     } else if (sub == "show") {
         pqxx::read_transaction tx(conn);
-        result = load_project(tx, required(args, "--project"));
+        result = load_project(tx, required_admin_flag(args, "--project"));
     } else if (sub == "update") {
-        const auto id = required(args, "--project");
+        const auto id = required_admin_flag(args, "--project");
         pg::ProjectChanges c;
         if (auto v = admin_flag(args, "--name")) c.name = check_name(*v);
         if (auto v = admin_flag(args, "--plan")) c.plan = check_plan(*v);
@@ -159,17 +149,18 @@ int project_command(const std::vector<std::string>& args) {
         if (auto v = admin_flag(args, "--logo-url")) c.logo_url = check_logo(*v);
         if (auto v = admin_flag(args, "--accent-color")) c.accent_color = check_color(*v);
         if (!c.name && !c.plan && !c.payment_window_seconds && !c.logo_url && !c.accent_color) {
-            throw AdminError{"missing_argument",
-                             "give at least one of --name, --plan, --window-seconds, --logo-url, "
-                             "--accent-color"};
+            throw AdminRejection{
+                "missing_argument",
+                "give at least one of --name, --plan, --window-seconds, --logo-url, "
+                "--accent-color"};
         }
         pqxx::work tx(conn);
         auto updated = infra::accounts::update_project(tx, id, c, infra::accounts::Actor{});
-        if (!updated) throw AdminError{"project_not_found", "no project " + id};
+        if (!updated) throw AdminRejection{"project_not_found", "no project " + id};
         result = *updated;
         tx.commit();
     } else {
-        throw AdminError{"usage", "project create|show|update (duepay admin --help)"};
+        throw AdminRejection{"usage", "project create|show|update (duepay admin --help)"};
     }
     rapidjson::StringBuffer b;
     Writer w(b);
@@ -200,10 +191,10 @@ int key_command(const std::vector<std::string>& args) {
     rapidjson::StringBuffer b;
     Writer w(b);
     if (sub == "create") {
-        const auto project = required(args, "--project");
-        const auto mode = required(args, "--mode");
+        const auto project = required_admin_flag(args, "--project");
+        const auto mode = required_admin_flag(args, "--mode");
         if (mode != "test" && mode != "live")
-            throw AdminError{"invalid_mode", "--mode must be test or live"};
+            throw AdminRejection{"invalid_mode", "--mode must be test or live"};
         const auto key_id = random_id("key_");
         // Test keys: HMAC of the server secret and the key id, so `key show` can show them again.
         // Live keys: 32 random bytes, printed now and never again (docs/adr/0080).
@@ -219,23 +210,24 @@ int key_command(const std::vector<std::string>& args) {
         tx.commit();
         write_key(w, *record, secret);
     } else if (sub == "show") {
-        const auto key_id = required(args, "--key-id");
+        const auto key_id = required_admin_flag(args, "--key-id");
         pqxx::read_transaction tx(conn);
         auto k = pg::find_api_key(tx, key_id);
-        if (!k) throw AdminError{"key_not_found", "no key " + key_id};
+        if (!k) throw AdminRejection{"key_not_found", "no key " + key_id};
         if (k->mode != "test") {
-            throw AdminError{"live_key_not_shown",
-                             "live keys are shown once, at creation; create a new one"};
+            throw AdminRejection{"live_key_not_shown",
+                                 "live keys are shown once, at creation; create a new one"};
         }
         const auto secret =
             derive_test_key(infra::config::require_env("DUEPAY_SERVER_SECRET"), key_id);
         if (!infra::random::constant_time_equal(infra::random::sha256(secret), k->key_hash)) {
-            throw AdminError{"key_not_derivable",
-                             "this test key was not derived from the current DUEPAY_SERVER_SECRET"};
+            throw AdminRejection{
+                "key_not_derivable",
+                "this test key was not derived from the current DUEPAY_SERVER_SECRET"};
         }
         write_key(w, *k, secret);
     } else if (sub == "list") {
-        const auto project = required(args, "--project");
+        const auto project = required_admin_flag(args, "--project");
         pqxx::read_transaction tx(conn);
         load_project(tx, project);
         w.StartObject();
@@ -246,14 +238,14 @@ int key_command(const std::vector<std::string>& args) {
         w.EndArray();
         w.EndObject();
     } else if (sub == "revoke") {
-        const auto key_id = required(args, "--key-id");
+        const auto key_id = required_admin_flag(args, "--key-id");
         pqxx::work tx(conn);
         auto k = pg::revoke_api_key(tx, key_id);
-        if (!k) throw AdminError{"key_not_found", "no key " + key_id};
+        if (!k) throw AdminRejection{"key_not_found", "no key " + key_id};
         tx.commit();
         write_key(w, *k, std::nullopt);
     } else {
-        throw AdminError{"usage", "key create|show|list|revoke (duepay admin --help)"};
+        throw AdminRejection{"usage", "key create|show|list|revoke (duepay admin --help)"};
     }
     print(b);
     return 0;
@@ -263,8 +255,8 @@ int key_command(const std::vector<std::string>& args) {
 
 int wallet_command(const std::vector<std::string>& args) {
     const std::string sub = args.size() >= 2 ? args[1] : "";
-    const auto project = required(args, "--project");
-    const auto address = checksum_address(required(args, "--address"));
+    const auto project = required_admin_flag(args, "--project");
+    const auto address = checksum_address(required_admin_flag(args, "--address"));
     auto conn = connect();
     rapidjson::StringBuffer b;
     Writer w(b);
@@ -274,7 +266,8 @@ int wallet_command(const std::vector<std::string>& args) {
             if (v->empty() || v->size() > 4 ||
                 v->find_first_not_of("0123456789") != std::string::npos || std::stoi(*v) < 1 ||
                 std::stoi(*v) > 3600) {
-                throw AdminError{"invalid_ttl", "--ttl-seconds must be an integer from 1 to 3600"};
+                throw AdminRejection{"invalid_ttl",
+                                     "--ttl-seconds must be an integer from 1 to 3600"};
             }
             ttl = std::stoi(*v);
         }
@@ -294,7 +287,7 @@ int wallet_command(const std::vector<std::string>& args) {
         infra::accounts::WalletVerification v;
         v.project_id = project;
         v.address = address;
-        v.signature = required(args, "--signature");
+        v.signature = required_admin_flag(args, "--signature");
         v.nonce = admin_flag(args, "--nonce");
         // An operator may replace a verified wallet without its signature: the recovery path
         // when a merchant lost it (docs/adr/0171). The REST API requires it.
@@ -304,7 +297,7 @@ int wallet_command(const std::vector<std::string>& args) {
         tx.commit();
         write_project(w, p);
     } else {
-        throw AdminError{"usage", "wallet challenge|verify (duepay admin --help)"};
+        throw AdminRejection{"usage", "wallet challenge|verify (duepay admin --help)"};
     }
     print(b);
     return 0;
@@ -375,9 +368,8 @@ std::optional<int> run_account_command(const std::vector<std::string>& args) {
         if (group == "key") return key_command(args);
         if (group == "wallet") return wallet_command(args);
         return chains_command();
-    } catch (const AdminError& e) {
-        print_admin_error(e.code, e.message);
-        return e.code == "usage" || e.code == "missing_argument" ? 2 : 1;
+    } catch (const AdminRejection& e) {
+        return report_admin_rejection(e);
     } catch (...) {
         return report_admin_exception();
     }

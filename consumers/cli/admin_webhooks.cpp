@@ -28,11 +28,6 @@ namespace {
 namespace pg = infra::postgres;
 namespace iw = infra::webhooks;
 
-struct Rejection {
-    std::string code;
-    std::string message;
-};
-
 const char* kUsage =
     "usage: duepay admin webhook <command> --project P --mode test|live ...\n"
     "  add --url U [--events a,b] [--description D]   prints the endpoint with its secret\n"
@@ -44,23 +39,17 @@ const char* kUsage =
     "  redeliver --id we_... --event evt_...\n"
     "DUEPAY_WEBHOOK_ALLOW_INSECURE=1 accepts http:// and loopback URLs (dev stack).\n";
 
-std::string required(const std::vector<std::string>& args, const std::string& name) {
-    auto v = admin_flag(args, name);
-    if (!v || v->empty()) throw Rejection{"missing_argument", name + " is required"};
-    return *v;
-}
-
 std::vector<std::string> events_flag(const std::string& csv) {
     std::vector<std::string> out;
     std::stringstream in(csv);
     for (std::string t; std::getline(in, t, ',');) {
         if (!domain::webhooks::is_webhook_event_type(t)) {
-            throw Rejection{"invalid_webhook_events", "unknown event type: " + t};
+            throw AdminRejection{"invalid_webhook_events", "unknown event type: " + t};
         }
         out.push_back(t);
     }
     if (out.empty())
-        throw Rejection{"invalid_webhook_events", "--events must name at least one type"};
+        throw AdminRejection{"invalid_webhook_events", "--events must name at least one type"};
     return out;
 }
 
@@ -69,7 +58,7 @@ std::size_t limit_flag(const std::vector<std::string>& args) {
     if (text.empty() || text.size() > 3 ||
         text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) < 1 ||
         std::stoul(text) > 100) {
-        throw Rejection{"invalid_limit", "--limit must be an integer from 1 to 100"};
+        throw AdminRejection{"invalid_limit", "--limit must be an integer from 1 to 100"};
     }
     return std::stoul(text);
 }
@@ -77,20 +66,20 @@ std::size_t limit_flag(const std::vector<std::string>& args) {
 void check_url(const std::string& url) {
     const bool insecure = infra::config::env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
     if (auto refused = iw::check_endpoint_url(url, insecure))
-        throw Rejection{refused->code, refused->message};
+        throw AdminRejection{refused->code, refused->message};
 }
 
 std::string endpoint_id(const std::vector<std::string>& args) {
-    auto id = required(args, "--id");
+    auto id = required_admin_flag(args, "--id");
     if (!iw::is_endpoint_id(id))
-        throw Rejection{"webhook_endpoint_not_found", "no such webhook endpoint"};
+        throw AdminRejection{"webhook_endpoint_not_found", "no such webhook endpoint"};
     return id;
 }
 
 pg::WebhookEndpoint found(std::optional<pg::WebhookEndpoint> e) {
     if (!e)
-        throw Rejection{"webhook_endpoint_not_found",
-                        "no such webhook endpoint for this project and mode"};
+        throw AdminRejection{"webhook_endpoint_not_found",
+                             "no such webhook endpoint for this project and mode"};
     return std::move(*e);
 }
 
@@ -100,16 +89,16 @@ int run(const std::vector<std::string>& args) {
         return args.size() < 2 ? 2 : 0;
     }
     const auto& command = args[1];
-    const auto project = required(args, "--project");
-    const auto mode = required(args, "--mode");
+    const auto project = required_admin_flag(args, "--project");
+    const auto mode = required_admin_flag(args, "--mode");
     if (mode != "test" && mode != "live")
-        throw Rejection{"invalid_mode", "--mode must be test or live"};
+        throw AdminRejection{"invalid_mode", "--mode must be test or live"};
     pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
     pqxx::work tx(conn);
     std::string out;
     if (command == "add") {
         pg::WebhookEndpoint e;
-        e.url = required(args, "--url");
+        e.url = required_admin_flag(args, "--url");
         check_url(e.url);
         if (auto events = admin_flag(args, "--events")) {
             e.events = events_flag(*events);
@@ -141,7 +130,8 @@ int run(const std::vector<std::string>& args) {
         if (auto description = admin_flag(args, "--description")) patch.description = *description;
         if (auto status = admin_flag(args, "--status")) {
             if (*status != "enabled" && *status != "disabled") {
-                throw Rejection{"invalid_webhook_status", "--status must be enabled or disabled"};
+                throw AdminRejection{"invalid_webhook_status",
+                                     "--status must be enabled or disabled"};
             }
             patch.status = *status;
         }
@@ -155,8 +145,8 @@ int run(const std::vector<std::string>& args) {
         const auto text = admin_flag(args, "--expires-in-seconds").value_or("86400");
         if (text.empty() || text.size() > 6 ||
             text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) > 604800) {
-            throw Rejection{"invalid_expires_in",
-                            "--expires-in-seconds must be an integer from 0 to 604800"};
+            throw AdminRejection{"invalid_expires_in",
+                                 "--expires-in-seconds must be an integer from 0 to 604800"};
         }
         out = iw::endpoint_json(
             found(pg::rotate_webhook_secret(tx, project, mode, endpoint_id(args), iw::new_secret(),
@@ -192,21 +182,19 @@ int run(const std::vector<std::string>& args) {
         out = iw::attempt_list_json(page, more);
     } else if (command == "redeliver") {
         const auto id = endpoint_id(args);
-        const auto event = required(args, "--event");
+        const auto event = required_admin_flag(args, "--event");
         if (!iw::is_event_id(event) || !pg::redeliver_webhook_event(tx, project, mode, event, id)) {
-            throw Rejection{"webhook_event_not_found",
-                            "no such event and endpoint for this project and mode"};
+            throw AdminRejection{"webhook_event_not_found",
+                                 "no such event and endpoint for this project and mode"};
         }
         out = R"({"eventId":")" + event + R"(","endpointId":")" + id + R"(","state":"pending"})";
     } else {
-        throw Rejection{"usage", "unknown webhook command: " + command};
+        throw AdminRejection{"usage", "unknown webhook command: " + command};
     }
     tx.commit();
     std::cout << out << std::endl;
     return 0;
 }
-
-void print_error(const Rejection& e) { print_admin_error(e.code, e.message); }
 
 }  // namespace
 
@@ -214,17 +202,16 @@ std::optional<int> run_webhook_command(const std::vector<std::string>& args) {
     if (args.empty() || args[0] != "webhook") return std::nullopt;
     try {
         return run(args);
-    } catch (const Rejection& e) {
-        print_error(e);
-        return e.code == "usage" || e.code == "missing_argument" ? 2 : 1;
+    } catch (const AdminRejection& e) {
+        return report_admin_rejection(e);
     } catch (const infra::config::ConfigError& e) {
-        print_error({"config_error", e.what()});
+        print_admin_error("config_error", e.what());
         return 1;
     } catch (const pqxx::broken_connection& e) {
-        print_error({"database_unavailable", "cannot reach Postgres (DATABASE_URL)"});
+        print_admin_error("database_unavailable", "cannot reach Postgres (DATABASE_URL)");
         return 1;
     } catch (const std::exception& e) {
-        print_error({"internal_error", e.what()});
+        print_admin_error("internal_error", e.what());
         return 1;
     }
 }
