@@ -153,7 +153,8 @@ constexpr const char* kUpsertTail =
 }  // namespace
 
 std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
-                                             const std::vector<JournalEntry>& entries) {
+                                             const std::vector<JournalEntry>& entries,
+                                             std::set<std::string>* first_journaled) {
     std::set<std::string> inserted;
     if (entries.empty()) return inserted;
     // One array per column (unnest): Postgres parses each payload once, straight to jsonb; a
@@ -168,9 +169,15 @@ std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
         types.add(e.type);
         payloads.add(e.payload);
     }
-    auto rows = tx.exec_prepared("insert_journal", ids.text(), invoices.text(), topics.text(),
-                                 partitions.text(), offsets.text(), types.text(), payloads.text());
-    for (const auto& r : rows) inserted.insert(r[0].as<std::string>());
+    auto rows =
+        tx.exec_prepared(first_journaled != nullptr ? "insert_journal_first" : "insert_journal",
+                         ids.text(), invoices.text(), topics.text(), partitions.text(),
+                         offsets.text(), types.text(), payloads.text());
+    for (const auto& r : rows) {
+        inserted.insert(r[0].as<std::string>());
+        if (first_journaled != nullptr && r[2].as<bool>())
+            first_journaled->insert(r[1].as<std::string>());
+    }
     return inserted;
 }
 
@@ -230,12 +237,19 @@ void prepare_charge_statements(pqxx::connection& conn) {
                  std::string("select ") + kColumns + " from charges where invoice_id = $1");
     conn.prepare("find_charge_status",
                  "select project_id, status, mode from charges where invoice_id = $1");
-    conn.prepare("insert_journal",
-                 "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", "
-                 "type, payload) "
-                 "select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], "
-                 "$5::bigint[], $6::text[], $7::jsonb[]) "
-                 "on conflict (event_id) do nothing returning event_id");
+    const std::string insert_journal =
+        "insert into charge_events (event_id, invoice_id, topic, partition, \"offset\", type, "
+        "payload) "
+        "select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], "
+        "$6::text[], $7::jsonb[]) "
+        "on conflict (event_id) do nothing returning event_id";
+    conn.prepare("insert_journal", insert_journal);
+    // The subquery sees the journal as it was before this statement (rows inserted by the
+    // statement itself are invisible to its snapshot): true = the invoice's first rows.
+    conn.prepare("insert_journal_first",
+                 insert_journal +
+                     ", invoice_id, not exists (select 1 from charge_events prior "
+                     "where prior.invoice_id = charge_events.invoice_id)");
     conn.prepare(
         "upsert_charges",
         std::string(

@@ -30,9 +30,12 @@ struct JournalEntry {
 };
 
 // Inserts the entries whose event_id is not there yet, in one statement (one array per column,
-// unnest; ADR 0185); returns the event ids actually inserted.
+// unnest; ADR 0185); returns the event ids actually inserted. With `first_journaled`: also the
+// invoice ids of inserted entries whose invoice had no journal row before this statement (so its
+// journal is now exactly its inserted entries), found by the same statement (ADR 0186).
 std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
-                                             const std::vector<JournalEntry>& entries);
+                                             const std::vector<JournalEntry>& entries,
+                                             std::set<std::string>* first_journaled = nullptr);
 
 // The stored events (JSON text) of each invoice, in log order, for re-folding.
 std::vector<std::pair<std::string, std::string>> load_journal(

@@ -1,5 +1,6 @@
 #include "projections/charges/charge_projector.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -41,10 +42,13 @@ ChargeEvents load_charge_events(pqxx::transaction_base& tx, const std::vector<st
 }
 
 // The rows of the charges touched by the newly journaled `records` (`inserted`): folded in
-// `memory`, or else re-folded from their journal. Charges without charge.created: `deferred`.
+// `memory`; or else, for a charge journaled for the first time by this batch
+// (`first_journaled`), folded from its new records, whose journal they are; or else re-folded
+// from the journal. Charges without charge.created: `deferred`.
 std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
                                                      const std::vector<Decoded>& records,
                                                      const std::set<std::string>& inserted,
+                                                     const std::set<std::string>& first_journaled,
                                                      ChargeMemory* memory,
                                                      std::vector<std::string>& deferred) {
     if (memory != nullptr) {
@@ -65,8 +69,32 @@ std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
     }
     std::vector<infra::postgres::ChargeRow> rows;
     if (touched.empty()) return rows;
-    for (const auto& [invoice_id, events] :
-         load_charge_events(tx, {touched.begin(), touched.end()})) {
+    // A brand-new charge (a create, under load nearly every charge of a batch) needs no journal
+    // read-back (issue 14): the batch's first copy of each of its event ids, in log order.
+    std::vector<std::string> journaled;
+    for (const auto& id : touched) {
+        if (!first_journaled.contains(id)) journaled.push_back(id);
+    }
+    ChargeEvents charges = journaled.empty() ? ChargeEvents{} : load_charge_events(tx, journaled);
+    std::map<std::string, std::vector<const Decoded*>> fresh;
+    std::set<std::string> taken;
+    for (const auto& r : records) {
+        const auto& e = r.entry;
+        if (first_journaled.contains(e.invoice_id) && inserted.contains(e.event_id) &&
+            taken.insert(e.event_id).second)
+            fresh[e.invoice_id].push_back(&r);
+    }
+    for (auto& [invoice_id, batch] : fresh) {
+        std::stable_sort(batch.begin(), batch.end(), [](const Decoded* a, const Decoded* b) {
+            return std::pair(a->entry.partition, a->entry.offset) <
+                   std::pair(b->entry.partition, b->entry.offset);
+        });
+        std::vector<ev::Event> events;
+        events.reserve(batch.size());
+        for (const auto* r : batch) events.push_back(r->event);
+        charges.emplace_back(invoice_id, std::move(events));
+    }
+    for (const auto& [invoice_id, events] : charges) {
         if (auto row = project_charge(events)) {
             rows.push_back(std::move(*row));
         } else {
@@ -82,12 +110,15 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
     std::vector<infra::postgres::JournalEntry> entries;
     entries.reserve(records.size());
     for (const auto& r : records) entries.push_back(r.entry);
-    const auto inserted = infra::postgres::insert_journal_entries(tx, entries);
+    std::set<std::string> first_journaled;
+    const auto inserted = infra::postgres::insert_journal_entries(
+        tx, entries, options.memory == nullptr ? &first_journaled : nullptr);
     stats.new_events += inserted.size();
     stats.duplicates += entries.size() - inserted.size();
     if (inserted.empty()) return;
     std::vector<std::string> deferred;
-    const auto rows = fold_touched(tx, records, inserted, options.memory, deferred);
+    const auto rows =
+        fold_touched(tx, records, inserted, first_journaled, options.memory, deferred);
     for (const auto& invoice_id : deferred) {
         kLog.warn().with("invoice_id", invoice_id)
             << "projector: " << invoice_id << " has no charge.created yet; row deferred";
