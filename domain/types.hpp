@@ -33,6 +33,12 @@ struct ChainId {
     auto operator<=>(const ChainId&) const = default;
 };
 
+// A merchant project's id (e.g. "prj_demo"): scopes keys, charges and guards.
+struct ProjectId {
+    std::string value;
+    auto operator<=>(const ProjectId&) const = default;
+};
+
 // An amount of a token in its smallest unit: an unsigned 256-bit integer, never a float.
 struct TokenAmount {
     uint256 value = 0;

@@ -146,7 +146,7 @@ ApiResponse AccountApi::handle(const ApiRequest& request) {
     if (m == "GET") {
         // Read fresh, not from the key cache: a change shows at once.
         auto p = deps_.pool->with_transaction(
-            [&](pqxx::work& tx) { return pg::find_project(tx, owner->project_id); });
+            [&](pqxx::work& tx) { return pg::find_project(tx, owner->project_id.value); });
         if (!p) return error_response(401, "invalid_api_key", "invalid API key");
         return success_response(200, project_json(*p));
     }
@@ -235,7 +235,7 @@ ApiResponse AccountApi::update_project(const rapidjson::Document& body, const Ke
         c.payment_window_seconds = *window;
     }
     auto p = deps_.pool->with_transaction([&](pqxx::work& tx) {
-        return infra::accounts::update_project(tx, owner.project_id, c, owner.key_id);
+        return infra::accounts::update_project(tx, owner.project_id.value, c, owner.key_id);
     });
     if (!p) return error_response(401, "invalid_api_key", "invalid API key");
     return success_response(200, project_json(*p));
@@ -251,10 +251,10 @@ ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwne
         std::optional<std::string> current;
     };
     auto issued = deps_.pool->with_transaction([&](pqxx::work& tx) {
-        auto p = pg::find_project(tx, owner.project_id);
-        return Issued{
-            infra::accounts::issue_wallet_challenge(tx, owner.project_id, a, kChallengeTtlSeconds),
-            p ? p->payout_address : std::nullopt};
+        auto p = pg::find_project(tx, owner.project_id.value);
+        return Issued{infra::accounts::issue_wallet_challenge(tx, owner.project_id.value, a,
+                                                              kChallengeTtlSeconds),
+                      p ? p->payout_address : std::nullopt};
     });
     const auto& c = issued.challenge;
     rapidjson::StringBuffer b;
@@ -280,7 +280,7 @@ ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& 
     auto address = wallet_address(body);
     if (auto* r = std::get_if<ApiResponse>(&address)) return *r;
     infra::accounts::WalletVerification v;
-    v.project_id = owner.project_id;
+    v.project_id = owner.project_id.value;
     v.address = std::get<std::string>(address);
     auto signature = string_member(body, "signature");
     if (!signature) {

@@ -42,9 +42,8 @@ std::string metadata_json(const std::optional<std::string>& stored) {
     return domain::events::encode_metadata(m);
 }
 
-// Signs the intent; nullopt when it cannot be built (no signer, unparsable stored values).
-std::optional<std::string> sign_intent(const infra::postgres::ChargeRow& row,
-                                       const infra::config::ChainInfo& chain,
+// Signs the intent; nullopt when it cannot be built (unparsable stored values).
+std::optional<std::string> sign_intent(const ChargeView& row, const infra::config::ChainInfo& chain,
                                        const domain::evm::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
     auto merchant = domain::evm::parse_address(row.merchant);
@@ -84,28 +83,18 @@ const TokenText& token_text(const std::string& token) {
     return last;
 }
 
-}  // namespace
-
-std::string charge_json(const infra::postgres::ChargeRow& row,
-                        const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
-                        const std::string& checkout_url, bool full, const Branding* branding) {
-    rapidjson::StringBuffer buffer;
-    Writer w(buffer);
-    write_charge_json(w, row, chain, signer, checkout_url, full, branding);
-    return std::string(buffer.GetString(), buffer.GetSize());
-}
-
-void write_charge_json(domain::json::Writer& w, const infra::postgres::ChargeRow& row,
+// Writes the charge object: the terms, then (full) the read-model fields.
+void write_charge_json(domain::json::Writer& w, const ChargeView& row,
                        const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
                        const std::string& checkout_url, bool full, const Branding* branding) {
-    const bool wallet = row.payment_mode != "transfer";
-    const bool transfer = row.payment_mode != "wallet";
+    const bool wallet = row.payment_mode != PaymentMode::transfer;
+    const bool transfer = row.payment_mode != PaymentMode::wallet;
     const std::string deadline = std::to_string(row.deadline);
     w.StartObject();
     str(w, "invoiceId", row.invoice_id);
     w.Key("chainId");
-    w.Uint64(row.chain_id);
-    str(w, "mode", row.payment_mode);
+    w.Uint64(row.chain_id.value);
+    str(w, "mode", domain::events::to_string(row.payment_mode));
     str(w, "checkoutUrl", checkout_url + "/c/" + row.invoice_id);
     if (transfer && row.deposit_address) str(w, "depositAddress", *row.deposit_address);
     str(w, "token", row.token);
@@ -183,6 +172,58 @@ void write_charge_json(domain::json::Writer& w, const infra::postgres::ChargeRow
         str(w, "updatedAt", row.updated_at);
     }
     w.EndObject();
+}
+
+}  // namespace
+
+ChargeView view_of_created(const domain::events::Event& event) {
+    namespace ev = domain::events;
+    const auto& created = std::get<ev::ChargeCreated>(event.data);
+    ChargeView v;
+    v.invoice_id = domain::to_hex(event.invoice_id);
+    v.project_id = ProjectId{event.project_id};
+    v.mode = event.mode;
+    v.chain_id = event.chain_id;
+    v.amount = domain::money::to_string(created.amount);
+    v.token = domain::evm::to_checksum(created.token);
+    v.token_symbol = created.token_symbol;
+    v.token_decimals = static_cast<int>(created.token_decimals);
+    v.payment_mode = created.payment_mode;
+    v.merchant = domain::evm::to_checksum(created.merchant);
+    v.fee_bps = static_cast<int>(created.fee_bps);
+    v.deadline = static_cast<std::int64_t>(created.deadline);
+    if (created.deposit_address)
+        v.deposit_address = domain::evm::to_checksum(*created.deposit_address);
+    v.reference = created.reference;
+    v.return_url = created.return_url;
+    if (created.fiat) v.fiat_json = ev::encode_fiat_quote(*created.fiat);  // as projected
+    if (!created.metadata.empty()) v.metadata_json = ev::encode_metadata(created.metadata);
+    v.created_at = event.occurred_at;
+    v.updated_at = event.occurred_at;
+    return v;
+}
+
+std::string created_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
+                         const domain::evm::Signer* signer, const std::string& checkout_url) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    write_charge_json(w, charge, chain, signer, checkout_url, false, nullptr);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string charge_read_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
+                             const domain::evm::Signer* signer, const std::string& checkout_url,
+                             const Branding* branding) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    write_charge_json(w, charge, chain, signer, checkout_url, true, branding);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void write_listed_charge_json(domain::json::Writer& w, const ChargeView& charge,
+                              const infra::config::ChainInfo* chain,
+                              const std::string& checkout_url, const Branding* branding) {
+    write_charge_json(w, charge, chain, nullptr, checkout_url, true, branding);
 }
 
 }  // namespace duepay::api

@@ -1,16 +1,17 @@
-// The charge as JSON (spec 2.2 on create, 2.5 on the full read). Shape rule: wallet -> intent and
-// signature, transfer -> depositAddress, both -> everything; checkoutUrl always.
+// The charge as JSON, from one ChargeView (api/http/ports.hpp): the 201 of a create (spec 2.2) and
+// the full read (spec 2.5, also each item of the list). Shape rule: wallet -> intent and signature,
+// transfer -> depositAddress, both -> everything; checkoutUrl always.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "api/http/ports.hpp"
+#include "domain/events/event.hpp"
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/signer.hpp"
 #include "infra/config/chain_registry.hpp"
-#include "infra/postgres/account_store.hpp"
-#include "infra/postgres/charge_row.hpp"
 
 namespace duepay::api {
 
@@ -21,22 +22,30 @@ struct Branding {
     std::optional<std::string> accent_color;  // #RRGGBB
 };
 
-inline Branding branding_of(const infra::postgres::KeyOwner& owner) {
+inline Branding branding_of(const KeyOwner& owner) {
     return Branding{owner.project_name, owner.logo_url, owner.accent_color};
 }
 
-// Serialises `row` (as stored, or as it will be projected from charge.created). `full` adds the
-// read-model fields of 2.5 (status, token metadata {address EIP-55, symbol, decimals, name},
-// branding (null when `branding` is not given), amounts confirmed, timeline, timestamps).
-// The intent is signed with `signer` when the mode includes the wallet rail and a signer exists.
-std::string charge_json(const infra::postgres::ChargeRow& row,
-                        const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
-                        const std::string& checkout_url, bool full,
-                        const Branding* branding = nullptr);
+// The view of a charge from its charge.created event, before the projection has it: the 201
+// renders this, with the values the projection will store (`event.data` holds ChargeCreated).
+ChargeView view_of_created(const domain::events::Event& event);
 
-// The same object written to `w` (GET /v1/charges writes a whole page into one buffer).
-void write_charge_json(domain::json::Writer& w, const infra::postgres::ChargeRow& row,
-                       const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
-                       const std::string& checkout_url, bool full, const Branding* branding);
+// The 201 of POST /v1/invoices: the charge's terms, its checkout URL, and the intent signed with
+// `signer` when the mode includes the wallet rail and a signer exists.
+std::string created_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
+                         const domain::evm::Signer* signer, const std::string& checkout_url);
+
+// The full read (spec 2.5): the terms as above plus the read-model fields (status, token metadata
+// {address EIP-55, symbol, decimals, name}, branding (null when `branding` is null), amounts
+// confirmed and refunded, refunds, timeline, timestamps).
+std::string charge_read_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
+                             const domain::evm::Signer* signer, const std::string& checkout_url,
+                             const Branding* branding);
+
+// The full read written to `w`, without an intent (GET /v1/charges writes a whole page of these
+// into one buffer).
+void write_listed_charge_json(domain::json::Writer& w, const ChargeView& charge,
+                              const infra::config::ChainInfo* chain,
+                              const std::string& checkout_url, const Branding* branding);
 
 }  // namespace duepay::api

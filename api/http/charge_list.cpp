@@ -139,15 +139,15 @@ std::optional<std::int64_t> parse_rfc3339_micros(std::string_view s) {
     return seconds * 1'000'000 + micros;
 }
 
-std::variant<infra::postgres::ChargeListQuery, ApiResponse> parse_list_query(
-    const ApiRequest& request, const infra::postgres::KeyOwner& owner) {
+std::variant<ChargeListQuery, ApiResponse> parse_list_query(const ApiRequest& request,
+                                                            const KeyOwner& owner) {
     if (auto unknown = reject_unknown_params(
             request,
             {"limit", "cursor", "status", "createdGte", "createdLt", "reference", "chainId"},
             kMetadataPrefix)) {
         return std::move(*unknown);
     }
-    infra::postgres::ChargeListQuery q;
+    ChargeListQuery q;
     q.project_id = owner.project_id;
     q.mode = owner.mode;
     q.limit = kDefaultListLimit;

@@ -1,6 +1,6 @@
 // GET /v1/charges (issue 16 item 1, docs/api.md "Listing charges"): the query parameters,
 // validated, and the opaque keyset cursor. Pure (no I/O, no clock), so every rule is unit-tested;
-// ChargesApi runs the query (infra/postgres/charge_store.hpp list_charges) and renders the page.
+// ChargesApi runs the query (the ChargeLister port) and renders the page.
 #pragma once
 
 #include <cstdint>
@@ -10,12 +10,11 @@
 #include <variant>
 
 #include "api/http/api_types.hpp"
-#include "infra/postgres/account_store.hpp"
-#include "infra/postgres/charge_store.hpp"
+#include "api/http/ports.hpp"
 
 namespace duepay::api {
 
-using ListPosition = infra::postgres::ChargeListQuery::After;
+using ListPosition = ChargeListQuery::After;
 
 inline constexpr std::size_t kDefaultListLimit = 20;
 inline constexpr std::size_t kMaxListLimit = 100;
@@ -36,7 +35,7 @@ std::optional<std::int64_t> parse_rfc3339_micros(std::string_view text);
 // `limit` of the result is the page size. Rejections (400): unknown_field, invalid_limit,
 // invalid_cursor, invalid_status, invalid_timestamp, invalid_reference, invalid_chain_id,
 // invalid_metadata; a parameter given twice is refused with its own code.
-std::variant<infra::postgres::ChargeListQuery, ApiResponse> parse_list_query(
-    const ApiRequest& request, const infra::postgres::KeyOwner& owner);
+std::variant<ChargeListQuery, ApiResponse> parse_list_query(const ApiRequest& request,
+                                                            const KeyOwner& owner);
 
 }  // namespace duepay::api

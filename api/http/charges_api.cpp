@@ -56,7 +56,7 @@ ApiResponse bad_request(std::string_view code, std::string_view message) {
 struct CreateGuard {
     IdempotencyKeys* keys = nullptr;
     CreationLimiter* limiter = nullptr;
-    std::string project_id;
+    ProjectId project_id;
     std::optional<std::string> key;  // set once begin() gave us the key
     infra::random::Digest32 fingerprint{};
     std::optional<std::string> quota_month;  // set once the limiter allowed (metered plans)
@@ -72,7 +72,7 @@ struct CreateGuard {
 
     // Binds the key to the charge about to be appended (no-op without a key). Throws
     // DatabaseUnavailable; false if the key is no longer ours.
-    bool prepare(const infra::postgres::PreparedCreate& charge) {
+    bool prepare(const PreparedCreate& charge) {
         if (!key) return true;
         if (!keys->prepare(project_id, *key, fingerprint, charge)) return false;
         prepared = true;
@@ -116,13 +116,13 @@ struct CreateGuard {
 
     void complete(const ApiResponse& response) noexcept {
         if (!settle() || !key) return;
-        infra::postgres::StoredResponse stored;
+        StoredResponse stored;
         stored.status = response.status;
         stored.headers.assign(response.headers.begin(), response.headers.end());
         stored.body = response.body;
         try {
             if (!keys->complete(project_id, *key, fingerprint, stored)) {
-                kLog.warn() << "api: idempotency key of " << project_id
+                kLog.warn() << "api: idempotency key of " << project_id.value
                             << " was no longer ours at completion";
             }
         } catch (const std::exception& e) {
@@ -131,7 +131,7 @@ struct CreateGuard {
     }
 };
 
-ApiResponse replayed(const infra::postgres::StoredResponse& stored) {
+ApiResponse replayed(const StoredResponse& stored) {
     ApiResponse r;
     r.status = stored.status;
     r.body = stored.body;
@@ -240,7 +240,7 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     in.chain = chains.find(domain::ChainId{doc["chainId"].GetUint64()});
     if (in.chain == nullptr)
         return bad_request("unsupported_chain", "chainId is not a supported chain");
-    const bool test_key = owner.mode == "test";
+    const bool test_key = owner.mode == Mode::test;
     if (test_key != in.chain->testnet) {
         return bad_request("key_mode_mismatch",
                            test_key ? "a test key can only create charges on a testnet"
@@ -436,11 +436,6 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
             << "api: database unavailable: " << e.what();
         respond(error_response(503, "database_unavailable",
                                "the database is unavailable; retry later", deps_.retry_after_ms));
-    } catch (const pqxx::broken_connection& e) {
-        kLog.warn().with("request_id", request.request_id)
-            << "api: database connection lost: " << e.what();
-        respond(error_response(503, "database_unavailable",
-                               "the database is unavailable; retry later", deps_.retry_after_ms));
     } catch (const std::exception& e) {
         kLog.error().with("request_id", request.request_id) << "api: internal error: " << e.what();
         respond(error_response(500, "internal_error", "internal server error"));
@@ -462,20 +457,19 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
         return success_response(
             200, R"({"invoiceId":")" + invoice_id + R"(","status":")" + status->status + "\"}");
     }
-    auto row = deps_.charges->find(invoice_id);
-    if (!row || row->project_id != owner.project_id || row->mode != owner.mode) {
+    auto charge = deps_.charges->find(invoice_id);
+    if (!charge || charge->project_id != owner.project_id || charge->mode != owner.mode) {
         return error_response(404, "charge_not_found", "charge not found");
     }
-    const auto* chain = deps_.chains->find(domain::ChainId{row->chain_id});
     const auto branding = branding_of(owner);
-    return success_response(
-        200, charge_json(*row, chain, deps_.signer, deps_.checkout_url, true, &branding));
+    return success_response(200, charge_read_json(*charge, deps_.chains->find(charge->chain_id),
+                                                  deps_.signer, deps_.checkout_url, &branding));
 }
 
 ApiResponse ChargesApi::list(const ApiRequest& request, const KeyOwner& owner) {
     auto parsed = parse_list_query(request, owner);
     if (auto* error = std::get_if<ApiResponse>(&parsed)) return std::move(*error);
-    auto query = std::get<infra::postgres::ChargeListQuery>(std::move(parsed));
+    auto query = std::get<ChargeListQuery>(std::move(parsed));
     const std::size_t page = query.limit;
     query.limit = page + 1;  // one more row says whether there is a next page
     auto rows = deps_.lister->list(query);
@@ -491,9 +485,9 @@ ApiResponse ChargesApi::list(const ApiRequest& request, const KeyOwner& owner) {
     w.Key("items");
     w.StartArray();
     for (const auto& listed : rows) {
-        const auto& row = listed.row;
-        write_charge_json(w, row, deps_.chains->find(domain::ChainId{row.chain_id}), nullptr,
-                          deps_.checkout_url, true, &branding);
+        const auto& charge = listed.charge;
+        write_listed_charge_json(w, charge, deps_.chains->find(charge.chain_id), deps_.checkout_url,
+                                 &branding);
     }
     w.EndArray();
     w.Key("hasMore");
@@ -501,7 +495,7 @@ ApiResponse ChargesApi::list(const ApiRequest& request, const KeyOwner& owner) {
     w.Key("nextCursor");
     if (more) {
         const auto cursor =
-            encode_list_cursor({rows.back().created_us, rows.back().row.invoice_id});
+            encode_list_cursor({rows.back().created_us, rows.back().charge.invoice_id});
         w.String(cursor.data(), static_cast<rapidjson::SizeType>(cursor.size()));
     } else {
         w.Null();
@@ -614,8 +608,8 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     ev::Event event;
     event.id = deps.new_event_id();
     event.invoice_id = deps.new_invoice_id();
-    event.project_id = owner.project_id;
-    event.mode = owner.mode == "test" ? ev::Mode::test : ev::Mode::live;
+    event.project_id = owner.project_id.value;
+    event.mode = owner.mode;
     event.chain_id = in.chain->chain_id;
     event.occurred_at = ev::format_rfc3339_millis_utc(now_ms);
     domain::charge::Create command;  // the deadline, grace and deposit address are decided there
@@ -640,22 +634,6 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     if (!decided) return fail(bad_request(decided.error().code, decided.error().message));
     auto created = std::get<ev::ChargeCreated>(std::move(decided).value().front());
 
-    // The 201 body is rendered now, from the same values the projection will store.
-    infra::postgres::ChargeRow row;
-    row.invoice_id = domain::to_hex(event.invoice_id);
-    row.chain_id = in.chain->chain_id.value;
-    row.payment_mode = std::string(ev::to_string(created.payment_mode));
-    row.token = domain::evm::to_checksum(created.token);
-    row.amount = domain::money::to_string(created.amount);
-    row.merchant = domain::evm::to_checksum(created.merchant);
-    row.fee_bps = static_cast<int>(created.fee_bps);
-    row.deadline = static_cast<std::int64_t>(created.deadline);
-    if (created.deposit_address)
-        row.deposit_address = domain::evm::to_checksum(*created.deposit_address);
-    row.reference = created.reference;
-    if (fiat_quote)
-        row.fiat_json = ev::encode_fiat_quote(*fiat_quote);  // as the projection stores it
-    if (!created.metadata.empty()) row.metadata_json = ev::encode_metadata(created.metadata);
     event.data = std::move(created);
 
     // Nothing is appended that a consumer cannot apply: the bytes must decode to this very event
@@ -665,9 +643,10 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
         kLog.error() << "api: create refused by the admission check: " << encoded.error().message;
         return fail(error_response(422, encoded.error().code, encoded.error().message));
     }
+    // The 201 body is rendered now, from the values the projection will store.
     auto body = std::make_shared<std::string>(
-        charge_json(row, in.chain, deps.signer, deps.checkout_url, false));
-    infra::kafka::LogRecord record{row.invoice_id, std::move(encoded).value()};
+        created_json(view_of_created(event), in.chain, deps.signer, deps.checkout_url));
+    infra::kafka::LogRecord record{domain::to_hex(event.invoice_id), std::move(encoded).value()};
     // Bind the Idempotency-Key to this charge before it can reach the log (ADR 0091): a retry
     // after an unknown outcome or a crash re-appends these bytes instead of a second charge.
     if (!guard->prepare({record.key, record.value, *body})) {
@@ -681,8 +660,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
 // A request that resumed a key bound to an earlier attempt's charge: if the charge is in the read
 // model it exists, and the stored 201 is the answer; otherwise the same event (same event id) is
 // appended again, and the projector keeps one of any duplicates.
-void resume_create(const ApiDeps& deps, const KeyOwner& owner,
-                   const infra::postgres::PreparedCreate& prepared,
+void resume_create(const ApiDeps& deps, const KeyOwner& owner, const PreparedCreate& prepared,
                    const std::shared_ptr<CreateGuard>& guard, Responder respond) {
     const auto status = deps.charges->find_status(prepared.invoice_id);
     if (status && status->project_id == owner.project_id) {
@@ -714,21 +692,21 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
                 infra::postgres::request_fingerprint(request.method, request.path, request.body);
             auto begun = deps_.idempotency->begin(owner.project_id, *key, fingerprint);
             switch (begun.outcome) {
-                case infra::postgres::BeginOutcome::replay:
+                case BeginOutcome::replay:
                     return respond(replayed(begun.response.value()));
-                case infra::postgres::BeginOutcome::in_flight:
+                case BeginOutcome::in_flight:
                     return respond(error_response(
                         409, "idempotency_key_in_use",
                         "a request with this Idempotency-Key is in progress; retry later"));
-                case infra::postgres::BeginOutcome::mismatch:
+                case BeginOutcome::mismatch:
                     return respond(
                         error_response(422, "idempotency_key_reused",
                                        "this Idempotency-Key was used with a different request"));
-                case infra::postgres::BeginOutcome::created:
+                case BeginOutcome::created:
                     guard->key = *key;
                     guard->fingerprint = fingerprint;
                     break;
-                case infra::postgres::BeginOutcome::resume:
+                case BeginOutcome::resume:
                     // An earlier attempt prepared a charge and its outcome is unknown: no new
                     // charge, no new token or quota unit; find it or append the same event again.
                     guard->key = *key;
@@ -748,12 +726,12 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
     try {
         if (deps_.limiter != nullptr) {
             const auto decision = deps_.limiter->take(owner.project_id, owner.plan);
-            if (decision.outcome == infra::postgres::LimitOutcome::rate_limited) {
+            if (decision.outcome == LimitOutcome::rate_limited) {
                 guard->release(false);
                 return respond(error_response(429, "rate_limited", "too many requests — slow down",
                                               decision.retry_after_ms));
             }
-            if (decision.outcome == infra::postgres::LimitOutcome::quota_exceeded) {
+            if (decision.outcome == LimitOutcome::quota_exceeded) {
                 guard->release(false);
                 return respond(
                     error_response(429, "monthly_quota_exceeded",

@@ -76,7 +76,8 @@ ApiResponse EventsApi::handle(const ApiRequest& request) {
     if (id.empty()) return list(request, *owner);
     if (!infra::webhooks::is_event_id(id)) return event_not_found();
     auto event = deps_.pool->with_transaction([&](pqxx::work& tx) {
-        return pg::find_merchant_event(tx, owner->project_id, owner->mode, id);
+        return pg::find_merchant_event(tx, owner->project_id.value,
+                                       std::string(domain::events::to_string(owner->mode)), id);
     });
     if (!event) return event_not_found();
     return success_response(200, event->body);
@@ -84,8 +85,8 @@ ApiResponse EventsApi::handle(const ApiRequest& request) {
 
 ApiResponse EventsApi::list(const ApiRequest& request, const KeyOwner& owner) {
     pg::MerchantEventQuery q;
-    q.project_id = owner.project_id;
-    q.mode = owner.mode;
+    q.project_id = owner.project_id.value;
+    q.mode = domain::events::to_string(owner.mode);
     if (auto unknown = request.unknown_query_param({"limit", "cursor", "type", "createdGte"})) {
         return bad_request("unknown_field",
                            "unknown query parameter " + domain::escape_for_log(*unknown, 64));

@@ -1,50 +1,141 @@
-// What the routes need from the world, as small interfaces (STYLE rule 2). Postgres adapters are in
-// pg_ports.hpp; unit tests use in-memory doubles.
+// What the routes need from the world, as small interfaces (STYLE rule 2), and the vocabulary
+// they speak: every type a port takes or returns is declared here, in domain terms, never an
+// adapter's type (ADR 0182; the model is Envoy's ratelimit.h with its own LimitStatus, apart from
+// ratelimit_impl.h). The Postgres adapters implement these classes directly in infra/postgres/
+// (api_ports.hpp, idempotency_store.hpp, rate_limiter.hpp); unit tests use the doubles of
+// tests/doubles/. Header-only and free of I/O types, so an adapter includes it without linking
+// the API. Every port throws infra::postgres::DatabaseUnavailable (an infra::InfraError) when its
+// store is unreachable; no driver exception leaves an adapter.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "infra/postgres/account_store.hpp"
-#include "infra/postgres/charge_row.hpp"
-#include "infra/postgres/charge_store.hpp"
-#include "infra/postgres/idempotency_store.hpp"
-#include "infra/postgres/rate_limiter.hpp"
+#include "domain/events/event.hpp"
+#include "domain/types.hpp"
 
 namespace duepay::api {
 
-using infra::postgres::ChargeRow;
-using infra::postgres::ChargeStatus;
-using infra::postgres::KeyOwner;
+using domain::ProjectId;
+using domain::events::Mode;
+using domain::events::PaymentMode;
+
+// SHA-256 of a presented API key (only hashes are stored).
+using KeyHash = std::array<std::uint8_t, 32>;
+
+// ---- Keys ----
+
+// The project and settings behind an active API key.
+struct KeyOwner {
+    std::string key_id;
+    ProjectId project_id;
+    Mode mode = Mode::test;  // the key's mode scopes every charge it creates or reads
+    std::string plan;
+    int payment_window_seconds = 3600;
+    std::optional<std::string> payout_address;  // verified payout wallet, EIP-55
+    KeyHash key_hash{};
+    // Branding shown on the full charge read and the checkout (spec 2.5).
+    std::string project_name;
+    std::optional<std::string> logo_url;
+    std::optional<std::string> accent_color;  // #RRGGBB
+    // Set for a rolled key: milliseconds until it stops working (database clock at lookup time), so
+    // a cache never keeps it past its expiry (api/http/auth, docs/adr/0170).
+    std::optional<std::int64_t> expires_in_ms;
+};
 
 class KeyDirectory {
   public:
     virtual ~KeyDirectory() = default;
-    // The active key with this SHA-256 hash; throws infra::postgres::DatabaseUnavailable.
-    virtual std::optional<KeyOwner> find(const infra::random::Digest32& key_hash) = 0;
+    // The active key with this SHA-256 hash.
+    virtual std::optional<KeyOwner> find(const KeyHash& key_hash) = 0;
+};
+
+// ---- Charges ----
+
+// A charge as the API shows it (spec 2.2 on create, 2.5 on the full read): built from the
+// charge.created event for the 201 (charge_json.hpp view_of_created) and from the read model for
+// reads. Ids, addresses and amounts are in their canonical text (0x lower-case hex, EIP-55,
+// decimal), as the projection stores them and the JSON shows them.
+struct ChargeView {
+    std::string invoice_id;  // 0x + 64 lower-case hex
+    ProjectId project_id;
+    Mode mode = Mode::test;
+    domain::ChainId chain_id;
+    std::string status = "pending";
+    std::string amount;  // decimal integer, smallest unit
+    std::string token;   // EIP-55
+    std::optional<std::string> token_symbol;
+    std::optional<int> token_decimals;
+    PaymentMode payment_mode = PaymentMode::both;
+    std::string merchant;  // EIP-55
+    int fee_bps = 0;
+    std::int64_t deadline = 0;                   // unix seconds
+    std::optional<std::string> deposit_address;  // EIP-55
+    std::optional<std::string> reference;
+    std::optional<std::string> return_url;
+    std::optional<std::string> fiat_json;      // JSON object text, shown as is
+    std::optional<std::string> metadata_json;  // JSON object text; null when the charge has none
+    std::string amount_confirmed = "0";        // decimal integer text
+    std::optional<std::string> exception;
+    std::string timeline_json = "[]";  // JSON array text
+    std::string created_at;            // RFC 3339
+    std::string updated_at;            // RFC 3339
+    std::string amount_refunded = "0";
+    std::string refunds_json = "[]";  // [{refundId, status, txHash, amount, to, reason}]
+};
+
+// What the polling route needs: who owns the charge and where it stands.
+struct ChargeStatus {
+    ProjectId project_id;
+    std::string status;
+    Mode mode = Mode::test;  // reads are scoped by the key's mode too
 };
 
 class ChargeReader {
   public:
     virtual ~ChargeReader() = default;
-    virtual std::optional<ChargeRow> find(const std::string& invoice_id) = 0;
+    virtual std::optional<ChargeView> find(const std::string& invoice_id) = 0;
     virtual std::optional<ChargeStatus> find_status(const std::string& invoice_id) = 0;
 };
 
-// A page of a project's charges (GET /v1/charges); Postgres: PgChargeReader (list_charges).
-// Throws infra::postgres::DatabaseUnavailable.
+// One page of GET /v1/charges (docs/api.md "Listing charges"): a project's charges of one mode,
+// newest first by (created_at, invoice_id), after a keyset position, with exact-match filters.
+struct ChargeListQuery {
+    ProjectId project_id;
+    Mode mode = Mode::test;
+    std::size_t limit = 20;  // rows returned at most (ask page size + 1 to learn hasMore)
+    std::optional<std::string> status;
+    std::optional<std::int64_t> created_gte_us;  // unix microseconds, inclusive
+    std::optional<std::int64_t> created_lt_us;   // unix microseconds, exclusive
+    std::optional<std::string> reference;
+    std::optional<std::uint64_t> chain_id;
+    std::optional<std::string> metadata_json;  // a JSON object every row's metadata must contain
+    struct After {
+        std::int64_t created_us = 0;
+        std::string invoice_id;
+    };
+    std::optional<After> after;  // strictly older than this (the previous page's last row)
+};
+
+struct ListedCharge {
+    ChargeView charge;
+    std::int64_t created_us = 0;  // created_at in unix microseconds (the keyset position)
+};
+
 class ChargeLister {
   public:
     virtual ~ChargeLister() = default;
-    virtual std::vector<infra::postgres::ListedCharge> list(
-        const infra::postgres::ChargeListQuery& query) = 0;
+    virtual std::vector<ListedCharge> list(const ChargeListQuery& query) = 0;
 };
 
 // The events of one charge as encoded on the topic, in log order (the projector's journal), for
-// commands that fold the charge before deciding (refunds). Throws DatabaseUnavailable.
+// commands that fold the charge before deciding (refunds).
 class ChargeHistory {
   public:
     virtual ~ChargeHistory() = default;
@@ -60,36 +151,76 @@ class ProjectionWaiter {
                       std::function<void(bool projected)> done) = 0;
 };
 
-// Idempotency-Key claims of POST /v1/invoices (docs/limits.md); Postgres: IdempotencyStore.
-// Each call throws infra::postgres::DatabaseUnavailable when the database is down.
+// ---- Idempotency-Key claims of POST /v1/invoices and refunds (docs/limits.md, ADR 0091) ----
+
+using RequestFingerprint = std::array<std::uint8_t, 32>;  // SHA-256 of method, path and body
+
+struct StoredResponse {
+    int status = 201;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    bool operator==(const StoredResponse&) const = default;
+};
+
+// What a create prepared before appending: the key is bound to it.
+struct PreparedCreate {
+    std::string invoice_id;  // 0x + 64 hex (the Kafka key)
+    std::string event;       // the encoded charge.created (the Kafka value), byte for byte
+    std::string body;        // the 201 body
+    bool operator==(const PreparedCreate&) const = default;
+};
+
+enum class BeginOutcome {
+    created,    // the row is ours (in flight): create the charge, then complete() or abandon()
+    resume,     // ours again: a prepared charge of an earlier attempt whose outcome is unknown
+    replay,     // a completed request with this key and body: answer `response`
+    in_flight,  // another request holds the key right now: 409 idempotency_key_in_use
+    mismatch,   // the key was used with another request: 422 idempotency_key_reused
+};
+
+struct BeginResult {
+    BeginOutcome outcome = BeginOutcome::created;
+    std::optional<StoredResponse> response;  // set for replay
+    std::optional<PreparedCreate> prepared;  // set for resume
+};
+
 class IdempotencyKeys {
   public:
     virtual ~IdempotencyKeys() = default;
-    virtual infra::postgres::BeginResult begin(const std::string& project_id,
-                                               const std::string& key,
-                                               const infra::random::Digest32& fingerprint) = 0;
-    virtual bool complete(const std::string& project_id, const std::string& key,
-                          const infra::random::Digest32& fingerprint,
-                          const infra::postgres::StoredResponse& response) = 0;
-    virtual void abandon(const std::string& project_id, const std::string& key,
-                         const infra::random::Digest32& fingerprint) = 0;
-    // Bound keys (IdempotencyStore, ADR 0091): prepare() before the append, unlock() after an
-    // unknown outcome; begin() then answers `resume` with the prepared charge.
-    virtual bool prepare(const std::string& project_id, const std::string& key,
-                         const infra::random::Digest32& fingerprint,
-                         const infra::postgres::PreparedCreate& prepared) = 0;
-    virtual void unlock(const std::string& project_id, const std::string& key,
-                        const infra::random::Digest32& fingerprint) = 0;
+    virtual BeginResult begin(const ProjectId& project, const std::string& key,
+                              const RequestFingerprint& fingerprint) = 0;
+    // Stores a success; false if the key was no longer ours.
+    virtual bool complete(const ProjectId& project, const std::string& key,
+                          const RequestFingerprint& fingerprint,
+                          const StoredResponse& response) = 0;
+    virtual void abandon(const ProjectId& project, const std::string& key,
+                         const RequestFingerprint& fingerprint) = 0;
+    // Bound keys: prepare() before the append, unlock() after an unknown outcome; begin() then
+    // answers `resume` with the prepared charge.
+    virtual bool prepare(const ProjectId& project, const std::string& key,
+                         const RequestFingerprint& fingerprint, const PreparedCreate& prepared) = 0;
+    virtual void unlock(const ProjectId& project, const std::string& key,
+                        const RequestFingerprint& fingerprint) = 0;
 };
 
-// The creation rate limit and monthly quota of a project's plan (docs/limits.md); Postgres:
-// RateLimiter. Throws infra::postgres::DatabaseUnavailable.
+// ---- The creation rate limit and monthly quota of a project's plan (docs/limits.md) ----
+
+enum class LimitOutcome { allowed, rate_limited, quota_exceeded };
+
+struct LimitDecision {
+    LimitOutcome outcome = LimitOutcome::allowed;
+    std::int64_t retry_after_ms = 0;  // ceil; 0 when allowed
+    std::string month;                // "YYYY-MM-01" (UTC) the quota was counted in
+    std::int64_t month_count = 0;     // creations counted in that month after this call
+    std::string decided_at;           // the store's clock used, as it prints it
+};
+
 class CreationLimiter {
   public:
     virtual ~CreationLimiter() = default;
-    virtual infra::postgres::LimitDecision take(const std::string& project_id,
-                                                const std::string& plan) = 0;
-    virtual void refund_quota(const std::string& project_id, const std::string& month) = 0;
+    virtual LimitDecision take(const ProjectId& project, const std::string& plan) = 0;
+    // Gives back the quota unit of `month` (no-op for an empty month: an unmetered plan).
+    virtual void refund_quota(const ProjectId& project, const std::string& month) = 0;
 };
 
 }  // namespace duepay::api

@@ -46,7 +46,7 @@ std::string accepted_json(const std::string& refund_id, std::string_view status,
 // The Idempotency-Key claim of one POST: completed with the answer, or abandoned.
 struct KeyClaim {
     IdempotencyKeys* keys = nullptr;
-    std::string project_id;
+    ProjectId project_id;
     std::string key;  // empty: no claim
     infra::random::Digest32 fingerprint{};
 
@@ -134,22 +134,22 @@ void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner
             claim.fingerprint = pg::request_fingerprint(request.method, request.path, request.body);
             auto begun = deps_.idempotency->begin(owner.project_id, *key, claim.fingerprint);
             switch (begun.outcome) {
-                case pg::BeginOutcome::replay: {
+                case BeginOutcome::replay: {
                     ApiResponse r;
                     r.status = begun.response->status;
                     r.body = begun.response->body;
                     return respond(std::move(r));
                 }
-                case pg::BeginOutcome::in_flight:
+                case BeginOutcome::in_flight:
                     return respond(error_response(
                         409, "idempotency_key_in_use",
                         "a request with this Idempotency-Key is in progress; retry later"));
-                case pg::BeginOutcome::mismatch:
+                case BeginOutcome::mismatch:
                     return respond(
                         error_response(422, "idempotency_key_reused",
                                        "this Idempotency-Key was used with a different request"));
-                case pg::BeginOutcome::created:
-                case pg::BeginOutcome::resume:  // never prepared here: a fresh attempt
+                case BeginOutcome::created:
+                case BeginOutcome::resume:  // never prepared here: a fresh attempt
                     claim.key = *key;
                     break;
             }

@@ -19,7 +19,7 @@ class StatusCache final : public ChargeReader {
     explicit StatusCache(ChargeReader& inner, std::size_t capacity = 200'000)
         : inner_(inner), capacity_(capacity) {}
 
-    std::optional<ChargeRow> find(const std::string& invoice_id) override {
+    std::optional<ChargeView> find(const std::string& invoice_id) override {
         return inner_.find(invoice_id);
     }
     std::optional<ChargeStatus> find_status(const std::string& invoice_id) override;

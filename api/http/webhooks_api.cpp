@@ -212,8 +212,8 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     }
     auto owner = auth_.authenticate(request);
     if (!owner) return error_response(401, "invalid_api_key", "invalid API key");
-    const std::string& project = owner->project_id;
-    const std::string& mode = owner->mode;
+    const std::string& project = owner->project_id.value;
+    const std::string mode(domain::events::to_string(owner->mode));
     auto& pool = *deps_.pool;
 
     auto body = parse_object(m == "POST" || m == "PATCH" ? request.body : std::string());

@@ -10,9 +10,9 @@
 #include "api/http/account_api.hpp"
 #include "api/http/charges_api.hpp"
 #include "api/http/events_api.hpp"
-#include "api/http/pg_ports.hpp"
 #include "api/http/refunds_api.hpp"
 #include "api/http/server.hpp"
+#include "api/http/status_cache.hpp"
 #include "api/http/webhooks_api.hpp"
 #include "domain/evm/address.hpp"
 #include "infra/config/chain_registry.hpp"
@@ -21,8 +21,11 @@
 #include "infra/kafka/kafka_event_log.hpp"
 #include "infra/log/log.hpp"
 #include "infra/postgres/account_store.hpp"
+#include "infra/postgres/api_ports.hpp"
 #include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/pool.hpp"
+#include "infra/postgres/rate_limiter.hpp"
 #include "infra/random/random.hpp"
 #include "infra/rates/rate_sources.hpp"
 
@@ -49,16 +52,16 @@ struct ApiRole {
     std::unique_ptr<infra::rates::RateSources> rates;  // fiat pricing (docs/pricing.md)
     std::unique_ptr<infra::postgres::ConnectionPool> pool;
     std::unique_ptr<infra::kafka::KafkaEventLog> log;
-    std::unique_ptr<api::PgKeyDirectory> keys;
-    std::unique_ptr<api::PgChargeReader> reader;
+    std::unique_ptr<infra::postgres::PgKeyDirectory> keys;
+    std::unique_ptr<infra::postgres::PgChargeReader> reader;
     std::unique_ptr<api::StatusCache> cache;
-    std::unique_ptr<api::PgProjectionWaiter> waiter;
-    std::unique_ptr<api::PgIdempotencyKeys> idempotency;
-    std::unique_ptr<api::PgCreationLimiter> limiter;
+    std::unique_ptr<infra::postgres::PgProjectionWaiter> waiter;
+    std::unique_ptr<infra::postgres::IdempotencyStore> idempotency;
+    std::unique_ptr<infra::postgres::RateLimiter> limiter;
     std::unique_ptr<api::WebhooksApi> webhooks;  // /v1/webhook-* (docs/webhooks.md)
     std::unique_ptr<api::AccountApi> account;    // key roll, /v1/project, payout wallet
     std::unique_ptr<api::EventsApi> events;      // /v1/events (docs/events-api.md)
-    std::unique_ptr<api::PgChargeHistory> history;
+    std::unique_ptr<infra::postgres::PgChargeHistory> history;
     std::unique_ptr<api::RefundsApi> refunds;  // /v1/charges/:id/refunds (docs/refunds.md)
     std::unique_ptr<api::ChargesApi> routes;
     std::unique_ptr<api::ApiServer> server;
@@ -98,15 +101,21 @@ struct ApiRole {
             "DUEPAY_PRODUCER_LINGER_MS", producer.linger_ms, 0, 1000));  // docs/tuning.md
         producer.compression = env_or("DUEPAY_PRODUCER_COMPRESSION", producer.compression);
         log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
-        keys = std::make_unique<api::PgKeyDirectory>(*pool);
-        reader = std::make_unique<api::PgChargeReader>(*pool);
+        keys = std::make_unique<infra::postgres::PgKeyDirectory>(*pool);
+        reader = std::make_unique<infra::postgres::PgChargeReader>(*pool);
         cache = std::make_unique<api::StatusCache>(*reader);
-        waiter = std::make_unique<api::PgProjectionWaiter>(*pool, database_url, cache.get());
+        auto* status_cache = cache.get();
+        waiter = std::make_unique<infra::postgres::PgProjectionWaiter>(
+            *pool, database_url,
+            infra::postgres::PgProjectionWaiter::Hooks{
+                [status_cache](const std::string& id) { status_cache->invalidate(id); },
+                [status_cache] { status_cache->clear(); }});
         infra::postgres::IdempotencySettings idempotency_settings;
         idempotency_settings.lock_timeout =
             std::chrono::seconds(env_int_or("DUEPAY_IDEMPOTENCY_LOCK_SECONDS", 60, 1, 3600));
-        idempotency = std::make_unique<api::PgIdempotencyKeys>(*pool, idempotency_settings);
-        limiter = std::make_unique<api::PgCreationLimiter>(*pool);
+        idempotency =
+            std::make_unique<infra::postgres::IdempotencyStore>(*pool, idempotency_settings);
+        limiter = std::make_unique<infra::postgres::RateLimiter>(*pool);
         api::ApiDeps deps;
         deps.keys = keys.get();
         deps.charges = cache.get();
@@ -140,7 +149,7 @@ struct ApiRole {
         deps.account = account.get();
         events = std::make_unique<api::EventsApi>(api::EventsApiDeps{keys.get(), pool.get()});
         deps.events = events.get();
-        history = std::make_unique<api::PgChargeHistory>(*pool);
+        history = std::make_unique<infra::postgres::PgChargeHistory>(*pool);
         refunds = std::make_unique<api::RefundsApi>(
             api::RefundsApiDeps{keys.get(), reader.get(), history.get(), log.get(),
                                 idempotency.get(), deps.now_ms, deps.retry_after_ms});

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "infra/postgres/charge_store.hpp"
+
 namespace duepay::infra::postgres {
 
 void prepare_account_statements(pqxx::connection& conn) {
@@ -23,8 +25,8 @@ std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx,
     const auto& r = rows[0];
     KeyOwner owner;
     owner.key_id = r[0].as<std::string>();
-    owner.project_id = r[1].as<std::string>();
-    owner.mode = r[2].as<std::string>();
+    owner.project_id = domain::ProjectId{r[1].as<std::string>()};
+    owner.mode = stored_mode(r[2].as<std::string>());
     owner.plan = r[3].as<std::string>();
     owner.payment_window_seconds = r[4].as<int>();
     if (!r[5].is_null()) owner.payout_address = r[5].as<std::string>();

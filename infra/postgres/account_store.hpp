@@ -9,26 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "api/http/ports.hpp"
 #include "infra/random/key_material.hpp"
 
 namespace duepay::infra::postgres {
 
-struct KeyOwner {
-    std::string key_id;
-    std::string project_id;
-    std::string mode;  // test | live
-    std::string plan;
-    int payment_window_seconds = 3600;
-    std::optional<std::string> payout_address;  // verified payout wallet, EIP-55
-    random::Digest32 key_hash{};
-    // Branding shown on the full charge read and the checkout (spec 2.5).
-    std::string project_name;
-    std::optional<std::string> logo_url;
-    std::optional<std::string> accent_color;  // #RRGGBB
-    // Set for a rolled key: milliseconds until it stops working (database clock at lookup time), so
-    // a cache never keeps it past its expiry (api/http/auth, docs/adr/0170).
-    std::optional<std::int64_t> expires_in_ms;
-};
+using api::KeyOwner;  // the port's vocabulary (api/http/ports.hpp, ADR 0182)
 
 void prepare_account_statements(pqxx::connection& conn);
 

@@ -282,21 +282,28 @@ std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::stri
     return row_of(rows[0]);
 }
 
-std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
-                                               const std::string& invoice_id) {
-    auto rows = tx.exec_prepared("find_charge_status", invoice_id);
-    if (rows.empty()) return std::nullopt;
-    return ChargeStatus{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(),
-                        rows[0][2].as<std::string>()};
+domain::events::Mode stored_mode(const std::string& text) {
+    if (text == "test") return domain::events::Mode::test;
+    if (text == "live") return domain::events::Mode::live;
+    throw std::logic_error("stored mode is neither test nor live: " + text);
 }
 
-std::vector<ListedCharge> list_charges(pqxx::transaction_base& tx, const ChargeListQuery& q) {
+std::optional<api::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
+                                                    const std::string& invoice_id) {
+    auto rows = tx.exec_prepared("find_charge_status", invoice_id);
+    if (rows.empty()) return std::nullopt;
+    return api::ChargeStatus{domain::ProjectId{rows[0][0].as<std::string>()},
+                             rows[0][1].as<std::string>(),
+                             stored_mode(rows[0][2].as<std::string>())};
+}
+
+std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const api::ChargeListQuery& q) {
     // Only the filters given appear in the SQL, so the planner sees the exact shape and picks the
     // index for it; values are always parameters. The shape (one bit a filter) and the row count
     // name a prepared statement, so a page is planned once per connection, not per request.
     std::string sql =
         std::string("select ") + kColumns + " from charges where project_id = $1 and mode = $2";
-    std::vector<std::string> params{q.project_id, q.mode};
+    std::vector<std::string> params{q.project_id.value, std::string(to_string(q.mode))};
     unsigned shape = 0;
     auto bind = [&](unsigned bit, std::string value, const char* cast) {
         shape |= bit;
@@ -355,10 +362,10 @@ std::vector<ListedCharge> list_charges(pqxx::transaction_base& tx, const ChargeL
         tx.conn().prepare(name, sql);
         rows = tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(params));
     }
-    std::vector<ListedCharge> out;
+    std::vector<ListedRow> out;
     out.reserve(std::min<std::size_t>(rows.size(), q.limit));
     for (auto it = rows.begin(); it != rows.end() && out.size() < q.limit; ++it) {
-        ListedCharge listed;
+        ListedRow listed;
         listed.row = row_of(*it, &listed.created_us);
         out.push_back(std::move(listed));
     }

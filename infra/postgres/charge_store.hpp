@@ -9,9 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "api/http/ports.hpp"
 #include "infra/postgres/charge_row.hpp"
 
 namespace duepay::infra::postgres {
+
+// The mode column ('test' | 'live') as the domain's enum; throws std::logic_error otherwise.
+domain::events::Mode stored_mode(const std::string& text);
 
 inline constexpr const char* kChargesChannel =
     "duepay_charges";  // NOTIFY payload: invoice ids, comma separated
@@ -46,40 +50,17 @@ void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& ro
 
 std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::string& invoice_id);
 
-struct ChargeStatus {
-    std::string project_id;
-    std::string status;
-    std::string mode;  // test | live: reads are scoped by the key's mode too
-};
-std::optional<ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
-                                               const std::string& invoice_id);
+std::optional<api::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
+                                                    const std::string& invoice_id);
 
-// One page of GET /v1/charges (docs/api.md "Listing charges"): a project's charges of one mode,
-// newest first by (created_at, invoice_id), after a keyset position, with exact-match filters.
-// Every filter is served by an index of migration 0161.
-struct ChargeListQuery {
-    std::string project_id;
-    std::string mode;        // test | live
-    std::size_t limit = 20;  // rows returned at most (ask page size + 1 to learn hasMore)
-    std::optional<std::string> status;
-    std::optional<std::int64_t> created_gte_us;  // unix microseconds, inclusive
-    std::optional<std::int64_t> created_lt_us;   // unix microseconds, exclusive
-    std::optional<std::string> reference;
-    std::optional<std::uint64_t> chain_id;
-    std::optional<std::string> metadata_json;  // a JSON object every row's metadata must contain
-    struct After {
-        std::int64_t created_us = 0;
-        std::string invoice_id;
-    };
-    std::optional<After> after;  // strictly older than this (the previous page's last row)
-};
-
-struct ListedCharge {
+// One page of GET /v1/charges (api::ChargeListQuery): rows and their keyset positions. Every
+// filter is served by an index of migration 0161.
+struct ListedRow {
     ChargeRow row;
     std::int64_t created_us = 0;  // created_at in unix microseconds (the keyset position)
 };
 
-std::vector<ListedCharge> list_charges(pqxx::transaction_base& tx, const ChargeListQuery& query);
+std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const api::ChargeListQuery& query);
 
 // Sends NOTIFY on kChargesChannel (delivered at commit), in payloads under Postgres' 8000-byte
 // limit.

@@ -66,7 +66,7 @@ std::string seconds(std::chrono::seconds s) { return std::to_string(s.count()) +
 
 }  // namespace
 
-BeginResult IdempotencyStore::begin(const std::string& project_id, const std::string& key,
+BeginResult IdempotencyStore::begin(const domain::ProjectId& project, const std::string& key,
                                     const random::Digest32& fingerprint) {
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
     // A few rounds at most: the row can disappear (abandoned, purged) between our two statements.
@@ -91,7 +91,8 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
                 "k.locked_until < clock_timestamp() "
                 "and k.prepared_event is null) "
                 "returning 1",
-                project_id, key, fp, seconds(settings_.lock_timeout), seconds(settings_.retention));
+                project.value, key, fp, seconds(settings_.lock_timeout),
+                seconds(settings_.retention));
             if (!claimed.empty())
                 return BeginResult{BeginOutcome::created, std::nullopt, std::nullopt};
             // A bound row whose owner is gone (unlocked, or its lock timed out): resume it, if the
@@ -101,7 +102,7 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
                 "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight' "
                 "and prepared_event is not null and locked_until < clock_timestamp() "
                 "returning invoice_id, prepared_event, prepared_body",
-                project_id, key, fp, seconds(settings_.lock_timeout));
+                project.value, key, fp, seconds(settings_.lock_timeout));
             if (!resumed.empty()) {
                 PreparedCreate prepared;
                 prepared.invoice_id = resumed[0][0].as<std::string>();
@@ -112,7 +113,7 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
             auto rows = tx.exec_params(
                 "select fingerprint, state, response_status, response_headers, response_body "
                 "from idempotency_keys where project_id = $1 and key = $2",
-                project_id, key);
+                project.value, key);
             if (rows.empty()) return std::nullopt;  // gone meanwhile: claim again
             const auto& r = rows[0];
             const pqxx::binarystring stored(r[0]);
@@ -137,7 +138,7 @@ BeginResult IdempotencyStore::begin(const std::string& project_id, const std::st
     throw DatabaseUnavailable("idempotency: the key kept changing under us; retry");
 }
 
-bool IdempotencyStore::complete(const std::string& project_id, const std::string& key,
+bool IdempotencyStore::complete(const domain::ProjectId& project, const std::string& key,
                                 const random::Digest32& fingerprint,
                                 const StoredResponse& response) {
     if (response.status < 200 || response.status > 299) {
@@ -153,12 +154,12 @@ bool IdempotencyStore::complete(const std::string& project_id, const std::string
             "response_body = $6, completed_at = clock_timestamp(), "
             "expires_at = clock_timestamp() + $7::interval "
             "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight'",
-            project_id, key, fp, response.status, headers, body, seconds(settings_.retention));
+            project.value, key, fp, response.status, headers, body, seconds(settings_.retention));
         return r.affected_rows() == 1;
     });
 }
 
-bool IdempotencyStore::prepare(const std::string& project_id, const std::string& key,
+bool IdempotencyStore::prepare(const domain::ProjectId& project, const std::string& key,
                                const random::Digest32& fingerprint,
                                const PreparedCreate& prepared) {
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
@@ -169,12 +170,12 @@ bool IdempotencyStore::prepare(const std::string& project_id, const std::string&
             "update idempotency_keys set invoice_id = $4, prepared_event = $5, prepared_body = $6 "
             "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight' "
             "and prepared_event is null",
-            project_id, key, fp, prepared.invoice_id, event, body);
+            project.value, key, fp, prepared.invoice_id, event, body);
         return r.affected_rows() == 1;
     });
 }
 
-void IdempotencyStore::unlock(const std::string& project_id, const std::string& key,
+void IdempotencyStore::unlock(const domain::ProjectId& project, const std::string& key,
                               const random::Digest32& fingerprint) {
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
     pool_.with_transaction([&](pqxx::work& tx) {
@@ -182,18 +183,18 @@ void IdempotencyStore::unlock(const std::string& project_id, const std::string& 
             "update idempotency_keys set locked_until = clock_timestamp() - interval '1 "
             "millisecond' "
             "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight'",
-            project_id, key, fp);
+            project.value, key, fp);
     });
 }
 
-void IdempotencyStore::abandon(const std::string& project_id, const std::string& key,
+void IdempotencyStore::abandon(const domain::ProjectId& project, const std::string& key,
                                const random::Digest32& fingerprint) {
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
     pool_.with_transaction([&](pqxx::work& tx) {
         tx.exec_params(
             "delete from idempotency_keys where project_id = $1 and key = $2 and fingerprint = $3 "
             "and state = 'in_flight'",
-            project_id, key, fp);
+            project.value, key, fp);
     });
 }
 

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/http/ports.hpp"
 #include "domain/result.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/key_material.hpp"
@@ -32,34 +33,11 @@ domain::Result<std::string> parse_idempotency_key(std::string_view header_value)
 random::Digest32 request_fingerprint(std::string_view method, std::string_view path,
                                      std::string_view body);
 
-struct StoredResponse {
-    int status = 201;
-    std::vector<std::pair<std::string, std::string>> headers;
-    std::string body;
-    bool operator==(const StoredResponse&) const = default;
-};
-
-// What a create prepared before appending: the key is bound to it.
-struct PreparedCreate {
-    std::string invoice_id;  // 0x + 64 hex (the Kafka key)
-    std::string event;       // the encoded charge.created (the Kafka value), byte for byte
-    std::string body;        // the 201 body
-    bool operator==(const PreparedCreate&) const = default;
-};
-
-enum class BeginOutcome {
-    created,    // the row is ours (in flight): create the charge, then complete() or abandon()
-    resume,     // ours again: a prepared charge of an earlier attempt whose outcome is unknown
-    replay,     // a completed request with this key and body: answer `response`
-    in_flight,  // another request holds the key right now: 409 idempotency_key_in_use
-    mismatch,   // the key was used with another request: 422 idempotency_key_reused
-};
-
-struct BeginResult {
-    BeginOutcome outcome = BeginOutcome::created;
-    std::optional<StoredResponse> response;  // set for replay
-    std::optional<PreparedCreate> prepared;  // set for resume
-};
+// The vocabulary is the port's (api/http/ports.hpp, ADR 0182).
+using api::BeginOutcome;
+using api::BeginResult;
+using api::PreparedCreate;
+using api::StoredResponse;
 
 struct IdempotencySettings {
     std::chrono::seconds retention{std::chrono::hours(24)};  // a completed key replays this long
@@ -67,35 +45,36 @@ struct IdempotencySettings {
         60};  // an in-flight row older than this was abandoned (crash)
 };
 
-class IdempotencyStore {
+// The Postgres adapter of the api::IdempotencyKeys port.
+class IdempotencyStore final : public api::IdempotencyKeys {
   public:
     explicit IdempotencyStore(ConnectionPool& pool, IdempotencySettings settings = {})
         : pool_(pool), settings_(settings) {}
 
     // Throws DatabaseUnavailable.
-    BeginResult begin(const std::string& project_id, const std::string& key,
-                      const random::Digest32& fingerprint);
+    BeginResult begin(const domain::ProjectId& project, const std::string& key,
+                      const random::Digest32& fingerprint) override;
 
     // Stores a success (2xx; anything else is a logic_error: failures are never replayed). False if
     // the row was no longer ours (taken over after lock_timeout, or purged).
-    bool complete(const std::string& project_id, const std::string& key,
-                  const random::Digest32& fingerprint, const StoredResponse& response);
+    bool complete(const domain::ProjectId& project, const std::string& key,
+                  const random::Digest32& fingerprint, const StoredResponse& response) override;
 
     // Binds our in-flight row to the charge about to be appended. False if the row was no longer
     // ours (taken over, purged) or already bound.
-    bool prepare(const std::string& project_id, const std::string& key,
-                 const random::Digest32& fingerprint, const PreparedCreate& prepared);
+    bool prepare(const domain::ProjectId& project, const std::string& key,
+                 const random::Digest32& fingerprint, const PreparedCreate& prepared) override;
 
     // Releases our in-flight row without forgetting what it prepared: the next begin() with the
     // same request resumes it at once (no lock_timeout wait).
-    void unlock(const std::string& project_id, const std::string& key,
-                const random::Digest32& fingerprint);
+    void unlock(const domain::ProjectId& project, const std::string& key,
+                const random::Digest32& fingerprint) override;
 
     // Deletes our in-flight row so a retry with the same key can proceed. Only for failures where
     // no event of this key can be in the log (before the append, or not_persisted of a first
     // attempt).
-    void abandon(const std::string& project_id, const std::string& key,
-                 const random::Digest32& fingerprint);
+    void abandon(const domain::ProjectId& project, const std::string& key,
+                 const random::Digest32& fingerprint) override;
 
     // Deletes expired rows, at most `limit`; returns how many.
     std::int64_t purge_expired(int limit = 10000);

@@ -40,12 +40,17 @@ LimitDecision RateLimiter::take_charge_creation(const std::string& project_id,
     });
 }
 
-void RateLimiter::refund_quota(const std::string& project_id, const std::string& month) {
+LimitDecision RateLimiter::take(const domain::ProjectId& project, const std::string& plan) {
+    return take_charge_creation(project.value, creation_limits_for_plan(plan));
+}
+
+void RateLimiter::refund_quota(const domain::ProjectId& project, const std::string& month) {
+    if (month.empty()) return;  // an unmetered plan counted nothing
     pool_.with_transaction([&](pqxx::work& tx) {
         tx.exec_params(
             "update monthly_usage set count = count - 1 where project_id = $1 and month = $2::date "
             "and count > 0",
-            project_id, month);
+            project.value, month);
     });
 }
 

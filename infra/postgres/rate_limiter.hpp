@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/http/ports.hpp"
 #include "infra/postgres/pool.hpp"
 
 namespace duepay::infra::postgres {
@@ -24,17 +25,13 @@ struct CreationLimits {
 // project and load benches) has no limit at all.
 CreationLimits creation_limits_for_plan(std::string_view plan);
 
-enum class LimitOutcome { allowed, rate_limited, quota_exceeded };
+// The vocabulary is the port's (api/http/ports.hpp, ADR 0182).
+using api::LimitDecision;
+using api::LimitOutcome;
 
-struct LimitDecision {
-    LimitOutcome outcome = LimitOutcome::allowed;
-    std::int64_t retry_after_ms = 0;  // ceil; 0 when allowed
-    std::string month;                // "YYYY-MM-01" (UTC) the quota was counted in
-    std::int64_t month_count = 0;     // creations counted in that month after this call
-    std::string decided_at;           // the database clock used, as Postgres prints it
-};
-
-class RateLimiter {
+// The Postgres adapter of the api::CreationLimiter port: limits by plan
+// (creation_limits_for_plan).
+class RateLimiter final : public api::CreationLimiter {
   public:
     explicit RateLimiter(ConnectionPool& pool) : pool_(pool) {}
 
@@ -45,7 +42,10 @@ class RateLimiter {
 
     // Gives back the quota unit of an allowed creation that created no charge (it failed before
     // the event log acknowledged it). The rate token is kept: the limit counts attempts.
-    void refund_quota(const std::string& project_id, const std::string& month);
+    void refund_quota(const domain::ProjectId& project, const std::string& month) override;
+
+    // take_charge_creation with the limits of `plan`.
+    LimitDecision take(const domain::ProjectId& project, const std::string& plan) override;
 
   private:
     ConnectionPool& pool_;

@@ -14,6 +14,7 @@
 namespace duepay::tests::guards {
 namespace {
 
+using domain::ProjectId;
 using infra::postgres::BeginOutcome;
 using infra::postgres::ConnectionPool;
 using infra::postgres::IdempotencySettings;
@@ -78,7 +79,7 @@ TEST_F(IdempotencyIt, FiftyConcurrentBeginsHaveExactlyOneOwnerThenAllReplayTheSa
     for (int i = 0; i < kThreads; ++i) {
         threads.emplace_back([&] {
             start.arrive_and_wait();
-            auto r = store.begin(project_, "key-concurrent", fp_);
+            auto r = store.begin(ProjectId{project_}, "key-concurrent", fp_);
             if (r.outcome == BeginOutcome::created) {
                 ++created;
             } else if (r.outcome == BeginOutcome::in_flight) {
@@ -99,7 +100,7 @@ TEST_F(IdempotencyIt, FiftyConcurrentBeginsHaveExactlyOneOwnerThenAllReplayTheSa
     // Bytes that a text round trip could damage: UTF-8, a NUL, a backslash, a CR.
     response.body = std::string(R"({"success":true,"data":{"reference":"caf)") + "\xc3\xa9" + "\\" +
                     '\0' + "\r" + R"("},"error":null})";
-    ASSERT_TRUE(store.complete(project_, "key-concurrent", fp_, response));
+    ASSERT_TRUE(store.complete(ProjectId{project_}, "key-concurrent", fp_, response));
 
     std::vector<std::optional<StoredResponse>> replays(kThreads);
     std::vector<BeginOutcome> outcomes(kThreads);
@@ -107,7 +108,7 @@ TEST_F(IdempotencyIt, FiftyConcurrentBeginsHaveExactlyOneOwnerThenAllReplayTheSa
     for (int i = 0; i < kThreads; ++i) {
         threads.emplace_back([&, i] {
             start.arrive_and_wait();
-            auto r = store.begin(project_, "key-concurrent", fp_);
+            auto r = store.begin(ProjectId{project_}, "key-concurrent", fp_);
             outcomes[i] = r.outcome;
             replays[i] = r.response;
         });
@@ -123,40 +124,41 @@ TEST_F(IdempotencyIt, FiftyConcurrentBeginsHaveExactlyOneOwnerThenAllReplayTheSa
 TEST_F(IdempotencyIt, SameKeyWithAnotherBodyIsAMismatchInFlightAndAfter) {
     IdempotencyStore store(*pool_);
     const auto other = request_fingerprint("POST", "/v1/invoices", R"({"chainId":137})");
-    ASSERT_EQ(store.begin(project_, "k", fp_).outcome, BeginOutcome::created);
-    EXPECT_EQ(store.begin(project_, "k", other).outcome, BeginOutcome::mismatch);
-    ASSERT_TRUE(store.complete(project_, "k", fp_, StoredResponse{201, {}, "{}"}));
-    EXPECT_EQ(store.begin(project_, "k", other).outcome, BeginOutcome::mismatch);
-    EXPECT_EQ(store.begin(project_, "k", fp_).outcome, BeginOutcome::replay);
+    ASSERT_EQ(store.begin(ProjectId{project_}, "k", fp_).outcome, BeginOutcome::created);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "k", other).outcome, BeginOutcome::mismatch);
+    ASSERT_TRUE(store.complete(ProjectId{project_}, "k", fp_, StoredResponse{201, {}, "{}"}));
+    EXPECT_EQ(store.begin(ProjectId{project_}, "k", other).outcome, BeginOutcome::mismatch);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "k", fp_).outcome, BeginOutcome::replay);
     // Keys are scoped to the project: the same key elsewhere is a new request.
     const std::string elsewhere = project_ + "_b";
-    EXPECT_EQ(store.begin(elsewhere, "k", other).outcome, BeginOutcome::created);
-    store.abandon(elsewhere, "k", other);
+    EXPECT_EQ(store.begin(ProjectId{elsewhere}, "k", other).outcome, BeginOutcome::created);
+    store.abandon(ProjectId{elsewhere}, "k", other);
 }
 
 TEST_F(IdempotencyIt, AbandonFreesTheKeyAndFailuresAreNeverStored) {
     IdempotencyStore store(*pool_);
-    ASSERT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::created);
-    EXPECT_THROW(store.complete(project_, "retry-me", fp_, StoredResponse{503, {}, "{}"}),
-                 std::logic_error);
-    store.abandon(project_, "retry-me", fp_);
-    EXPECT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::created);
-    EXPECT_EQ(store.begin(project_, "retry-me", fp_).outcome, BeginOutcome::in_flight);
+    ASSERT_EQ(store.begin(ProjectId{project_}, "retry-me", fp_).outcome, BeginOutcome::created);
+    EXPECT_THROW(
+        store.complete(ProjectId{project_}, "retry-me", fp_, StoredResponse{503, {}, "{}"}),
+        std::logic_error);
+    store.abandon(ProjectId{project_}, "retry-me", fp_);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "retry-me", fp_).outcome, BeginOutcome::created);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "retry-me", fp_).outcome, BeginOutcome::in_flight);
 }
 
 TEST_F(IdempotencyIt, AnInFlightRowPastTheLockTimeoutIsTakenOver) {
     IdempotencyStore store(*pool_,
                            IdempotencySettings{std::chrono::hours(24), std::chrono::seconds(1)});
-    ASSERT_EQ(store.begin(project_, "crashed", fp_).outcome, BeginOutcome::created);
-    EXPECT_EQ(store.begin(project_, "crashed", fp_).outcome, BeginOutcome::in_flight);
+    ASSERT_EQ(store.begin(ProjectId{project_}, "crashed", fp_).outcome, BeginOutcome::created);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "crashed", fp_).outcome, BeginOutcome::in_flight);
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
-    EXPECT_EQ(store.begin(project_, "crashed", fp_).outcome, BeginOutcome::created);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "crashed", fp_).outcome, BeginOutcome::created);
 }
 
 TEST_F(IdempotencyIt, CompletedRowsLiveTwentyFourHoursThenExpireAndArePurged) {
     IdempotencyStore store(*pool_);
-    ASSERT_EQ(store.begin(project_, "old", fp_).outcome, BeginOutcome::created);
-    ASSERT_TRUE(store.complete(project_, "old", fp_, StoredResponse{201, {}, "first"}));
+    ASSERT_EQ(store.begin(ProjectId{project_}, "old", fp_).outcome, BeginOutcome::created);
+    ASSERT_TRUE(store.complete(ProjectId{project_}, "old", fp_, StoredResponse{201, {}, "first"}));
     {
         pqxx::connection c(url_);
         pqxx::work tx(c);
@@ -170,8 +172,8 @@ TEST_F(IdempotencyIt, CompletedRowsLiveTwentyFourHoursThenExpireAndArePurged) {
     sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where "
         "project_id = $1");
     // An expired key is a new request again.
-    EXPECT_EQ(store.begin(project_, "old", fp_).outcome, BeginOutcome::created);
-    ASSERT_EQ(store.begin(project_, "gone", fp_).outcome, BeginOutcome::created);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "old", fp_).outcome, BeginOutcome::created);
+    ASSERT_EQ(store.begin(ProjectId{project_}, "gone", fp_).outcome, BeginOutcome::created);
     sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where "
         "project_id = $1");
     EXPECT_GE(store.purge_expired(), 2);
@@ -197,35 +199,36 @@ class BoundIdempotencyIt : public IdempotencyIt {};
 
 TEST_F(BoundIdempotencyIt, AnUnlockedBoundKeyIsResumedOnceWithTheSameEventBytes) {
     IdempotencyStore store(*pool_);
-    ASSERT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::created);
+    ASSERT_EQ(store.begin(ProjectId{project_}, "bound", fp_).outcome, BeginOutcome::created);
     const PreparedCreate prepared{"0x" + std::string(64, 'a'),
                                   std::string("{\"id\":\"e1\"}\0x", 13), "{\"body\":1}"};
-    ASSERT_TRUE(store.prepare(project_, "bound", fp_, prepared));
-    EXPECT_FALSE(store.prepare(project_, "bound", fp_, prepared)) << "bound twice";
+    ASSERT_TRUE(store.prepare(ProjectId{project_}, "bound", fp_, prepared));
+    EXPECT_FALSE(store.prepare(ProjectId{project_}, "bound", fp_, prepared)) << "bound twice";
     // Still locked by its owner: a concurrent retry is in flight, not a new charge.
-    EXPECT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::in_flight);
-    store.unlock(project_, "bound", fp_);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "bound", fp_).outcome, BeginOutcome::in_flight);
+    store.unlock(ProjectId{project_}, "bound", fp_);
     // Another body with the key: refused, bound or not.
     const auto other = request_fingerprint("POST", "/v1/invoices", R"({"chainId":137})");
-    EXPECT_EQ(store.begin(project_, "bound", other).outcome, BeginOutcome::mismatch);
-    auto resumed = store.begin(project_, "bound", fp_);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "bound", other).outcome, BeginOutcome::mismatch);
+    auto resumed = store.begin(ProjectId{project_}, "bound", fp_);
     ASSERT_EQ(resumed.outcome, BeginOutcome::resume);
     ASSERT_TRUE(resumed.prepared);
     EXPECT_EQ(*resumed.prepared, prepared);
     // Exactly one resumer: the next one sees it in flight again.
-    EXPECT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::in_flight);
-    ASSERT_TRUE(store.complete(project_, "bound", fp_, StoredResponse{201, {}, "done"}));
-    EXPECT_EQ(store.begin(project_, "bound", fp_).outcome, BeginOutcome::replay);
+    EXPECT_EQ(store.begin(ProjectId{project_}, "bound", fp_).outcome, BeginOutcome::in_flight);
+    ASSERT_TRUE(store.complete(ProjectId{project_}, "bound", fp_, StoredResponse{201, {}, "done"}));
+    EXPECT_EQ(store.begin(ProjectId{project_}, "bound", fp_).outcome, BeginOutcome::replay);
 }
 
 TEST_F(BoundIdempotencyIt, ABoundKeyOfACrashedOwnerIsResumedAfterTheLockTimeoutNeverReclaimed) {
     IdempotencyStore store(*pool_,
                            IdempotencySettings{std::chrono::hours(24), std::chrono::seconds(1)});
-    ASSERT_EQ(store.begin(project_, "crash", fp_).outcome, BeginOutcome::created);
-    ASSERT_TRUE(store.prepare(project_, "crash", fp_, PreparedCreate{"0x01", "event", "body"}));
+    ASSERT_EQ(store.begin(ProjectId{project_}, "crash", fp_).outcome, BeginOutcome::created);
+    ASSERT_TRUE(
+        store.prepare(ProjectId{project_}, "crash", fp_, PreparedCreate{"0x01", "event", "body"}));
     // The owner dies without unlock or complete (a crash past the broker's ack).
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
-    auto resumed = store.begin(project_, "crash", fp_);
+    auto resumed = store.begin(ProjectId{project_}, "crash", fp_);
     ASSERT_EQ(resumed.outcome, BeginOutcome::resume) << "a new claim would create a second charge";
     EXPECT_EQ(resumed.prepared->event, "event");
 }
@@ -233,7 +236,7 @@ TEST_F(BoundIdempotencyIt, ABoundKeyOfACrashedOwnerIsResumedAfterTheLockTimeoutN
 TEST_F(BoundIdempotencyIt, PurgeIsBoundedPerCall) {
     IdempotencyStore store(*pool_);
     for (int i = 0; i < 5; ++i)
-        ASSERT_EQ(store.begin(project_, "p" + std::to_string(i), fp_).outcome,
+        ASSERT_EQ(store.begin(ProjectId{project_}, "p" + std::to_string(i), fp_).outcome,
                   BeginOutcome::created);
     sql("update idempotency_keys set expires_at = clock_timestamp() - interval '1 second' where "
         "project_id = $1");

@@ -163,7 +163,7 @@ TEST_F(RateLimiterIt, FreeQuotaExhaustionRefusesUntilTheNextUtcMonth) {
               << query("select " + next_month + "::text") << ")" << std::endl;
 
     // A refund (the creation failed later) frees one unit again.
-    limiter.refund_quota(project_, last.month);
+    limiter.refund_quota(domain::ProjectId{project_}, last.month);
     auto again = limiter.take_charge_creation(project_, limits);
     EXPECT_EQ(again.outcome, LimitOutcome::allowed);
     EXPECT_EQ(again.month_count, 8000);

@@ -9,24 +9,12 @@
 #include <string>
 
 #include "infra/random/key_material.hpp"
+#include "tests/doubles/api_ports.hpp"
 
 namespace duepay::api {
 namespace {
 
 const std::string kKey = "dp_test_" + std::string(48, 'a');
-
-class OneKey final : public KeyDirectory {
-  public:
-    std::optional<KeyOwner> find(const infra::random::Digest32& hash) override {
-        if (hash != infra::random::sha256(kKey)) return std::nullopt;
-        KeyOwner owner;
-        owner.key_id = "key_1";
-        owner.project_id = "prj_1";
-        owner.mode = "test";
-        owner.key_hash = hash;
-        return owner;
-    }
-};
 
 class AccountApiTest : public ::testing::Test {
   protected:
@@ -46,7 +34,13 @@ class AccountApiTest : public ::testing::Test {
         return d["meta"]["code"].GetString();
     }
 
-    OneKey keys_;
+    doubles::FakeKeys keys_ = [] {
+        doubles::FakeKeys keys;
+        auto owner = doubles::key_owner("key_1", "prj_1", Mode::test);
+        owner.payout_address.reset();  // no payout wallet yet
+        keys.add(kKey, owner);
+        return keys;
+    }();
     AccountApi api_{AccountApiDeps{&keys_, nullptr}};
 };
 

@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 
 class CountingKeys final : public KeyDirectory {
   public:
-    std::optional<KeyOwner> find(const infra::random::Digest32& hash) override {
+    std::optional<KeyOwner> find(const KeyHash& hash) override {
         ++lookups;
         for (const auto& key : issued) {
             if (infra::random::sha256(key) == hash) {

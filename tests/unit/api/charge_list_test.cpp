@@ -99,14 +99,14 @@ TEST(Rfc3339, RefusesMalformedAndOutOfRange) {
     }
 }
 
-infra::postgres::KeyOwner owner() {
-    infra::postgres::KeyOwner o;
-    o.project_id = "prj_a";
-    o.mode = "test";
+KeyOwner owner() {
+    KeyOwner o;
+    o.project_id = ProjectId{"prj_a"};
+    o.mode = Mode::test;
     return o;
 }
 
-std::variant<infra::postgres::ChargeListQuery, ApiResponse> parse(const std::string& query) {
+std::variant<ChargeListQuery, ApiResponse> parse(const std::string& query) {
     ApiRequest request;
     request.method = "GET";
     request.path = "/v1/charges";
@@ -114,7 +114,7 @@ std::variant<infra::postgres::ChargeListQuery, ApiResponse> parse(const std::str
     return parse_list_query(request, owner());
 }
 
-std::string code_of(const std::variant<infra::postgres::ChargeListQuery, ApiResponse>& r) {
+std::string code_of(const std::variant<ChargeListQuery, ApiResponse>& r) {
     const auto* response = std::get_if<ApiResponse>(&r);
     if (response == nullptr) return "accepted";
     EXPECT_EQ(response->status, 400);
@@ -126,9 +126,9 @@ std::string code_of(const std::variant<infra::postgres::ChargeListQuery, ApiResp
 TEST(ListQuery, DefaultsAndScope) {
     auto r = parse("");
     ASSERT_EQ(code_of(r), "accepted");
-    const auto& q = std::get<infra::postgres::ChargeListQuery>(r);
-    EXPECT_EQ(q.project_id, "prj_a");
-    EXPECT_EQ(q.mode, "test");
+    const auto& q = std::get<ChargeListQuery>(r);
+    EXPECT_EQ(q.project_id, ProjectId{"prj_a"});
+    EXPECT_EQ(q.mode, Mode::test);
     EXPECT_EQ(q.limit, 20u);
     EXPECT_FALSE(q.status || q.created_gte_us || q.created_lt_us || q.reference || q.chain_id ||
                  q.metadata_json || q.after);
@@ -141,7 +141,7 @@ TEST(ListQuery, EveryFilterIsParsed) {
                    "&createdLt=2026-11-23T17:00:00%2B07:00&reference=order+1%2F2&chainId=80002"
                    "&metadata%5Border_id%5D=A-1&metadata[cust]=c%209");
     ASSERT_EQ(code_of(r), "accepted");
-    const auto& q = std::get<infra::postgres::ChargeListQuery>(r);
+    const auto& q = std::get<ChargeListQuery>(r);
     EXPECT_EQ(q.limit, 100u);
     ASSERT_TRUE(q.after);
     EXPECT_EQ(q.after->created_us, 42);

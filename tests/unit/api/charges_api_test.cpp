@@ -6,11 +6,16 @@
 
 #include "api/http/charge_list.hpp"
 #include "domain/events/event_json.hpp"
+#include "domain/evm/address.hpp"
 #include "domain/evm/create2.hpp"
 #include "domain/evm/eip712.hpp"
 #include "domain/hex.hpp"
+#include "domain/money/token_amount.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/postgres/idempotency_store.hpp"
+#include "infra/postgres/rate_limiter.hpp"
 #include "infra/random/key_material.hpp"
+#include "tests/doubles/api_ports.hpp"
 
 namespace duepay::api {
 namespace {
@@ -27,163 +32,14 @@ const char* kChains = R"({"chains":[
   "router":"0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0","defaultToken":"USDC",
   "tokens":[{"symbol":"USDC","name":"c","address":"0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512","decimals":6}]}]})";
 
-class FakeKeys final : public KeyDirectory {
-  public:
-    std::optional<KeyOwner> find(const infra::random::Digest32& hash) override {
-        ++lookups;
-        for (const char* key : {kTestKey, kLiveKey}) {
-            if (infra::random::sha256(key) == hash) {
-                KeyOwner owner;
-                owner.key_id = key;
-                owner.project_id = "prj_a";
-                owner.mode = std::string(key) == kTestKey ? "test" : "live";
-                owner.plan = "pro";
-                owner.payment_window_seconds = 900;
-                owner.payout_address = payout;
-                owner.key_hash = hash;
-                return owner;
-            }
-        }
-        return std::nullopt;
-    }
-    std::optional<std::string> payout = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-    int lookups = 0;
-};
-
-class FakeReader final : public ChargeReader {
-  public:
-    std::optional<ChargeRow> find(const std::string& id) override {
-        auto it = rows.find(id);
-        if (it == rows.end()) return std::nullopt;
-        return it->second;
-    }
-    std::optional<ChargeStatus> find_status(const std::string& id) override {
-        auto it = rows.find(id);
-        if (it == rows.end()) return std::nullopt;
-        return ChargeStatus{it->second.project_id, it->second.status, it->second.mode};
-    }
-    std::map<std::string, ChargeRow> rows;
-};
-
-class FakeWaiter final : public ProjectionWaiter {
-  public:
-    void wait(const std::string& id, std::chrono::milliseconds,
-              std::function<void(bool)> done) override {
-        waited.push_back(id);
-        done(projected);
-    }
-    std::vector<std::string> waited;
-    bool projected = true;
-};
-
-class FakeLog final : public infra::kafka::EventLog {
-  public:
-    void append_async(infra::kafka::LogRecord record,
-                      std::function<void(infra::kafka::AppendResult)> done) override {
-        records.push_back(record);
-        infra::kafka::AppendResult result;
-        result.status = outcome;
-        if (outcome == infra::kafka::AppendStatus::persisted) {
-            result.partition = 0;
-            result.offset = static_cast<std::int64_t>(records.size()) - 1;
-        } else {
-            result.error = "Local: Message timed out";
-        }
-        done(result);
-    }
-    std::vector<infra::kafka::LogRecord> records;
-    infra::kafka::AppendStatus outcome = infra::kafka::AppendStatus::persisted;
-};
-
-// Idempotency keys with the store's semantics (docs/limits.md), in memory.
-class FakeIdempotency final : public IdempotencyKeys {
-  public:
-    struct Row {
-        infra::random::Digest32 fingerprint{};
-        std::optional<infra::postgres::StoredResponse> response;  // set once completed
-        std::optional<infra::postgres::PreparedCreate> prepared;  // set by prepare (bound)
-        bool locked = true;                                       // false after unlock
-    };
-    infra::postgres::BeginResult begin(const std::string& project, const std::string& key,
-                                       const infra::random::Digest32& fp) override {
-        ++begins;
-        auto [it, inserted] =
-            rows.try_emplace(project + "/" + key, Row{fp, std::nullopt, std::nullopt, true});
-        if (inserted) return {infra::postgres::BeginOutcome::created, std::nullopt, std::nullopt};
-        if (it->second.fingerprint != fp)
-            return {infra::postgres::BeginOutcome::mismatch, std::nullopt, std::nullopt};
-        if (it->second.response)
-            return {infra::postgres::BeginOutcome::replay, it->second.response, std::nullopt};
-        if (it->second.prepared && !it->second.locked) {
-            it->second.locked = true;
-            return {infra::postgres::BeginOutcome::resume, std::nullopt, it->second.prepared};
-        }
-        return {infra::postgres::BeginOutcome::in_flight, std::nullopt, std::nullopt};
-    }
-    bool prepare(const std::string& project, const std::string& key,
-                 const infra::random::Digest32& fp,
-                 const infra::postgres::PreparedCreate& prepared) override {
-        ++prepares;
-        auto it = rows.find(project + "/" + key);
-        if (it == rows.end() || it->second.fingerprint != fp || it->second.response ||
-            it->second.prepared) {
-            return false;
-        }
-        it->second.prepared = prepared;
-        return true;
-    }
-    void unlock(const std::string& project, const std::string& key,
-                const infra::random::Digest32& fp) override {
-        ++unlocks;
-        auto it = rows.find(project + "/" + key);
-        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response)
-            it->second.locked = false;
-    }
-    bool complete(const std::string& project, const std::string& key,
-                  const infra::random::Digest32& fp,
-                  const infra::postgres::StoredResponse& response) override {
-        ++completes;
-        auto it = rows.find(project + "/" + key);
-        if (it == rows.end() || it->second.fingerprint != fp) return false;
-        it->second.response = response;
-        return true;
-    }
-    void abandon(const std::string& project, const std::string& key,
-                 const infra::random::Digest32& fp) override {
-        ++abandons;
-        auto it = rows.find(project + "/" + key);
-        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response)
-            rows.erase(it);
-    }
-    std::map<std::string, Row> rows;
-    int begins = 0;
-    int completes = 0;
-    int abandons = 0;
-    int prepares = 0;
-    int unlocks = 0;
-};
-
-class FakeLimiter final : public CreationLimiter {
-  public:
-    infra::postgres::LimitDecision take(const std::string& project,
-                                        const std::string& plan) override {
-        ++takes;
-        projects.push_back(project);
-        plans.push_back(plan);
-        if (fail) throw infra::postgres::DatabaseUnavailable("connection refused");
-        return decision;
-    }
-    void refund_quota(const std::string& project, const std::string& month) override {
-        refunds.push_back(project + "@" + month);
-    }
-    infra::postgres::LimitDecision decision{infra::postgres::LimitOutcome::allowed, 0, "2026-11-01",
-                                            1, ""};
-    bool fail = false;
-    int takes = 0;
-    std::vector<std::string> projects;
-    std::vector<std::string> plans;
-    std::vector<std::string> refunds;
-};
+using domain::events::PaymentMode;
+using doubles::FakeIdempotency;
+using doubles::FakeKeys;
+using doubles::FakeLimiter;
+using doubles::FakeLister;
+using doubles::FakeLog;
+using doubles::FakeReader;
+using doubles::FakeWaiter;
 
 class ChargesApiTest : public ::testing::Test {
   protected:
@@ -192,6 +48,8 @@ class ChargesApiTest : public ::testing::Test {
           signer_(infra::crypto::Secp256k1Signer::from_hex(
                       "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
                       .value()) {
+        keys_.add(kTestKey, doubles::key_owner(kTestKey, "prj_a", Mode::test));
+        keys_.add(kLiveKey, doubles::key_owner(kLiveKey, "prj_a", Mode::live));
         ApiDeps deps;
         deps.keys = &keys_;
         deps.charges = &reader_;
@@ -517,7 +375,7 @@ TEST_F(ChargesApiTest, MerchantMustEqualThePayoutWalletAndAWalletMustBeSet) {
 }
 
 TEST_F(ChargesApiTest, NoPayoutWalletIs409AndNothingIsAppended) {
-    keys_.payout.reset();
+    for (auto& [hash, owner] : keys_.owners) owner.payout_address.reset();
     auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5"})");
     EXPECT_EQ(r.status, 409);
     EXPECT_EQ(code_of(r), "payout_wallet_not_set");
@@ -534,9 +392,9 @@ TEST_F(ChargesApiTest, MissingOrUnknownKeyIs401WithTheSpecMessage) {
 }
 
 TEST_F(ChargesApiTest, BearerHeaderIsAcceptedAndKeyLookupsAreCached) {
-    reader_.rows[kId] = ChargeRow{};
-    reader_.rows[kId].project_id = "prj_a";
-    reader_.rows[kId].mode = "test";
+    reader_.rows[kId] = ChargeView{};
+    reader_.rows[kId].project_id = ProjectId{"prj_a"};
+    reader_.rows[kId].mode = Mode::test;
     reader_.rows[kId].status = "pending";
     ApiRequest request;
     request.method = "GET";
@@ -587,17 +445,17 @@ TEST_F(ChargesApiTest, DurableButNotYetProjectedStillAnswers201) {
 }
 
 TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
-    ChargeRow row;
+    ChargeView row;
     row.invoice_id = kId;
-    row.project_id = "prj_other";
-    row.mode = "test";
+    row.project_id = ProjectId{"prj_other"};
+    row.mode = Mode::test;
     row.status = "paid";
     reader_.rows[kId] = row;
     auto a = call("GET", "/v1/charges/" + kId + "/status");
     EXPECT_EQ(a.status, 404);
     EXPECT_EQ(code_of(a), "charge_not_found");
     EXPECT_EQ(call("GET", "/v1/charges/" + kId).status, 404);
-    reader_.rows[kId].project_id = "prj_a";
+    reader_.rows[kId].project_id = ProjectId{"prj_a"};
     auto b = call("GET", "/v1/charges/" + kId + "/status");
     ASSERT_EQ(b.status, 200);
     EXPECT_EQ(b.body, R"({"success":true,"data":{"invoiceId":")" + kId +
@@ -608,11 +466,11 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
 }
 
 TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysModeAsCreatesAre) {
-    ChargeRow row;
+    ChargeView row;
     row.invoice_id = kId;
-    row.project_id = "prj_a";
-    row.mode = "live";
-    row.chain_id = 137;
+    row.project_id = ProjectId{"prj_a"};
+    row.mode = Mode::live;
+    row.chain_id = domain::ChainId{137};
     row.status = "pending";
     reader_.rows[kId] = row;
     for (const std::string& path : {"/v1/charges/" + kId, "/v1/charges/" + kId + "/status"}) {
@@ -621,8 +479,8 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysModeAsCreatesAre) {
         EXPECT_EQ(code_of(test_read), "charge_not_found") << path;
     }
     EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status", "", kLiveKey).status, 200);
-    reader_.rows[kId].mode = "test";
-    reader_.rows[kId].chain_id = 80002;
+    reader_.rows[kId].mode = Mode::test;
+    reader_.rows[kId].chain_id = domain::ChainId{80002};
     EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status", "", kTestKey).status, 200);
     auto live_read = call("GET", "/v1/charges/" + kId, "", kLiveKey);
     EXPECT_EQ(live_read.status, 404);
@@ -719,7 +577,7 @@ TEST_F(ChargesApiTest, TheLimiterGetsTheProjectAndItsPlanAfterTheIdempotencyChec
 }
 
 TEST_F(ChargesApiTest, RateLimitedIs429WithTheSpecMessageAndRetryAfterAndFreesTheKey) {
-    limiter_.decision = {infra::postgres::LimitOutcome::rate_limited, 1999, "2026-11-01", 30, ""};
+    limiter_.decision = {LimitOutcome::rate_limited, 1999, "2026-11-01", 30, ""};
     auto r = call("POST", "/v1/invoices", kBody, kTestKey, "rl");
     EXPECT_EQ(r.status, 429);
     EXPECT_EQ(code_of(r), "rate_limited");
@@ -730,13 +588,12 @@ TEST_F(ChargesApiTest, RateLimitedIs429WithTheSpecMessageAndRetryAfterAndFreesTh
     EXPECT_EQ(idempotency_.abandons, 1);
     EXPECT_TRUE(idempotency_.rows.empty()) << "a refused request leaves the key free for the retry";
     EXPECT_TRUE(limiter_.refunds.empty()) << "a refusal took nothing";
-    limiter_.decision = {infra::postgres::LimitOutcome::allowed, 0, "2026-11-01", 31, ""};
+    limiter_.decision = {LimitOutcome::allowed, 0, "2026-11-01", 31, ""};
     EXPECT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "rl").status, 201);
 }
 
 TEST_F(ChargesApiTest, QuotaExceededIs429MonthlyQuotaExceededWithRetryAfterToNextMonth) {
-    limiter_.decision = {infra::postgres::LimitOutcome::quota_exceeded, 86'400'000, "2026-11-01",
-                         8000, ""};
+    limiter_.decision = {LimitOutcome::quota_exceeded, 86'400'000, "2026-11-01", 8000, ""};
     auto r = call("POST", "/v1/invoices", kBody, kTestKey, "q");
     EXPECT_EQ(r.status, 429);
     EXPECT_EQ(code_of(r), "monthly_quota_exceeded");
@@ -798,12 +655,12 @@ TEST_F(ChargesApiTest, AResumedRetryThatFindsTheChargeAnswersItsStored201AndAppe
     EXPECT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "found").status, 503);
     const auto prepared = idempotency_.rows.begin()->second.prepared.value();
     // The broker did persist it and the projector has it.
-    ChargeRow row;
+    ChargeView row;
     row.invoice_id = prepared.invoice_id;
-    row.project_id = "prj_a";
-    row.mode = "test";
+    row.project_id = ProjectId{"prj_a"};
+    row.mode = Mode::test;
     row.status = "pending";
-    reader_.rows[row.invoice_id] = row;
+    reader_.rows[prepared.invoice_id] = row;
     auto retry = call("POST", "/v1/invoices", kBody, kTestKey, "found");
     ASSERT_EQ(retry.status, 201) << retry.body;
     EXPECT_NE(retry.body.find(prepared.body), std::string::npos);  // the envelope around it
@@ -867,29 +724,16 @@ TEST(CreationLimits, UnmeteredHasNoLimitAndTheOtherPlansKeepTheirs) {
 
 // GET /v1/charges through the route: the query reaches the lister scoped to the key, one extra
 // row decides hasMore, items are full reads without an intent, the cursor names the last item.
-class FakeLister final : public ChargeLister {
-  public:
-    std::vector<infra::postgres::ListedCharge> list(
-        const infra::postgres::ChargeListQuery& query) override {
-        queries.push_back(query);
-        std::vector<infra::postgres::ListedCharge> out;
-        for (std::size_t i = 0; i < rows.size() && i < query.limit; ++i) out.push_back(rows[i]);
-        return out;
-    }
-    std::vector<infra::postgres::ListedCharge> rows;
-    std::vector<infra::postgres::ChargeListQuery> queries;
-};
-
 TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
     FakeLister lister;
     for (int i = 0; i < 3; ++i) {
-        ChargeRow row;
+        ChargeView row;
         row.invoice_id = std::string("0x").append(63, 'a').append(std::to_string(i));
-        row.project_id = "prj_a";
-        row.mode = "test";
-        row.chain_id = 80002;
+        row.project_id = ProjectId{"prj_a"};
+        row.mode = Mode::test;
+        row.chain_id = domain::ChainId{80002};
         row.status = "pending";
-        row.payment_mode = "wallet";
+        row.payment_mode = PaymentMode::wallet;
         row.amount = "5";
         row.token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
         row.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -913,8 +757,8 @@ TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
     auto page = get("limit=2&status=pending");
     ASSERT_EQ(page.status, 200) << page.body;
     ASSERT_EQ(lister.queries.size(), 1u);
-    EXPECT_EQ(lister.queries[0].project_id, "prj_a");
-    EXPECT_EQ(lister.queries[0].mode, "test");
+    EXPECT_EQ(lister.queries[0].project_id, ProjectId{"prj_a"});
+    EXPECT_EQ(lister.queries[0].mode, Mode::test);
     EXPECT_EQ(lister.queries[0].limit, 3u);  // the page and one more
     EXPECT_EQ(lister.queries[0].status, "pending");
     auto d = json(page);
@@ -924,9 +768,9 @@ TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
     const auto cursor = decode_list_cursor(data["nextCursor"].GetString());
     ASSERT_TRUE(cursor);
     EXPECT_EQ(cursor->created_us, 1'000'000 - 1);
-    EXPECT_EQ(cursor->invoice_id, lister.rows[1].row.invoice_id);
+    EXPECT_EQ(cursor->invoice_id, lister.rows[1].charge.invoice_id);
     const auto& item = data["items"][0];
-    EXPECT_EQ(std::string(item["invoiceId"].GetString()), lister.rows[0].row.invoice_id);
+    EXPECT_EQ(std::string(item["invoiceId"].GetString()), lister.rows[0].charge.invoice_id);
     EXPECT_EQ(std::string(item["status"].GetString()), "pending");
     EXPECT_FALSE(item.HasMember("intent"));
     EXPECT_FALSE(item.HasMember("signature"));
@@ -967,16 +811,16 @@ TEST_F(ChargesApiTest, ListItemsWithDifferentTokensEachShowTheirOwnTokenAddress)
         {"0xnot-an-address", "0xnot-an-address"},
         {"0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
          "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}};
-    ChargeRow base;
-    base.project_id = "prj_a";
-    base.mode = "test";
-    base.chain_id = 80002;
+    ChargeView base;
+    base.project_id = ProjectId{"prj_a"};
+    base.mode = Mode::test;
+    base.chain_id = domain::ChainId{80002};
     base.status = "paid";
-    base.payment_mode = "wallet";
+    base.payment_mode = PaymentMode::wallet;
     base.amount = "5";
     base.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-        ChargeRow row = base;
+        ChargeView row = base;
         row.invoice_id = "0x" + std::string(63, 'b') + std::to_string(i);
         row.token = tokens[i].first;
         lister.rows.push_back({row, 2'000'000 - static_cast<std::int64_t>(i)});
@@ -1033,8 +877,8 @@ TEST_F(ChargesApiTest, AnUnknownBodyFieldIs400NamingItAndNothingIsAppended) {
 
 TEST_F(ChargesApiTest, AnUnknownQueryParameterIs400OnTheCreateAndTheReads) {
     reader_.rows[kId].invoice_id = kId;
-    reader_.rows[kId].project_id = "prj_a";
-    reader_.rows[kId].mode = "test";
+    reader_.rows[kId].project_id = ProjectId{"prj_a"};
+    reader_.rows[kId].mode = Mode::test;
     reader_.rows[kId].status = "pending";
     for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
              {"POST", "/v1/invoices"},

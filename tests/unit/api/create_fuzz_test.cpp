@@ -19,6 +19,7 @@
 #include "domain/money/token_amount.hpp"
 #include "domain/text.hpp"
 #include "projections/charges/charge_projection.hpp"
+#include "tests/doubles/api_ports.hpp"
 
 namespace duepay::api {
 namespace {
@@ -32,48 +33,6 @@ const char* kChains = R"({"chains":[
   "router":"0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0","depositFactory":"0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9",
   "forwarderInitCodeHash":"0x83ea636e1a7c5ea12df9fdbfbc95e938d35dc623aa2849608e73092fcdeca678","graceSeconds":120,
   "defaultToken":"USDT","tokens":[{"symbol":"USDT","name":"t","address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","decimals":6}]}]})";
-
-class Keys final : public KeyDirectory {
-  public:
-    std::optional<KeyOwner> find(const infra::random::Digest32& hash) override {
-        if (!(infra::random::sha256(kKey) == hash)) return std::nullopt;
-        KeyOwner owner;
-        owner.key_id = "key_fuzz";
-        owner.project_id = "prj_fuzz";
-        owner.mode = "test";
-        owner.plan = "pro";
-        owner.payment_window_seconds = 900;
-        owner.payout_address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-        owner.key_hash = hash;
-        return owner;
-    }
-};
-
-class NoRows final : public ChargeReader {
-  public:
-    std::optional<ChargeRow> find(const std::string&) override { return std::nullopt; }
-    std::optional<ChargeStatus> find_status(const std::string&) override { return std::nullopt; }
-};
-
-class Immediate final : public ProjectionWaiter {
-  public:
-    void wait(const std::string&, std::chrono::milliseconds,
-              std::function<void(bool)> done) override {
-        done(true);
-    }
-};
-
-class Log final : public infra::kafka::EventLog {
-  public:
-    void append_async(infra::kafka::LogRecord record,
-                      std::function<void(infra::kafka::AppendResult)> done) override {
-        records.push_back(std::move(record));
-        infra::kafka::AppendResult result;
-        result.status = infra::kafka::AppendStatus::persisted;
-        done(result);
-    }
-    std::vector<infra::kafka::LogRecord> records;
-};
 
 class FixedRate final : public infra::rates::RateSource {
   public:
@@ -301,10 +260,11 @@ TEST(CreateFuzz, EveryBodyIsA4xxWithACodeOrAnEventThatRoundTripsAndProjects) {
               << " cases (DUEPAY_FUZZ_SEED, DUEPAY_FUZZ_CASES)\n";
     std::mt19937_64 rng(seed);
 
-    Keys keys;
-    NoRows rows;
-    Immediate waiter;
-    Log log;
+    doubles::FakeKeys keys;
+    keys.add(kKey, doubles::key_owner("key_fuzz", "prj_fuzz", Mode::test));
+    doubles::FakeReader rows;  // none: no create resumes here
+    doubles::FakeWaiter waiter;
+    doubles::FakeLog log;
     FixedRate rates;
     auto chains = infra::config::ChainRegistry::parse(kChains).value();
     std::uint64_t counter = 0;

@@ -11,7 +11,7 @@ namespace {
 
 class NoKeys : public KeyDirectory {
   public:
-    std::optional<KeyOwner> find(const infra::random::Digest32&) override {
+    std::optional<KeyOwner> find(const KeyHash&) override {
         ++lookups;
         return std::nullopt;
     }

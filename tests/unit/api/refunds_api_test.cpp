@@ -21,20 +21,20 @@ constexpr const char* kKey = "dp_test_0123456789abcdef0123456789abcdef0123456789
 
 // Every port the route uses, backed by one charge's history.
 struct World final : KeyDirectory, ChargeReader, ChargeHistory, infra::kafka::EventLog {
-    std::optional<KeyOwner> find(const infra::random::Digest32& hash) override {
+    std::optional<KeyOwner> find(const KeyHash& hash) override {
         if (hash != infra::random::sha256(kKey)) return std::nullopt;
         KeyOwner o;
-        o.project_id = project;
-        o.mode = "test";
+        o.project_id = ProjectId{project};
+        o.mode = Mode::test;
         o.key_hash = hash;
         return o;
     }
-    std::optional<ChargeRow> find(const std::string& id) override {
+    std::optional<ChargeView> find(const std::string& id) override {
         if (history.empty() || id != invoice()) return std::nullopt;
-        ChargeRow row;
+        ChargeView row;
         row.invoice_id = id;
-        row.project_id = history.front().project_id;
-        row.mode = "test";
+        row.project_id = ProjectId{history.front().project_id};
+        row.mode = Mode::test;
         row.refunds_json = R"([{"refundId":"rf_x"}])";
         return row;
     }

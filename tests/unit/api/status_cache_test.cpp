@@ -8,12 +8,12 @@ namespace {
 
 class CountingReader final : public ChargeReader {
   public:
-    std::optional<ChargeRow> find(const std::string&) override { return std::nullopt; }
+    std::optional<ChargeView> find(const std::string&) override { return std::nullopt; }
     std::optional<ChargeStatus> find_status(const std::string& id) override {
         ++reads;
         std::optional<ChargeStatus> out;
         if (auto it = statuses.find(id); it != statuses.end())
-            out = ChargeStatus{"prj", it->second, "test"};
+            out = ChargeStatus{ProjectId{"prj"}, it->second, Mode::test};
         if (during_read) during_read();  // what happens after the row was read, before we return
         return out;
     }

@@ -1,59 +1,107 @@
-#include "api/http/pg_ports.hpp"
+#include "infra/postgres/api_ports.hpp"
 
+#include <stdexcept>
 #include <vector>
 
+#include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_store.hpp"
 
-namespace duepay::api {
+namespace duepay::infra::postgres {
+namespace {
 
-std::optional<KeyOwner> PgKeyDirectory::find(const infra::random::Digest32& key_hash) {
+domain::events::PaymentMode stored_payment_mode(const ChargeRow& row) {
+    using domain::events::PaymentMode;
+    if (row.payment_mode == "wallet") return PaymentMode::wallet;
+    if (row.payment_mode == "transfer") return PaymentMode::transfer;
+    if (row.payment_mode == "both") return PaymentMode::both;
+    throw std::logic_error("charge row " + row.invoice_id + ": payment_mode " + row.payment_mode);
+}
+
+}  // namespace
+
+api::ChargeView charge_view_of(const ChargeRow& row) {
+    api::ChargeView v;
+    v.invoice_id = row.invoice_id;
+    v.project_id = domain::ProjectId{row.project_id};
+    v.mode = stored_mode(row.mode);
+    v.chain_id = domain::ChainId{row.chain_id};
+    v.status = row.status;
+    v.amount = row.amount;
+    v.token = row.token;
+    v.token_symbol = row.token_symbol;
+    v.token_decimals = row.token_decimals;
+    v.payment_mode = stored_payment_mode(row);
+    v.merchant = row.merchant;
+    v.fee_bps = row.fee_bps;
+    v.deadline = row.deadline;
+    v.deposit_address = row.deposit_address;
+    v.reference = row.reference;
+    v.return_url = row.return_url;
+    v.fiat_json = row.fiat_json;
+    v.metadata_json = row.metadata_json;
+    v.amount_confirmed = row.amount_confirmed;
+    v.exception = row.exception;
+    v.timeline_json = row.timeline_json;
+    v.created_at = row.created_at;
+    v.updated_at = row.updated_at;
+    v.amount_refunded = row.amount_refunded;
+    v.refunds_json = row.refunds_json;
+    return v;
+}
+
+std::optional<api::KeyOwner> PgKeyDirectory::find(const api::KeyHash& key_hash) {
     return pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::read_transaction tx(conn);
-        return infra::postgres::find_key_owner(tx, key_hash);
+        return find_key_owner(tx, key_hash);
     });
 }
 
-std::optional<ChargeRow> PgChargeReader::find(const std::string& invoice_id) {
+std::optional<api::ChargeView> PgChargeReader::find(const std::string& invoice_id) {
+    auto row = pool_.with_connection([&](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        return find_charge(tx, invoice_id);
+    });
+    if (!row) return std::nullopt;
+    return charge_view_of(*row);
+}
+
+std::optional<api::ChargeStatus> PgChargeReader::find_status(const std::string& invoice_id) {
     return pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);
-        return infra::postgres::find_charge(tx, invoice_id);
+        return find_charge_status(tx, invoice_id);
     });
+}
+
+std::vector<api::ListedCharge> PgChargeReader::list(const api::ChargeListQuery& query) {
+    auto rows = pool_.with_connection([&](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        return list_charges(tx, query);
+    });
+    std::vector<api::ListedCharge> out;
+    out.reserve(rows.size());
+    for (const auto& r : rows)
+        out.push_back(api::ListedCharge{charge_view_of(r.row), r.created_us});
+    return out;
 }
 
 std::vector<std::string> PgChargeHistory::events(const std::string& invoice_id) {
     return pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);
         std::vector<std::string> out;
-        for (auto& [id, payload] : infra::postgres::load_journal(tx, {invoice_id}))
+        for (auto& [id, payload] : load_journal(tx, {invoice_id}))
             out.push_back(std::move(payload));
         return out;
     });
 }
 
-std::optional<ChargeStatus> PgChargeReader::find_status(const std::string& invoice_id) {
-    return pool_.with_connection([&](pqxx::connection& conn) {
-        pqxx::nontransaction tx(conn);
-        return infra::postgres::find_charge_status(tx, invoice_id);
-    });
-}
-
-std::vector<infra::postgres::ListedCharge> PgChargeReader::list(
-    const infra::postgres::ChargeListQuery& query) {
-    return pool_.with_connection([&](pqxx::connection& conn) {
-        pqxx::nontransaction tx(conn);
-        return infra::postgres::list_charges(tx, query);
-    });
-}
-
-PgProjectionWaiter::PgProjectionWaiter(infra::postgres::ConnectionPool& pool,
-                                       const std::string& database_url, StatusCache* cache)
-    : pool_(pool), cache_(cache) {
+PgProjectionWaiter::PgProjectionWaiter(ConnectionPool& pool, const std::string& database_url,
+                                       Hooks hooks)
+    : pool_(pool), hooks_(std::move(hooks)) {
     sweeper_ = std::thread([this] { sweep_loop(); });
-    listener_ = std::make_unique<infra::postgres::NotifyListener>(
-        database_url, infra::postgres::kChargesChannel,
-        [this](const std::string& p) { on_payload(p); },
+    listener_ = std::make_unique<NotifyListener>(
+        database_url, kChargesChannel, [this](const std::string& p) { on_payload(p); },
         [this] {
-            if (cache_ != nullptr) cache_->clear();
+            if (hooks_.reconnected) hooks_.reconnected();
             std::lock_guard lock(mutex_);
             recheck_ = true;
             wake_.notify_one();
@@ -95,7 +143,7 @@ void PgProjectionWaiter::on_payload(const std::string& payload) {
             if (end == std::string::npos) end = payload.size();
             std::string id = payload.substr(start, end - start);
             start = end + 1;
-            if (cache_ != nullptr) cache_->invalidate(id);
+            if (hooks_.projected) hooks_.projected(id);
             auto range = waiters_.equal_range(id);
             for (auto it = range.first; it != range.second; ++it)
                 ready.push_back(std::move(it->second.done));
@@ -117,7 +165,7 @@ bool PgProjectionWaiter::exists_in_table(const std::string& invoice_id) {
     try {
         auto conn = pool_.lease();
         pqxx::nontransaction tx(*conn);
-        return infra::postgres::find_charge_status(tx, invoice_id).has_value();
+        return find_charge_status(tx, invoice_id).has_value();
     } catch (const std::exception&) {
         return false;
     }
@@ -155,4 +203,4 @@ void PgProjectionWaiter::sweep_loop() {
     }
 }
 
-}  // namespace duepay::api
+}  // namespace duepay::infra::postgres

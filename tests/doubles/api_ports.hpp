@@ -1,0 +1,206 @@
+// In-memory doubles of the API's ports (api/http/ports.hpp) and of the event log, shared by the
+// unit tests of tests/unit/api/. Each keeps the semantics of its Postgres or Kafka adapter that
+// the routes rely on (docs/limits.md for keys and limits) and records what it was asked, so a
+// test can assert on it. Unit tests only: integration tests run against the real stack.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/http/ports.hpp"
+#include "infra/kafka/event_log.hpp"
+#include "infra/postgres/pool.hpp"
+#include "infra/random/key_material.hpp"
+
+namespace duepay::doubles {
+
+// A KeyOwner of `project` and `mode` with the fields the routes read.
+inline api::KeyOwner key_owner(const std::string& key_id, const std::string& project,
+                               api::Mode mode) {
+    api::KeyOwner owner;
+    owner.key_id = key_id;
+    owner.project_id = api::ProjectId{project};
+    owner.mode = mode;
+    owner.plan = "pro";
+    owner.payment_window_seconds = 900;
+    owner.payout_address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    return owner;
+}
+
+// Keys by their raw text, hashed as the API hashes a presented key.
+class FakeKeys final : public api::KeyDirectory {
+  public:
+    void add(const std::string& raw_key, api::KeyOwner owner) {
+        owner.key_hash = infra::random::sha256(raw_key);
+        owners[owner.key_hash] = std::move(owner);
+    }
+    std::optional<api::KeyOwner> find(const api::KeyHash& hash) override {
+        ++lookups;
+        auto it = owners.find(hash);
+        if (it == owners.end()) return std::nullopt;
+        return it->second;
+    }
+    std::map<api::KeyHash, api::KeyOwner> owners;
+    int lookups = 0;
+};
+
+// Charges by invoice id (0x + 64 hex); the status read is derived from the same view.
+class FakeReader final : public api::ChargeReader {
+  public:
+    std::optional<api::ChargeView> find(const std::string& id) override {
+        auto it = rows.find(id);
+        if (it == rows.end()) return std::nullopt;
+        return it->second;
+    }
+    std::optional<api::ChargeStatus> find_status(const std::string& id) override {
+        auto it = rows.find(id);
+        if (it == rows.end()) return std::nullopt;
+        return api::ChargeStatus{it->second.project_id, it->second.status, it->second.mode};
+    }
+    std::map<std::string, api::ChargeView> rows;
+};
+
+// Answers at once, `projected` or not, and records each waited id.
+class FakeWaiter final : public api::ProjectionWaiter {
+  public:
+    void wait(const std::string& id, std::chrono::milliseconds,
+              std::function<void(bool)> done) override {
+        waited.push_back(id);
+        done(projected);
+    }
+    std::vector<std::string> waited;
+    bool projected = true;
+};
+
+// Keeps every record and answers with `outcome` (persisted: partition 0, offsets 0, 1, ...).
+class FakeLog final : public infra::kafka::EventLog {
+  public:
+    void append_async(infra::kafka::LogRecord record,
+                      std::function<void(infra::kafka::AppendResult)> done) override {
+        records.push_back(record);
+        infra::kafka::AppendResult result;
+        result.status = outcome;
+        if (outcome == infra::kafka::AppendStatus::persisted) {
+            result.partition = 0;
+            result.offset = static_cast<std::int64_t>(records.size()) - 1;
+        } else {
+            result.error = "Local: Message timed out";
+        }
+        done(result);
+    }
+    std::vector<infra::kafka::LogRecord> records;
+    infra::kafka::AppendStatus outcome = infra::kafka::AppendStatus::persisted;
+};
+
+// Idempotency keys with the store's semantics (docs/limits.md, ADR 0091), in memory.
+class FakeIdempotency final : public api::IdempotencyKeys {
+  public:
+    struct Row {
+        api::RequestFingerprint fingerprint{};
+        std::optional<api::StoredResponse> response;  // set once completed
+        std::optional<api::PreparedCreate> prepared;  // set by prepare (bound)
+        bool locked = true;                           // false after unlock
+    };
+    api::BeginResult begin(const api::ProjectId& project, const std::string& key,
+                           const api::RequestFingerprint& fp) override {
+        ++begins;
+        auto [it, inserted] =
+            rows.try_emplace(name(project, key), Row{fp, std::nullopt, std::nullopt, true});
+        if (inserted) return {api::BeginOutcome::created, std::nullopt, std::nullopt};
+        if (it->second.fingerprint != fp)
+            return {api::BeginOutcome::mismatch, std::nullopt, std::nullopt};
+        if (it->second.response)
+            return {api::BeginOutcome::replay, it->second.response, std::nullopt};
+        if (it->second.prepared && !it->second.locked) {
+            it->second.locked = true;
+            return {api::BeginOutcome::resume, std::nullopt, it->second.prepared};
+        }
+        return {api::BeginOutcome::in_flight, std::nullopt, std::nullopt};
+    }
+    bool prepare(const api::ProjectId& project, const std::string& key,
+                 const api::RequestFingerprint& fp, const api::PreparedCreate& prepared) override {
+        ++prepares;
+        auto it = rows.find(name(project, key));
+        if (it == rows.end() || it->second.fingerprint != fp || it->second.response ||
+            it->second.prepared) {
+            return false;
+        }
+        it->second.prepared = prepared;
+        return true;
+    }
+    void unlock(const api::ProjectId& project, const std::string& key,
+                const api::RequestFingerprint& fp) override {
+        ++unlocks;
+        auto it = rows.find(name(project, key));
+        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response)
+            it->second.locked = false;
+    }
+    bool complete(const api::ProjectId& project, const std::string& key,
+                  const api::RequestFingerprint& fp, const api::StoredResponse& response) override {
+        ++completes;
+        auto it = rows.find(name(project, key));
+        if (it == rows.end() || it->second.fingerprint != fp) return false;
+        it->second.response = response;
+        return true;
+    }
+    void abandon(const api::ProjectId& project, const std::string& key,
+                 const api::RequestFingerprint& fp) override {
+        ++abandons;
+        auto it = rows.find(name(project, key));
+        if (it != rows.end() && it->second.fingerprint == fp && !it->second.response)
+            rows.erase(it);
+    }
+    std::map<std::string, Row> rows;  // by "<project>/<key>"
+    int begins = 0;
+    int completes = 0;
+    int abandons = 0;
+    int prepares = 0;
+    int unlocks = 0;
+
+  private:
+    static std::string name(const api::ProjectId& project, const std::string& key) {
+        return project.value + "/" + key;
+    }
+};
+
+// Answers `decision` (or throws DatabaseUnavailable when `fail`) and records what it was asked.
+class FakeLimiter final : public api::CreationLimiter {
+  public:
+    api::LimitDecision take(const api::ProjectId& project, const std::string& plan) override {
+        ++takes;
+        projects.push_back(project.value);
+        plans.push_back(plan);
+        if (fail) throw infra::postgres::DatabaseUnavailable("connection refused");
+        return decision;
+    }
+    void refund_quota(const api::ProjectId& project, const std::string& month) override {
+        refunds.push_back(project.value + "@" + month);
+    }
+    api::LimitDecision decision{api::LimitOutcome::allowed, 0, "2026-11-01", 1, ""};
+    bool fail = false;
+    int takes = 0;
+    std::vector<std::string> projects;
+    std::vector<std::string> plans;
+    std::vector<std::string> refunds;  // "<project>@<month>"
+};
+
+// Pages of `rows` in order, at most query.limit; records each query.
+class FakeLister final : public api::ChargeLister {
+  public:
+    std::vector<api::ListedCharge> list(const api::ChargeListQuery& query) override {
+        queries.push_back(query);
+        std::vector<api::ListedCharge> out;
+        for (std::size_t i = 0; i < rows.size() && i < query.limit; ++i) out.push_back(rows[i]);
+        return out;
+    }
+    std::vector<api::ListedCharge> rows;
+    std::vector<api::ChargeListQuery> queries;
+};
+
+}  // namespace duepay::doubles
