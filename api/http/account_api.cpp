@@ -34,10 +34,6 @@ constexpr std::string_view kWalletPrefix = "/v1/payout-wallet/";
 constexpr long long kMaxKeyOverlap = 7 * 86400;
 constexpr int kChallengeTtlSeconds = 600;
 
-ApiResponse bad_request(std::string_view code, std::string_view message) {
-    return error_response(400, code, message);
-}
-
 // A rejection of the shared account rules (infra/accounts, domain/accounts) as an HTTP answer:
 // malformed input 400, a challenge in the wrong state 409, a proof that does not hold 422.
 // Each code written out, so api_error_codes_test finds it.

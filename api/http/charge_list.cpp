@@ -20,10 +20,6 @@ constexpr std::string_view kMetadataPrefix = "metadata[";
 constexpr std::int64_t kMinMicros = -62'135'596'800'000'000;  // 0001-01-01T00:00:00Z
 constexpr std::int64_t kMaxMicros = 253'402'300'799'999'999;  // 9999-12-31T23:59:59.999999Z
 
-ApiResponse bad_request(std::string_view code, std::string message) {
-    return error_response(400, code, message);
-}
-
 bool lower_hex(std::string_view s) {
     for (char c : s) {
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;

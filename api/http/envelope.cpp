@@ -42,4 +42,8 @@ ApiResponse error_response(int status, std::string_view code, std::string_view m
     return response;
 }
 
+ApiResponse bad_request(std::string_view code, std::string_view message) {
+    return error_response(400, code, message);
+}
+
 }  // namespace duepay::api

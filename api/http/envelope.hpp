@@ -17,4 +17,7 @@ ApiResponse success_response(int status, std::string_view data_json);
 ApiResponse error_response(int status, std::string_view code, std::string_view message,
                            std::optional<long long> retry_after_ms = std::nullopt);
 
+// 400 with `code` (a rejected input).
+ApiResponse bad_request(std::string_view code, std::string_view message);
+
 }  // namespace duepay::api

@@ -17,10 +17,6 @@ namespace pg = infra::postgres;
 
 constexpr std::string_view kEvents = "/v1/events";
 
-ApiResponse bad_request(std::string_view code, std::string_view message) {
-    return error_response(400, code, message);
-}
-
 ApiResponse event_not_found() {
     return error_response(404, "event_not_found", "no such event for this key's project and mode");
 }

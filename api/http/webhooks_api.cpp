@@ -32,9 +32,6 @@ constexpr std::size_t kMaxDescription = 255;
 constexpr long long kDefaultSecretOverlap = 86400;
 constexpr long long kMaxSecretOverlap = 7 * 86400;
 
-ApiResponse bad_request(std::string_view code, std::string_view message) {
-    return error_response(400, code, message);
-}
 ApiResponse endpoint_not_found() {
     return error_response(404, "webhook_endpoint_not_found",
                           "no such webhook endpoint for this key's mode");

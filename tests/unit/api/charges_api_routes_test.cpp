@@ -1,0 +1,243 @@
+// The reads and routes of ChargesApi: authentication, 404/405, reads scoped to the key's project
+// and mode, the list page, unknown query parameters.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <utility>
+#include <vector>
+
+#include "api/http/charge_list.hpp"
+#include "tests/unit/api/charges_api_fixture.hpp"
+
+namespace duepay::api::test {
+namespace {
+
+TEST_F(ChargesApiTest, MissingOrUnknownKeyIs401WithTheSpecMessage) {
+    for (const char* key : {static_cast<const char*>(nullptr), "dp_test_nope"}) {
+        auto r = call("GET", "/v1/charges/" + kId + "/status", "", key);
+        EXPECT_EQ(r.status, 401);
+        EXPECT_EQ(json(r)["error"].GetString(), std::string("invalid API key"));
+        EXPECT_EQ(code_of(r), "invalid_api_key");
+    }
+}
+
+TEST_F(ChargesApiTest, BearerHeaderIsAcceptedAndKeyLookupsAreCached) {
+    reader_.rows[kId] = ChargeView{};
+    reader_.rows[kId].project_id = ProjectId{"prj_a"};
+    reader_.rows[kId].mode = Mode::test;
+    reader_.rows[kId].status = "pending";
+    ApiRequest request;
+    request.method = "GET";
+    request.path = "/v1/charges/" + kId + "/status";
+    request.headers["authorization"] = std::string("Bearer ") + kTestKey;
+    int status = 0;
+    api_->handle(request, [&](ApiResponse r) { status = r.status; });
+    EXPECT_EQ(status, 200);
+    api_->handle(request, [&](ApiResponse r) { status = r.status; });
+    EXPECT_EQ(keys_.lookups, 1);
+}
+
+TEST_F(ChargesApiTest, UnknownRouteIs404AndWrongMethodIs405WithAllow) {
+    auto a = call("GET", "/v2/nothing");
+    EXPECT_EQ(a.status, 404);
+    EXPECT_EQ(code_of(a), "route_not_found");
+    auto b = call("GET", "/v1/invoices");
+    EXPECT_EQ(b.status, 405);
+    EXPECT_EQ(b.headers["allow"], "POST");
+    EXPECT_EQ(code_of(b), "method_not_allowed");
+    auto c = call("DELETE", "/v1/charges/" + kId);
+    EXPECT_EQ(c.status, 405);
+    EXPECT_EQ(c.headers["allow"], "GET");
+}
+
+TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
+    ChargeView row;
+    row.invoice_id = kId;
+    row.project_id = ProjectId{"prj_other"};
+    row.mode = Mode::test;
+    row.status = "paid";
+    reader_.rows[kId] = row;
+    auto a = call("GET", "/v1/charges/" + kId + "/status");
+    EXPECT_EQ(a.status, 404);
+    EXPECT_EQ(code_of(a), "charge_not_found");
+    EXPECT_EQ(call("GET", "/v1/charges/" + kId).status, 404);
+    reader_.rows[kId].project_id = ProjectId{"prj_a"};
+    auto b = call("GET", "/v1/charges/" + kId + "/status");
+    ASSERT_EQ(b.status, 200);
+    EXPECT_EQ(b.body, R"({"success":true,"data":{"invoiceId":")" + kId +
+                          R"(","status":"paid"},"error":null})");
+    auto upper = "0x" + std::string(64, 'F');
+    EXPECT_EQ(code_of(call("GET", "/v1/charges/" + upper + "/status")), "charge_not_found");
+    EXPECT_EQ(code_of(call("GET", "/v1/charges/0x1234/status")), "invalid_invoice_id");
+}
+
+TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysModeAsCreatesAre) {
+    ChargeView row;
+    row.invoice_id = kId;
+    row.project_id = ProjectId{"prj_a"};
+    row.mode = Mode::live;
+    row.chain_id = domain::ChainId{137};
+    row.status = "pending";
+    reader_.rows[kId] = row;
+    for (const std::string& path : {"/v1/charges/" + kId, "/v1/charges/" + kId + "/status"}) {
+        auto test_read = call("GET", path, "", kTestKey);
+        EXPECT_EQ(test_read.status, 404) << path;
+        EXPECT_EQ(code_of(test_read), "charge_not_found") << path;
+    }
+    EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status", "", kLiveKey).status, 200);
+    reader_.rows[kId].mode = Mode::test;
+    reader_.rows[kId].chain_id = domain::ChainId{80002};
+    EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status", "", kTestKey).status, 200);
+    auto live_read = call("GET", "/v1/charges/" + kId, "", kLiveKey);
+    EXPECT_EQ(live_read.status, 404);
+    EXPECT_EQ(code_of(live_read), "charge_not_found");
+}
+
+TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
+    FakeLister lister;
+    for (int i = 0; i < 3; ++i) {
+        ChargeView row;
+        row.invoice_id = std::string("0x").append(63, 'a').append(std::to_string(i));
+        row.project_id = ProjectId{"prj_a"};
+        row.mode = Mode::test;
+        row.chain_id = domain::ChainId{80002};
+        row.status = "pending";
+        row.payment_mode = PaymentMode::wallet;
+        row.amount = "5";
+        row.token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+        row.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+        row.metadata_json =
+            std::string(R"({"order_id": "A-)").append(std::to_string(i)).append("\"}");
+        lister.rows.push_back({row, 1'000'000 - i});
+    }
+    auto deps = deps_;
+    deps.lister = &lister;
+    ChargesApi api(deps);
+    auto get = [&](const std::string& query, const char* key = kTestKey) {
+        ApiRequest request;
+        request.method = "GET";
+        request.path = "/v1/charges";
+        request.query = query;
+        request.headers["x-api-key"] = key;
+        ApiResponse out;
+        api.handle(request, [&](ApiResponse r) { out = std::move(r); });
+        return out;
+    };
+    auto page = get("limit=2&status=pending");
+    ASSERT_EQ(page.status, 200) << page.body;
+    ASSERT_EQ(lister.queries.size(), 1u);
+    EXPECT_EQ(lister.queries[0].project_id, ProjectId{"prj_a"});
+    EXPECT_EQ(lister.queries[0].mode, Mode::test);
+    EXPECT_EQ(lister.queries[0].limit, 3u);  // the page and one more
+    EXPECT_EQ(lister.queries[0].status, "pending");
+    auto d = json(page);
+    const auto& data = d["data"];
+    ASSERT_EQ(data["items"].Size(), 2u);
+    EXPECT_TRUE(data["hasMore"].GetBool());
+    const auto cursor = decode_list_cursor(data["nextCursor"].GetString());
+    ASSERT_TRUE(cursor);
+    EXPECT_EQ(cursor->created_us, 1'000'000 - 1);
+    EXPECT_EQ(cursor->invoice_id, lister.rows[1].charge.invoice_id);
+    const auto& item = data["items"][0];
+    EXPECT_EQ(std::string(item["invoiceId"].GetString()), lister.rows[0].charge.invoice_id);
+    EXPECT_EQ(std::string(item["status"].GetString()), "pending");
+    EXPECT_FALSE(item.HasMember("intent"));
+    EXPECT_FALSE(item.HasMember("signature"));
+    EXPECT_TRUE(item["branding"].IsObject());
+    EXPECT_EQ(std::string(item["metadata"]["order_id"].GetString()), "A-0");
+
+    auto last = get("limit=3");
+    auto l = json(last);
+    EXPECT_EQ(l["data"]["items"].Size(), 3u);
+    EXPECT_FALSE(l["data"]["hasMore"].GetBool());
+    EXPECT_TRUE(l["data"]["nextCursor"].IsNull());
+
+    EXPECT_EQ(code_of(get("limit=0")), "invalid_limit");
+    EXPECT_EQ(code_of(get("refrence=A-1")), "unknown_field");
+    EXPECT_EQ(get("", "dp_test_unknown").status, 401);
+    EXPECT_EQ(lister.queries.size(), 2u);  // refusals reach no query
+    // Without a lister (and for other methods) the route does not exist / is GET only.
+    EXPECT_EQ(call("GET", "/v1/charges").status, 404);
+    ApiRequest post;
+    post.method = "POST";
+    post.path = "/v1/charges";
+    ApiResponse refused;
+    api.handle(post, [&](ApiResponse r) { refused = std::move(r); });
+    EXPECT_EQ(refused.status, 405);
+    EXPECT_EQ(refused.headers["allow"], "GET");
+}
+
+TEST_F(ChargesApiTest, AnUnknownQueryParameterIs400OnTheCreateAndTheReads) {
+    reader_.rows[kId].invoice_id = kId;
+    reader_.rows[kId].project_id = ProjectId{"prj_a"};
+    reader_.rows[kId].mode = Mode::test;
+    reader_.rows[kId].status = "pending";
+    for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
+             {"POST", "/v1/invoices"},
+             {"GET", "/v1/charges/" + kId},
+             {"GET", "/v1/charges/" + kId + "/status"}}) {
+        ApiRequest request;
+        request.method = method;
+        request.path = path;
+        request.query = "expand=intent";
+        request.body = R"({"chainId":80002,"amount":"5"})";
+        request.headers["x-api-key"] = kTestKey;
+        ApiResponse out;
+        api_->handle(request, [&](ApiResponse r) { out = std::move(r); });
+        EXPECT_EQ(out.status, 400) << path;
+        EXPECT_EQ(code_of(out), "unknown_field") << path;
+        EXPECT_NE(out.body.find("query parameter expand"), std::string::npos) << out.body;
+    }
+    EXPECT_TRUE(log_.records.empty());
+    EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status").status, 200);
+}
+
+// The page is written into one buffer and each item's token address goes through a per-thread
+// memo of the last token (docs/adr/0188): items with different tokens, one after another, each
+// show their own token's EIP-55 form (or the stored text when it does not parse).
+TEST_F(ChargesApiTest, ListItemsWithDifferentTokensEachShowTheirOwnTokenAddress) {
+    FakeLister lister;
+    const std::vector<std::pair<std::string, std::string>> tokens = {
+        {"0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},
+        {"0x5FbDB2315678afecb367f032d93F642f64180aa3",
+         "0x5FbDB2315678afecb367f032d93F642f64180aa3"},
+        {"0xnot-an-address", "0xnot-an-address"},
+        {"0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}};
+    ChargeView base;
+    base.project_id = ProjectId{"prj_a"};
+    base.mode = Mode::test;
+    base.chain_id = domain::ChainId{80002};
+    base.status = "paid";
+    base.payment_mode = PaymentMode::wallet;
+    base.amount = "5";
+    base.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        ChargeView row = base;
+        row.invoice_id = "0x" + std::string(63, 'b') + std::to_string(i);
+        row.token = tokens[i].first;
+        lister.rows.push_back({row, 2'000'000 - static_cast<std::int64_t>(i)});
+    }
+    auto deps = deps_;
+    deps.lister = &lister;
+    ChargesApi api(deps);
+    ApiRequest request;
+    request.method = "GET";
+    request.path = "/v1/charges";
+    request.headers["x-api-key"] = kTestKey;
+    ApiResponse page;
+    api.handle(request, [&](ApiResponse r) { page = std::move(r); });
+    ASSERT_EQ(page.status, 200) << page.body;
+    auto d = json(page);
+    const auto& items = d["data"]["items"];
+    ASSERT_EQ(items.Size(), tokens.size());
+    for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
+        EXPECT_EQ(std::string(items[i]["tokenInfo"]["address"].GetString()), tokens[i].second)
+            << "item " << i;
+        EXPECT_EQ(std::string(items[i]["token"].GetString()), tokens[i].first) << "item " << i;
+    }
+}
+
+}  // namespace
+}  // namespace duepay::api::test
