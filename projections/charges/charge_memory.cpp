@@ -3,7 +3,6 @@
 #include <unordered_set>
 
 #include "domain/hex.hpp"
-#include "projections/charges/charge_projection.hpp"
 
 namespace duepay::projections::charges {
 
@@ -11,7 +10,7 @@ namespace ev = domain::events;
 
 void ChargeMemory::Charge::add(const ev::Event& event) {
     if (!created && std::holds_alternative<ev::ChargeCreated>(event.data)) created = event;
-    last = event;
+    last = {event.id, event.occurred_at};
     ++events;
     domain::charge::apply(state, event);
 }
@@ -59,7 +58,7 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
         auto& charge = staged_[id];
         charge.touched = folds_;
         if (charge.created) {
-            out.rows.push_back(to_row(charge.state, *charge.created, *charge.last, charge.events));
+            out.rows.push_back(to_row(charge.state, *charge.created, charge.last, charge.events));
         } else {
             out.deferred.push_back(id);
         }

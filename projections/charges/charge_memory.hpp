@@ -24,6 +24,7 @@
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
 #include "infra/postgres/charge_row.hpp"
+#include "projections/charges/charge_projection.hpp"
 
 namespace duepay::projections::charges {
 
@@ -40,8 +41,9 @@ class ChargeMemory {
     // writes it (a replay's worker over its own partitions into a fresh schema): a charge it
     // does not hold then has no journaled event but the new ones, and nothing is loaded.
     // `capacity`: charges held at most; beyond it the charges not touched by the last two folds
-    // are dropped (and loaded again when they come back).
-    explicit ChargeMemory(bool journal_empty, std::size_t capacity = 200'000);
+    // are dropped (and loaded again when they come back). The default holds the 222,223 charges
+    // a worker of two meets in bench/replay's 1,000,000 events (ADR 0184 has the memory used).
+    explicit ChargeMemory(bool journal_empty, std::size_t capacity = 300'000);
 
     struct Folded {
         std::vector<infra::postgres::ChargeRow> rows;
@@ -63,7 +65,7 @@ class ChargeMemory {
     struct Charge {
         domain::charge::ChargeState state = domain::charge::initial_state();
         std::optional<domain::events::Event> created;  // the first charge.created
-        std::optional<domain::events::Event> last;
+        LastEvent last;
         int events = 0;  // journaled events (the row's event_count)
         std::uint64_t touched = 0;
         void add(const domain::events::Event& event);

@@ -78,7 +78,7 @@ std::string refunds_json(const std::vector<ch::RefundRecord>& refunds) {
 }  // namespace
 
 infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
-                                  const ev::Event& last, int event_count) {
+                                  const LastEvent& last, int event_count) {
     const auto* created = std::get_if<ev::ChargeCreated>(&created_event.data);
     if (created == nullptr)
         throw std::invalid_argument("to_row: the first event is not charge.created");
@@ -125,7 +125,8 @@ std::optional<infra::postgres::ChargeRow> project_charge(std::span<const ev::Eve
     }
     if (created == nullptr) return std::nullopt;
     const auto state = ch::fold(events);
-    return to_row(state, *created, events.back(), static_cast<int>(events.size()));
+    return to_row(state, *created, {events.back().id, events.back().occurred_at},
+                  static_cast<int>(events.size()));
 }
 
 bool row_is_storable(const infra::postgres::ChargeRow& row) {

@@ -17,11 +17,17 @@ namespace duepay::projections::charges {
 // The timeline as the read model and the full read show it: [{status, at, txHash (or null)}].
 std::string timeline_json(const std::vector<domain::charge::TimelineEntry>& timeline);
 
+// What the row takes from a charge's latest event.
+struct LastEvent {
+    std::string id;
+    std::string occurred_at;
+};
+
 // The row for a charge whose state is `state` after `event_count` events, the last being `last`.
 // `created` must hold ChargeCreated data (else std::invalid_argument).
 infra::postgres::ChargeRow to_row(const domain::charge::ChargeState& state,
-                                  const domain::events::Event& created,
-                                  const domain::events::Event& last, int event_count);
+                                  const domain::events::Event& created, const LastEvent& last,
+                                  int event_count);
 
 // Folds `events` (one charge, log order) and maps the result; nullopt while no charge.created is
 // among them (an orphan chain fact waits for its charge).

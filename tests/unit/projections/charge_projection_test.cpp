@@ -123,7 +123,8 @@ TEST(ChargeProjection, NoRowUntilChargeCreatedIsSeen) {
 TEST(ChargeProjection, ToRowRejectsAFirstEventThatIsNotCreated) {
     const auto created = created_event(ev::PaymentMode::wallet);
     const auto paid = paid_event(created, "evt-paid", 1'500'000);
-    EXPECT_THROW(to_row(domain::charge::initial_state(), paid, paid, 1), std::invalid_argument);
+    EXPECT_THROW(to_row(domain::charge::initial_state(), paid, {paid.id, paid.occurred_at}, 1),
+                 std::invalid_argument);
 }
 
 }  // namespace
