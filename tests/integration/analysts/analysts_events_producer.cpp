@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "domain/events/event_json.hpp"
 #include "domain/hex.hpp"
@@ -78,12 +79,20 @@ int main(int argc, char** argv) {
     settings.message_timeout_ms = 120000;
     kafka::KafkaEventLog log(settings);
     std::atomic<long> failed{0};
+    std::atomic<long> done{0};
     long appended = 0;
     std::string value;
     auto append = [&](const ev::Event& e) {
+        // At most 50,000 appends outstanding: the producer's queue holds 100,000, and a broker
+        // still loading its coordinators (a fresh start) acks nothing for a while, so a full
+        // queue would refuse appends (seen with 1M events a minute after a stack start).
+        while (appended - done.load() >= 50'000) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
         ev::encode_event(e, value);
         log.append_async({duepay::domain::to_hex(e.invoice_id), value}, [&](kafka::AppendResult r) {
             if (!r.ok()) ++failed;
+            ++done;
         });
         ++appended;
     };
