@@ -219,13 +219,8 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
                 case BeginOutcome::replay:
                     return respond(replayed(begun.response.value()));
                 case BeginOutcome::in_flight:
-                    return respond(error_response(
-                        409, "idempotency_key_in_use",
-                        "a request with this Idempotency-Key is in progress; retry later"));
                 case BeginOutcome::mismatch:
-                    return respond(
-                        error_response(422, "idempotency_key_reused",
-                                       "this Idempotency-Key was used with a different request"));
+                    return respond(idempotency_refusal(begun.outcome));
                 case BeginOutcome::created:
                     guard->key = *key;
                     guard->fingerprint = fingerprint;

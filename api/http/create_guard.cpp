@@ -3,6 +3,7 @@
 #include <exception>
 #include <utility>
 
+#include "api/http/envelope.hpp"
 #include "infra/log/log.hpp"
 
 namespace duepay::api {
@@ -69,6 +70,15 @@ void CreateGuard::complete(const ApiResponse& response) noexcept {
     } catch (const std::exception& e) {
         kLog.warn() << "api: storing the idempotent response failed: " << e.what();
     }
+}
+
+ApiResponse idempotency_refusal(BeginOutcome outcome) {
+    if (outcome == BeginOutcome::in_flight) {
+        return error_response(409, "idempotency_key_in_use",
+                              "a request with this Idempotency-Key is in progress; retry later");
+    }
+    return error_response(422, "idempotency_key_reused",
+                          "this Idempotency-Key was used with a different request");
 }
 
 ApiResponse replayed(const StoredResponse& stored) {

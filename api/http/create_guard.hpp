@@ -52,4 +52,8 @@ struct CreateGuard {
 // The stored answer of a completed key, as the response to a replay.
 ApiResponse replayed(const StoredResponse& stored);
 
+// The answer to a key that cannot be used now (create and refund routes alike): `in_flight` is a
+// 409 idempotency_key_in_use, `mismatch` a 422 idempotency_key_reused. Only for those two.
+ApiResponse idempotency_refusal(BeginOutcome outcome);
+
 }  // namespace duepay::api

@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "api/http/create_guard.hpp"
 #include "api/http/envelope.hpp"
 #include "domain/charge/decide.hpp"
 #include "domain/events/event_json.hpp"
@@ -141,13 +142,8 @@ void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner
                     return respond(std::move(r));
                 }
                 case BeginOutcome::in_flight:
-                    return respond(error_response(
-                        409, "idempotency_key_in_use",
-                        "a request with this Idempotency-Key is in progress; retry later"));
                 case BeginOutcome::mismatch:
-                    return respond(
-                        error_response(422, "idempotency_key_reused",
-                                       "this Idempotency-Key was used with a different request"));
+                    return respond(idempotency_refusal(begun.outcome));
                 case BeginOutcome::created:
                 case BeginOutcome::resume:  // never prepared here: a fresh attempt
                     claim.key = *key;
