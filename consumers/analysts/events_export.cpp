@@ -196,6 +196,9 @@ int export_events(const ExportOptions& o, const std::atomic<bool>& stop) {
                     << " records skipped (an event id already read)";
         }
         return stop ? 130 : 0;
+    } catch (const infra::kafka::UnknownTopic& e) {
+        print_admin_error("unknown_topic", std::string(e.what()) + " (--topic, DUEPAY_TOPIC)");
+        return 2;
     } catch (...) {
         return report_admin_exception();
     }

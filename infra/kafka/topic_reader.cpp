@@ -50,11 +50,12 @@ TopicReader::TopicReader(const std::string& bootstrap, std::string topic,
     }
     std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> owned(
         metadata, rd_kafka_metadata_destroy);
-    if (metadata->topic_cnt != 1 || metadata->topics[0].err) {
-        throw kafka_error("kafka topic " + topic_, metadata->topic_cnt == 1
-                                                       ? metadata->topics[0].err
-                                                       : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
+    const auto topic_err = metadata->topic_cnt == 1 ? metadata->topics[0].err
+                                                    : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+    if (topic_err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+        throw UnknownTopic("no topic " + topic_ + " on the broker");
     }
+    if (topic_err) throw kafka_error("kafka topic " + topic_, topic_err);
     for (int i = 0; i < metadata->topics[0].partition_cnt; ++i) {
         partitions_.push_back(metadata->topics[0].partitions[i].id);
     }

@@ -291,5 +291,20 @@ TEST_F(AnalystsTest, ARecordRepeatingAnEventIdIsExportedOnce) {
     EXPECT_NE(out.find("1 records skipped (an event id already read)"), std::string::npos) << out;
 }
 
+// A --topic that names no topic is the caller's mistake: unknown_topic, exit 2 (as the other bad
+// flags), not an internal error, and nothing written.
+TEST_F(AnalystsTest, AnUnknownTopicIsItsOwnCodeAndExit2) {
+    const auto topic = "duepay.test.analysts-missing." + unique_suffix();
+    const auto path = "/tmp/duepay-analysts-missing-" + unique_suffix();
+    std::string out;
+    EXPECT_EQ(run_command({duepay_binary(), "events", "export", "--topic", topic, "--out", path},
+                          {}, out, std::chrono::seconds(60)),
+              2);
+    EXPECT_NE(out.find("\"code\":\"unknown_topic\""), std::string::npos) << out;
+    EXPECT_NE(out.find(topic), std::string::npos) << out;
+    EXPECT_EQ(out.find("internal_error"), std::string::npos) << out;
+    EXPECT_FALSE(std::ifstream(path).good());
+}
+
 }  // namespace
 }  // namespace duepay::tests
