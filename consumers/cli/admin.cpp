@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <iostream>
 #include <optional>
@@ -55,6 +56,8 @@ const char* kAdminUsage =
     "       duepay admin quarantine retry <id>       (re-apply one; docs/operations.md)\n"
     "       duepay admin webhook add|list|show|update|delete|rotate|test|deliveries|redeliver ...\n"
     "                                   (duepay admin webhook --help; docs/webhooks.md)\n"
+    "       duepay admin simulate-payment --invoice ID ...   (same as duepay simulate-payment)\n"
+    "       `duepay admin <command> <subcommand> --help` shows the flags of one command.\n"
     "       All print JSON; errors are {\"error\":{\"code\",\"message\"}} on stderr, exit 1\n"
     "       (2 for usage). Details: docs/accounts.md.\n";
 
@@ -93,10 +96,14 @@ std::optional<int> count_flag(const std::string& text) {
     return v >= 1 ? std::optional<int>(v) : std::nullopt;
 }
 
-int topic_create(const std::vector<std::string>& args) {
-    const auto name = admin_flag(args, "--name").value_or("");
-    const auto partitions = count_flag(admin_flag(args, "--partitions").value_or("6"));
-    const auto replication = count_flag(admin_flag(args, "--replication-factor").value_or("1"));
+struct TopicFlags {
+    std::optional<std::string> name, partitions, replication_factor, min_insync_replicas;
+};
+
+int topic_create(const TopicFlags& flags) {
+    const auto name = flags.name.value_or("");
+    const auto partitions = count_flag(flags.partitions.value_or("6"));
+    const auto replication = count_flag(flags.replication_factor.value_or("1"));
     if (name.empty() || !partitions || !replication) {
         std::cerr << kAdminUsage;
         return 2;
@@ -104,7 +111,7 @@ int topic_create(const std::vector<std::string>& args) {
     infra::kafka::TopicSettings settings;
     settings.partitions = *partitions;
     settings.replication_factor = *replication;
-    if (const auto m = admin_flag(args, "--min-insync-replicas").value_or(""); !m.empty()) {
+    if (const auto m = flags.min_insync_replicas.value_or(""); !m.empty()) {
         settings.min_insync_replicas = count_flag(m);
         if (!settings.min_insync_replicas || *settings.min_insync_replicas > *replication) {
             std::cerr << "duepay admin topic create: --min-insync-replicas must be from 1 to the "
@@ -123,18 +130,22 @@ int topic_create(const std::vector<std::string>& args) {
 
 }  // namespace
 
-std::optional<std::string> admin_flag(const std::vector<std::string>& args, std::string_view name) {
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-        if (args[i] == name) return args[i + 1];
-    }
-    return std::nullopt;
+CLI::App& admin_subcommand(CLI::App& parent, const std::string& name, const std::string& help) {
+    auto* cmd = parent.add_subcommand(name, help);
+    cmd->allow_extras();
+    cmd->set_help_flag("-h,--help", "print the flags of this command");
+    return *cmd;
 }
 
-std::string required_admin_flag(const std::vector<std::string>& args, std::string_view name) {
-    auto v = admin_flag(args, name);
-    if (!v || v->empty())
+void admin_option(CLI::App& cmd, const std::string& name, std::optional<std::string>& value,
+                  const std::string& help) {
+    cmd.add_option(name, value, help)->multi_option_policy(CLI::MultiOptionPolicy::TakeFirst);
+}
+
+std::string required_admin_flag(const std::optional<std::string>& value, std::string_view name) {
+    if (!value || value->empty())
         throw AdminRejection{"missing_argument", std::string(name) + " is required"};
-    return *v;
+    return *value;
 }
 
 int report_admin_rejection(const AdminRejection& rejection) {
@@ -183,11 +194,37 @@ int run_admin(const std::vector<std::string>& args) {
         std::cout << kAdminUsage;
         return args.empty() ? 2 : 0;
     }
-    if (args[0] == "demo") return demo();
-    if (auto rc = run_account_command(args)) return *rc;
-    if (auto rc = run_quarantine_command(args)) return *rc;
-    if (auto rc = run_webhook_command(args)) return *rc;
-    if (args[0] == "topic" && args.size() >= 2 && args[1] == "create") return topic_create(args);
+    CLI::App admin("accounts and ops, JSON out", "duepay admin");
+    admin.set_help_flag();  // `duepay admin --help` is kAdminUsage, above
+    admin.allow_extras();   // an unknown command is kAdminUsage on stderr, below
+    auto& demo_cmd = admin_subcommand(admin, "demo", "ensure the demo project and its test key");
+    auto& topic = admin_subcommand(admin, "topic", "topics on KAFKA_BOOTSTRAP");
+    auto& topic_create_cmd = admin_subcommand(topic, "create", "create a topic (if missing)");
+    TopicFlags topic_flags;
+    admin_option(topic_create_cmd, "--name", topic_flags.name, "topic name (required)");
+    admin_option(topic_create_cmd, "--partitions", topic_flags.partitions, "partitions (6)");
+    admin_option(topic_create_cmd, "--replication-factor", topic_flags.replication_factor,
+                 "replicas (1)");
+    admin_option(topic_create_cmd, "--min-insync-replicas", topic_flags.min_insync_replicas,
+                 "min.insync.replicas (a majority of the replicas)");
+    const AdminGroupRun groups[] = {define_account_commands(admin), define_chains_command(admin),
+                                    define_quarantine_commands(admin),
+                                    define_webhook_commands(admin)};
+    try {
+        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
+        admin.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        std::cout << admin.help();  // the help of the command named, with its flags
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        print_admin_error("usage", e.what());  // a flag without its value
+        return 2;
+    }
+    if (demo_cmd.parsed()) return demo();
+    for (const auto& group : groups) {
+        if (auto rc = group()) return *rc;
+    }
+    if (topic_create_cmd.parsed()) return topic_create(topic_flags);
     std::cerr << kAdminUsage;
     return 2;
 }

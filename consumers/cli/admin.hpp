@@ -1,21 +1,37 @@
 // `duepay admin …`: account management that prints JSON (DESIGN 7). Projects, keys, payout wallet
-// proof and the chain registry (admin_accounts.cpp, docs/accounts.md); the demo project and its
-// deterministic test key; topic creation for isolated test topics.
+// proof (admin_accounts.cpp) and the chain registry (admin_chains.cpp), docs/accounts.md; the
+// demo project and its deterministic test key; topic creation for isolated test topics;
+// quarantine (admin_quarantine.cpp) and webhook endpoints (admin_webhooks.cpp). Its words are
+// parsed with CLI11, like every other subcommand, by an App of its own, so that its usage errors
+// come out in its one error shape ({"error":{"code","message"}} on stderr, exit 2) rather than
+// in CLI11's text (ADR 0196).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace duepay::consumers {
 
+// Parses `args` (the words after `admin`) and runs the command they name; returns the exit
+// status: 0, 1 for a rejection or failure, 2 for usage.
 int run_admin(const std::vector<std::string>& args);
 
-// The one reader of `duepay admin` flags, shared by every admin command: the word after the first
-// `name` in args (empty when given as ''), or nullopt when `name` is not there or is last. Flags
-// it is not asked for are passed over.
-std::optional<std::string> admin_flag(const std::vector<std::string>& args, std::string_view name);
+// A subcommand of `duepay admin` (or of one of its groups) as every admin command has it: flags
+// it does not declare are passed over, and extra words are left for its run to judge, as the
+// hand parser before CLI11 did (docs/accounts.md shows no other use).
+CLI::App& admin_subcommand(CLI::App& parent, const std::string& name, const std::string& help);
+
+// Declares the flag `name` ("--name") on `cmd`: its value as given ("" when given as ''), the
+// first one when the flag is repeated, nullopt when it is absent.
+void admin_option(CLI::App& cmd, const std::string& name, std::optional<std::string>& value,
+                  const std::string& help);
 
 // A rejection of an admin command's input: {"error":{"code","message"}} on stderr.
 struct AdminRejection {
@@ -23,23 +39,29 @@ struct AdminRejection {
     std::string message;
 };
 
-// admin_flag for a flag that must be given and not be empty; else AdminRejection
-// missing_argument ("--name is required").
-std::string required_admin_flag(const std::vector<std::string>& args, std::string_view name);
+// The value of a flag that must be given and not be empty; else AdminRejection missing_argument
+// ("--name is required").
+std::string required_admin_flag(const std::optional<std::string>& value, std::string_view name);
 
 // Prints the rejection; returns its exit status: 2 for "usage" and "missing_argument", else 1.
 int report_admin_rejection(const AdminRejection& rejection);
 
-// project | key | wallet | chains (admin_accounts.cpp); nullopt when args[0] is none of them.
-std::optional<int> run_account_command(const std::vector<std::string>& args);
+// What a group of admin commands declares: once the words are parsed, it runs the one of its
+// commands they named and returns its exit status, or nullopt when they named none of its groups.
+using AdminGroupRun = std::function<std::optional<int>()>;
 
-// quarantine list|retry (admin_quarantine.cpp, docs/operations.md); nullopt when args[0] is not
-// "quarantine".
-std::optional<int> run_quarantine_command(const std::vector<std::string>& args);
+// project | key | wallet (admin_accounts.cpp, docs/accounts.md).
+AdminGroupRun define_account_commands(CLI::App& admin);
+
+// chains: the registry of DUEPAY_CHAINS_FILE (admin_chains.cpp, docs/accounts.md).
+AdminGroupRun define_chains_command(CLI::App& admin);
+
+// quarantine list|retry (admin_quarantine.cpp, docs/operations.md).
+AdminGroupRun define_quarantine_commands(CLI::App& admin);
 
 // webhook add|list|show|update|delete|rotate|test|deliveries|redeliver (admin_webhooks.cpp,
-// docs/webhooks.md); nullopt when args[0] is not "webhook".
-std::optional<int> run_webhook_command(const std::vector<std::string>& args);
+// docs/webhooks.md).
+AdminGroupRun define_webhook_commands(CLI::App& admin);
 
 // The one error shape of every admin command: {"error":{"code","message"}} on stderr.
 void print_admin_error(const std::string& code, const std::string& message);

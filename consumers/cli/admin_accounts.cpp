@@ -1,11 +1,14 @@
-// `duepay admin project|key|wallet|chains`: projects, API keys, payout wallet proof and the chain
-// registry as JSON (docs/accounts.md). Rejections print {"error":{"code","message"}} on stderr
-// and exit 1; usage errors exit 2; the store is infra/postgres/account_store.
+// `duepay admin project|key|wallet`: projects, API keys and payout wallet proof as JSON
+// (docs/accounts.md; the chain registry is admin_chains.cpp). Rejections print
+// {"error":{"code","message"}} on stderr and exit 1; usage errors exit 2; the store is
+// infra/postgres/account_store.
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <pqxx/pqxx>
 #include <string>
@@ -18,7 +21,6 @@
 #include "domain/hex.hpp"
 #include "domain/url.hpp"
 #include "infra/accounts/account_changes.hpp"
-#include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 #include "infra/postgres/account_store.hpp"
 #include "infra/random/key_material.hpp"
@@ -117,45 +119,66 @@ pg::ProjectRecord load_project(pqxx::transaction_base& tx, const std::string& id
     return *p;
 }
 
-int project_command(const std::vector<std::string>& args) {
-    const std::string sub = args.size() >= 2 ? args[1] : "";
+struct ProjectCommands {
+    CLI::App* create = nullptr;
+    CLI::App* show = nullptr;
+    CLI::App* update = nullptr;
+    std::optional<std::string> project, name, plan, window_seconds, logo_url, accent_color;
+};
+
+void define_project(CLI::App& admin, ProjectCommands& c) {
+    auto& group = admin_subcommand(admin, "project", "projects (docs/accounts.md)");
+    c.create = &admin_subcommand(group, "create", "create a project");
+    c.show = &admin_subcommand(group, "show", "show a project");
+    c.update = &admin_subcommand(group, "update", "change a project's name, plan or branding");
+    admin_option(*c.show, "--project", c.project, "project id (required)");
+    admin_option(*c.update, "--project", c.project, "project id (required)");
+    for (auto* cmd : {c.create, c.update}) {
+        admin_option(*cmd, "--name", c.name, "project name (required for create)");
+        admin_option(*cmd, "--plan", c.plan, "free|pro|scale|unmetered (free)");
+        admin_option(*cmd, "--window-seconds", c.window_seconds,
+                     "payment window, 1 to 86400 (3600)");
+        admin_option(*cmd, "--logo-url", c.logo_url, "https URL of the logo ('' clears)");
+        admin_option(*cmd, "--accent-color", c.accent_color, "#RRGGBB ('' clears)");
+    }
+}
+
+int project_command(const ProjectCommands& c) {
     auto conn = connect();
     pg::ProjectRecord result;
-    if (sub == "create") {
+    if (c.create->parsed()) {
         pg::ProjectRecord p;
         p.id = random_id("prj_");
-        p.name = check_name(required_admin_flag(args, "--name"));
-        p.plan = check_plan(admin_flag(args, "--plan").value_or("free"));
-        p.payment_window_seconds =
-            check_window(admin_flag(args, "--window-seconds").value_or("3600"));
-        if (auto logo = admin_flag(args, "--logo-url"); logo && !logo->empty())
-            p.logo_url = check_logo(*logo);
-        if (auto color = admin_flag(args, "--accent-color"); color && !color->empty())
-            p.accent_color = check_color(*color);
+        p.name = check_name(required_admin_flag(c.name, "--name"));
+        p.plan = check_plan(c.plan.value_or("free"));
+        p.payment_window_seconds = check_window(c.window_seconds.value_or("3600"));
+        if (c.logo_url && !c.logo_url->empty()) p.logo_url = check_logo(*c.logo_url);
+        if (c.accent_color && !c.accent_color->empty())
+            p.accent_color = check_color(*c.accent_color);
         pqxx::work tx(conn);
         pg::insert_project(tx, p);
         result = load_project(tx, p.id);
         tx.commit();
-    } else if (sub == "show") {
+    } else if (c.show->parsed()) {
         pqxx::read_transaction tx(conn);
-        result = load_project(tx, required_admin_flag(args, "--project"));
-    } else if (sub == "update") {
-        const auto id = required_admin_flag(args, "--project");
-        pg::ProjectChanges c;
-        if (auto v = admin_flag(args, "--name")) c.name = check_name(*v);
-        if (auto v = admin_flag(args, "--plan")) c.plan = check_plan(*v);
-        if (auto v = admin_flag(args, "--window-seconds"))
-            c.payment_window_seconds = check_window(*v);
-        if (auto v = admin_flag(args, "--logo-url")) c.logo_url = check_logo(*v);
-        if (auto v = admin_flag(args, "--accent-color")) c.accent_color = check_color(*v);
-        if (!c.name && !c.plan && !c.payment_window_seconds && !c.logo_url && !c.accent_color) {
+        result = load_project(tx, required_admin_flag(c.project, "--project"));
+    } else if (c.update->parsed()) {
+        const auto id = required_admin_flag(c.project, "--project");
+        pg::ProjectChanges changes;
+        if (c.name) changes.name = check_name(*c.name);
+        if (c.plan) changes.plan = check_plan(*c.plan);
+        if (c.window_seconds) changes.payment_window_seconds = check_window(*c.window_seconds);
+        if (c.logo_url) changes.logo_url = check_logo(*c.logo_url);
+        if (c.accent_color) changes.accent_color = check_color(*c.accent_color);
+        if (!changes.name && !changes.plan && !changes.payment_window_seconds &&
+            !changes.logo_url && !changes.accent_color) {
             throw AdminRejection{
                 "missing_argument",
                 "give at least one of --name, --plan, --window-seconds, --logo-url, "
                 "--accent-color"};
         }
         pqxx::work tx(conn);
-        auto updated = infra::accounts::update_project(tx, id, c, infra::accounts::Actor{});
+        auto updated = infra::accounts::update_project(tx, id, changes, infra::accounts::Actor{});
         if (!updated) throw AdminRejection{"project_not_found", "no project " + id};
         result = *updated;
         tx.commit();
@@ -185,14 +208,36 @@ void write_key(Writer& w, const pg::ApiKeyRecord& k, const std::optional<std::st
     w.EndObject();
 }
 
-int key_command(const std::vector<std::string>& args) {
-    const std::string sub = args.size() >= 2 ? args[1] : "";
+struct KeyCommands {
+    CLI::App* create = nullptr;
+    CLI::App* show = nullptr;
+    CLI::App* list = nullptr;
+    CLI::App* revoke = nullptr;
+    std::optional<std::string> project, mode, key_id;
+};
+
+void define_key(CLI::App& admin, KeyCommands& c) {
+    auto& group = admin_subcommand(admin, "key", "API keys (docs/accounts.md)");
+    c.create = &admin_subcommand(group, "create", "create a key (a live key is printed only now)");
+    c.show = &admin_subcommand(group, "show", "show a test key again");
+    c.list = &admin_subcommand(group, "list", "a project's keys, never a secret");
+    c.revoke = &admin_subcommand(group, "revoke", "revoke a key");
+    for (auto* cmd : {c.create, c.list}) {
+        admin_option(*cmd, "--project", c.project, "project id (required)");
+    }
+    admin_option(*c.create, "--mode", c.mode, "test|live (required)");
+    for (auto* cmd : {c.show, c.revoke}) {
+        admin_option(*cmd, "--key-id", c.key_id, "key id (required)");
+    }
+}
+
+int key_command(const KeyCommands& c) {
     auto conn = connect();
     rapidjson::StringBuffer b;
     Writer w(b);
-    if (sub == "create") {
-        const auto project = required_admin_flag(args, "--project");
-        const auto mode = required_admin_flag(args, "--mode");
+    if (c.create->parsed()) {
+        const auto project = required_admin_flag(c.project, "--project");
+        const auto mode = required_admin_flag(c.mode, "--mode");
         if (mode != "test" && mode != "live")
             throw AdminRejection{"invalid_mode", "--mode must be test or live"};
         const auto key_id = random_id("key_");
@@ -209,8 +254,8 @@ int key_command(const std::vector<std::string>& args) {
         auto record = pg::find_api_key(tx, key_id);
         tx.commit();
         write_key(w, *record, secret);
-    } else if (sub == "show") {
-        const auto key_id = required_admin_flag(args, "--key-id");
+    } else if (c.show->parsed()) {
+        const auto key_id = required_admin_flag(c.key_id, "--key-id");
         pqxx::read_transaction tx(conn);
         auto k = pg::find_api_key(tx, key_id);
         if (!k) throw AdminRejection{"key_not_found", "no key " + key_id};
@@ -226,8 +271,8 @@ int key_command(const std::vector<std::string>& args) {
                 "this test key was not derived from the current DUEPAY_SERVER_SECRET"};
         }
         write_key(w, *k, secret);
-    } else if (sub == "list") {
-        const auto project = required_admin_flag(args, "--project");
+    } else if (c.list->parsed()) {
+        const auto project = required_admin_flag(c.project, "--project");
         pqxx::read_transaction tx(conn);
         load_project(tx, project);
         w.StartObject();
@@ -237,8 +282,8 @@ int key_command(const std::vector<std::string>& args) {
         for (const auto& k : pg::list_api_keys(tx, project)) write_key(w, k, std::nullopt);
         w.EndArray();
         w.EndObject();
-    } else if (sub == "revoke") {
-        const auto key_id = required_admin_flag(args, "--key-id");
+    } else if (c.revoke->parsed()) {
+        const auto key_id = required_admin_flag(c.key_id, "--key-id");
         pqxx::work tx(conn);
         auto k = pg::revoke_api_key(tx, key_id);
         if (!k) throw AdminRejection{"key_not_found", "no key " + key_id};
@@ -253,16 +298,34 @@ int key_command(const std::vector<std::string>& args) {
 
 // ---- payout wallet proof (EIP-191; infra/accounts, shared with the REST API) ----
 
-int wallet_command(const std::vector<std::string>& args) {
-    const std::string sub = args.size() >= 2 ? args[1] : "";
-    const auto project = required_admin_flag(args, "--project");
-    const auto address = checksum_address(required_admin_flag(args, "--address"));
+struct WalletCommands {
+    CLI::App* challenge = nullptr;
+    CLI::App* verify = nullptr;
+    std::optional<std::string> project, address, ttl_seconds, signature, nonce;
+};
+
+void define_wallet(CLI::App& admin, WalletCommands& c) {
+    auto& group = admin_subcommand(admin, "wallet", "payout wallet proof (docs/accounts.md)");
+    c.challenge = &admin_subcommand(group, "challenge", "issue a message to sign");
+    c.verify = &admin_subcommand(group, "verify", "check its signature, set the wallet");
+    for (auto* cmd : {c.challenge, c.verify}) {
+        admin_option(*cmd, "--project", c.project, "project id (required)");
+        admin_option(*cmd, "--address", c.address, "the payout wallet's address (required)");
+    }
+    admin_option(*c.challenge, "--ttl-seconds", c.ttl_seconds, "1 to 3600 (600)");
+    admin_option(*c.verify, "--signature", c.signature, "0x + 130 hex digits (required)");
+    admin_option(*c.verify, "--nonce", c.nonce, "the challenge's nonce (default: the latest)");
+}
+
+int wallet_command(const WalletCommands& c) {
+    const auto project = required_admin_flag(c.project, "--project");
+    const auto address = checksum_address(required_admin_flag(c.address, "--address"));
     auto conn = connect();
     rapidjson::StringBuffer b;
     Writer w(b);
-    if (sub == "challenge") {
+    if (c.challenge->parsed()) {
         int ttl = 600;
-        if (auto v = admin_flag(args, "--ttl-seconds")) {
+        if (const auto& v = c.ttl_seconds) {
             if (v->empty() || v->size() > 4 ||
                 v->find_first_not_of("0123456789") != std::string::npos || std::stoi(*v) < 1 ||
                 std::stoi(*v) > 3600) {
@@ -273,22 +336,22 @@ int wallet_command(const std::vector<std::string>& args) {
         }
         pqxx::work tx(conn);
         load_project(tx, project);
-        auto c = infra::accounts::issue_wallet_challenge(tx, project, address, ttl);
+        auto ch = infra::accounts::issue_wallet_challenge(tx, project, address, ttl);
         tx.commit();
         w.StartObject();
-        str(w, "challengeId", c.id);
-        str(w, "projectId", c.project_id);
-        str(w, "address", c.address);
-        str(w, "nonce", c.nonce);
-        str(w, "expiresAt", c.expires_at);
-        str(w, "message", c.message);
+        str(w, "challengeId", ch.id);
+        str(w, "projectId", ch.project_id);
+        str(w, "address", ch.address);
+        str(w, "nonce", ch.nonce);
+        str(w, "expiresAt", ch.expires_at);
+        str(w, "message", ch.message);
         w.EndObject();
-    } else if (sub == "verify") {
+    } else if (c.verify->parsed()) {
         infra::accounts::WalletVerification v;
         v.project_id = project;
         v.address = address;
-        v.signature = required_admin_flag(args, "--signature");
-        v.nonce = admin_flag(args, "--nonce");
+        v.signature = required_admin_flag(c.signature, "--signature");
+        v.nonce = c.nonce;
         // An operator may replace a verified wallet without its signature: the recovery path
         // when a merchant lost it (docs/adr/0171). The REST API requires it.
         v.require_current_wallet = false;
@@ -303,76 +366,33 @@ int wallet_command(const std::vector<std::string>& args) {
     return 0;
 }
 
-// ---- chain registry ----
-
-int chains_command() {
-    const auto path = infra::config::require_env("DUEPAY_CHAINS_FILE");
-    const auto registry = infra::config::ChainRegistry::load_file(path);  // what the API parses
-    rapidjson::StringBuffer b;
-    Writer w(b);
-    w.StartObject();
-    str(w, "file", path);
-    w.Key("chains");
-    w.StartArray();
-    for (const auto& c : registry.chains()) {
-        w.StartObject();
-        w.Key("chainId");
-        w.Uint64(c.chain_id.value);
-        str(w, "name", c.name);
-        str(w, "network", c.testnet ? "testnet" : "mainnet");
-        str(w, "rpcUrl", domain::redact_url(c.rpc_url));  // the full URL may hold a provider key
-        w.Key("blockTimeSeconds");
-        w.Uint(c.block_time_seconds);
-        w.Key("confirmations");
-        w.Uint(c.confirmations);
-        w.Key("graceSeconds");
-        w.Uint64(c.grace_seconds);
-        w.Key("transferRail");
-        w.Bool(c.transfer_rail);
-        w.Key("feeBps");
-        w.Uint(c.fee_bps);
-        str(w, "feeRecipient", domain::evm::to_checksum(c.fee_recipient));
-        str(w, "router", domain::evm::to_checksum(c.router));
-        str(w, "depositFactory", domain::evm::to_checksum(c.deposit_factory));
-        str(w, "forwarderInitCodeHash", domain::to_hex(c.forwarder_init_code_hash));
-        str(w, "defaultToken", c.default_token);
-        w.Key("tokens");
-        w.StartArray();
-        for (const auto& t : c.tokens) {
-            w.StartObject();
-            str(w, "symbol", t.symbol);
-            str(w, "name", t.name);
-            str(w, "address", domain::evm::to_checksum(t.address));
-            w.Key("decimals");
-            w.Int(t.decimals);
-            w.EndObject();
-        }
-        w.EndArray();
-        w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-    print(b);
-    return 0;
-}
-
 }  // namespace
 
-std::optional<int> run_account_command(const std::vector<std::string>& args) {
-    if (args.empty()) return std::nullopt;
-    const auto& group = args[0];
-    if (group != "project" && group != "key" && group != "wallet" && group != "chains")
-        return std::nullopt;
-    try {
-        if (group == "project") return project_command(args);
-        if (group == "key") return key_command(args);
-        if (group == "wallet") return wallet_command(args);
-        return chains_command();
-    } catch (const AdminRejection& e) {
-        return report_admin_rejection(e);
-    } catch (...) {
-        return report_admin_exception();
-    }
+AdminGroupRun define_account_commands(CLI::App& admin) {
+    struct Commands {
+        ProjectCommands project;
+        KeyCommands key;
+        WalletCommands wallet;
+    };
+    auto c = std::make_shared<Commands>();  // the flags' storage lives as long as the run
+    define_project(admin, c->project);
+    define_key(admin, c->key);
+    define_wallet(admin, c->wallet);
+    return [c, &admin]() -> std::optional<int> {
+        const auto named = [&admin](const char* group) {
+            return admin.get_subcommand(group)->parsed();
+        };
+        try {
+            if (named("project")) return project_command(c->project);
+            if (named("key")) return key_command(c->key);
+            if (named("wallet")) return wallet_command(c->wallet);
+            return std::nullopt;
+        } catch (const AdminRejection& e) {
+            return report_admin_rejection(e);
+        } catch (...) {
+            return report_admin_exception();
+        }
+    };
 }
 
 }  // namespace duepay::consumers

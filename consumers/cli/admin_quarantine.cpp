@@ -4,8 +4,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <algorithm>
+#include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <pqxx/pqxx>
 #include <span>
@@ -74,11 +75,18 @@ void write_entry(Writer& w, const pg::QuarantineEntry& e) {
     w.EndObject();
 }
 
-int list(const std::vector<std::string>& args) {
+struct Commands {
+    CLI::App* list = nullptr;
+    CLI::App* retry = nullptr;
+    std::optional<std::string> group;
+    bool all = false;
+    std::optional<std::string> id;
+};
+
+int list(const Commands& c) {
     pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
     pqxx::read_transaction tx(conn);
-    const bool all = std::find(args.begin(), args.end(), "--all") != args.end();
-    const auto entries = pg::list_quarantined(tx, admin_flag(args, "--group"), all);
+    const auto entries = pg::list_quarantined(tx, c.group, c.all);
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
@@ -112,12 +120,12 @@ std::optional<std::string> reapply(pqxx::work& tx, const pg::QuarantineEntry& e)
     return projections::charges::reapply_message(tx, message);
 }
 
-int retry(const std::vector<std::string>& args) {
+int retry(const Commands& c) {
     std::int64_t id = 0;
     try {
         std::size_t used = 0;
-        id = std::stoll(args.at(2), &used);
-        if (used != args.at(2).size() || id <= 0) throw std::invalid_argument("id");
+        id = std::stoll(c.id.value(), &used);
+        if (used != c.id->size() || id <= 0) throw std::invalid_argument("id");
     } catch (const std::exception&) {
         print_admin_error(
             "usage", "usage: duepay admin quarantine retry <id> (a positive integer from list)");
@@ -154,17 +162,26 @@ int retry(const std::vector<std::string>& args) {
 
 }  // namespace
 
-std::optional<int> run_quarantine_command(const std::vector<std::string>& args) {
-    if (args.empty() || args[0] != "quarantine") return std::nullopt;
-    try {
-        if (args.size() >= 2 && args[1] == "list") return list(args);
-        if (args.size() >= 3 && args[1] == "retry") return retry(args);
-        print_admin_error("usage",
-                          "usage: duepay admin quarantine list [--group G] [--all] | retry <id>");
-        return 2;
-    } catch (...) {
-        return report_admin_exception();
-    }
+AdminGroupRun define_quarantine_commands(CLI::App& admin) {
+    auto c = std::make_shared<Commands>();
+    auto& group = admin_subcommand(admin, "quarantine", "events consumers could not apply");
+    c->list = &admin_subcommand(group, "list", "the open ones (--all: the resolved ones too)");
+    c->retry = &admin_subcommand(group, "retry", "re-apply one (docs/operations.md)");
+    admin_option(*c->list, "--group", c->group, "only this consumer group's");
+    c->list->add_flag("--all", c->all, "the resolved ones too");
+    c->retry->add_option("id", c->id, "its id, from list");
+    return [c, &group]() -> std::optional<int> {
+        if (!group.parsed()) return std::nullopt;
+        try {
+            if (c->list->parsed()) return list(*c);
+            if (c->retry->parsed() && c->id) return retry(*c);
+            print_admin_error(
+                "usage", "usage: duepay admin quarantine list [--group G] [--all] | retry <id>");
+            return 2;
+        } catch (...) {
+            return report_admin_exception();
+        }
+    };
 }
 
 }  // namespace duepay::consumers

@@ -5,10 +5,12 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <pqxx/pqxx>
 #include <sstream>
@@ -53,8 +55,14 @@ std::vector<std::string> events_flag(const std::string& csv) {
     return out;
 }
 
-std::size_t limit_flag(const std::vector<std::string>& args) {
-    const auto text = admin_flag(args, "--limit").value_or("20");
+// The flags of every webhook command; each command declares the ones it takes.
+struct Flags {
+    std::optional<std::string> project, mode, id, url, events, description, status, limit,
+        expires_in_seconds, event;
+};
+
+std::size_t limit_flag(const Flags& f) {
+    const auto text = f.limit.value_or("20");
     if (text.empty() || text.size() > 3 ||
         text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) < 1 ||
         std::stoul(text) > 100) {
@@ -69,8 +77,8 @@ void check_url(const std::string& url) {
         throw AdminRejection{refused->code, refused->message};
 }
 
-std::string endpoint_id(const std::vector<std::string>& args) {
-    auto id = required_admin_flag(args, "--id");
+std::string endpoint_id(const Flags& f) {
+    auto id = required_admin_flag(f.id, "--id");
     if (!iw::is_endpoint_id(id))
         throw AdminRejection{"webhook_endpoint_not_found", "no such webhook endpoint"};
     return id;
@@ -83,14 +91,9 @@ pg::WebhookEndpoint found(std::optional<pg::WebhookEndpoint> e) {
     return std::move(*e);
 }
 
-int run(const std::vector<std::string>& args) {
-    if (args.size() < 2 || args[1] == "--help" || args[1] == "-h") {
-        std::cout << kUsage;
-        return args.size() < 2 ? 2 : 0;
-    }
-    const auto& command = args[1];
-    const auto project = required_admin_flag(args, "--project");
-    const auto mode = required_admin_flag(args, "--mode");
+int run(const std::string& command, const Flags& f) {
+    const auto project = required_admin_flag(f.project, "--project");
+    const auto mode = required_admin_flag(f.mode, "--mode");
     if (mode != "test" && mode != "live")
         throw AdminRejection{"invalid_mode", "--mode must be test or live"};
     pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
@@ -98,37 +101,37 @@ int run(const std::vector<std::string>& args) {
     std::string out;
     if (command == "add") {
         pg::WebhookEndpoint e;
-        e.url = required_admin_flag(args, "--url");
+        e.url = required_admin_flag(f.url, "--url");
         check_url(e.url);
-        if (auto events = admin_flag(args, "--events")) {
+        if (const auto& events = f.events) {
             e.events = events_flag(*events);
         } else {
             for (auto t : domain::webhooks::kWebhookEventTypes) e.events.emplace_back(t);
         }
-        e.description = admin_flag(args, "--description");
+        e.description = f.description;
         e.id = iw::new_endpoint_id();
         e.project_id = project;
         e.mode = mode;
         e.secret = iw::new_secret();
         out = iw::endpoint_json(pg::insert_webhook_endpoint(tx, e), true);
     } else if (command == "list") {
-        const auto limit = limit_flag(args);
+        const auto limit = limit_flag(f);
         auto list = pg::list_webhook_endpoints(tx, project, mode, limit + 1, std::nullopt);
         const bool more = list.size() > limit;
         if (more) list.pop_back();
         out = iw::endpoint_list_json(list, more);
     } else if (command == "show") {
-        out = iw::endpoint_json(
-            found(pg::find_webhook_endpoint(tx, project, mode, endpoint_id(args))), false);
+        out = iw::endpoint_json(found(pg::find_webhook_endpoint(tx, project, mode, endpoint_id(f))),
+                                false);
     } else if (command == "update") {
         pg::EndpointPatch patch;
-        if (auto url = admin_flag(args, "--url")) {
+        if (const auto& url = f.url) {
             check_url(*url);
             patch.url = *url;
         }
-        if (auto events = admin_flag(args, "--events")) patch.events = events_flag(*events);
-        if (auto description = admin_flag(args, "--description")) patch.description = *description;
-        if (auto status = admin_flag(args, "--status")) {
+        if (f.events) patch.events = events_flag(*f.events);
+        if (f.description) patch.description = *f.description;
+        if (const auto& status = f.status) {
             if (*status != "enabled" && *status != "disabled") {
                 throw AdminRejection{"invalid_webhook_status",
                                      "--status must be enabled or disabled"};
@@ -136,24 +139,24 @@ int run(const std::vector<std::string>& args) {
             patch.status = *status;
         }
         out = iw::endpoint_json(
-            found(pg::update_webhook_endpoint(tx, project, mode, endpoint_id(args), patch)), false);
+            found(pg::update_webhook_endpoint(tx, project, mode, endpoint_id(f), patch)), false);
     } else if (command == "delete") {
-        const auto id = endpoint_id(args);
+        const auto id = endpoint_id(f);
         if (!pg::delete_webhook_endpoint(tx, project, mode, id)) found(std::nullopt);
         out = R"({"id":")" + id + R"(","deleted":true})";
     } else if (command == "rotate") {
-        const auto text = admin_flag(args, "--expires-in-seconds").value_or("86400");
+        const auto text = f.expires_in_seconds.value_or("86400");
         if (text.empty() || text.size() > 6 ||
             text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) > 604800) {
             throw AdminRejection{"invalid_expires_in",
                                  "--expires-in-seconds must be an integer from 0 to 604800"};
         }
         out = iw::endpoint_json(
-            found(pg::rotate_webhook_secret(tx, project, mode, endpoint_id(args), iw::new_secret(),
+            found(pg::rotate_webhook_secret(tx, project, mode, endpoint_id(f), iw::new_secret(),
                                             std::chrono::seconds(std::stol(text)))),
             true);
     } else if (command == "test") {
-        const auto id = endpoint_id(args);
+        const auto id = endpoint_id(f);
         found(pg::find_webhook_endpoint(tx, project, mode, id));
         const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                 std::chrono::system_clock::now().time_since_epoch())
@@ -173,16 +176,16 @@ int run(const std::vector<std::string>& args) {
         out = R"({"eventId":")" + event.id + R"(","endpointId":")" + id +
               R"(","type":"webhook.test"})";
     } else if (command == "deliveries") {
-        const auto id = endpoint_id(args);
+        const auto id = endpoint_id(f);
         found(pg::find_webhook_endpoint(tx, project, mode, id));
-        const auto limit = limit_flag(args);
+        const auto limit = limit_flag(f);
         auto page = pg::list_webhook_attempts(tx, id, limit + 1, std::nullopt);
         const bool more = page.size() > limit;
         if (more) page.pop_back();
         out = iw::attempt_list_json(page, more);
     } else if (command == "redeliver") {
-        const auto id = endpoint_id(args);
-        const auto event = required_admin_flag(args, "--event");
+        const auto id = endpoint_id(f);
+        const auto event = required_admin_flag(f.event, "--event");
         if (!iw::is_event_id(event) || !pg::redeliver_webhook_event(tx, project, mode, event, id)) {
             throw AdminRejection{"webhook_event_not_found",
                                  "no such event and endpoint for this project and mode"};
@@ -198,22 +201,75 @@ int run(const std::vector<std::string>& args) {
 
 }  // namespace
 
-std::optional<int> run_webhook_command(const std::vector<std::string>& args) {
-    if (args.empty() || args[0] != "webhook") return std::nullopt;
-    try {
-        return run(args);
-    } catch (const AdminRejection& e) {
-        return report_admin_rejection(e);
-    } catch (const infra::config::ConfigError& e) {
-        print_admin_error("config_error", e.what());
-        return 1;
-    } catch (const pqxx::broken_connection& e) {
-        print_admin_error("database_unavailable", "cannot reach Postgres (DATABASE_URL)");
-        return 1;
-    } catch (const std::exception& e) {
-        print_admin_error("internal_error", e.what());
-        return 1;
-    }
+AdminGroupRun define_webhook_commands(CLI::App& admin) {
+    struct Commands {
+        Flags flags;
+        std::vector<CLI::App*> commands;
+    };
+    auto c = std::make_shared<Commands>();
+    auto& group = admin_subcommand(admin, "webhook", "webhook endpoints (docs/webhooks.md)");
+    group.set_help_flag();  // `duepay admin webhook --help` is kUsage, below
+    auto& f = c->flags;
+    const auto declare = [&](const char* name, const char* help) -> CLI::App& {
+        auto& cmd = admin_subcommand(group, name, help);
+        admin_option(cmd, "--project", f.project, "project id (required)");
+        admin_option(cmd, "--mode", f.mode, "test|live (required)");
+        c->commands.push_back(&cmd);
+        return cmd;
+    };
+    const auto with_id = [&](const char* name, const char* help) -> CLI::App& {
+        auto& cmd = declare(name, help);
+        admin_option(cmd, "--id", f.id, "endpoint id, we_... (required)");
+        return cmd;
+    };
+    const auto endpoint = [&](CLI::App& cmd) {
+        admin_option(cmd, "--url", f.url, "https URL");
+        admin_option(cmd, "--events", f.events, "event types, comma separated (default: all)");
+        admin_option(cmd, "--description", f.description, "free text");
+    };
+    endpoint(declare("add", "add an endpoint; prints it with its secret"));
+    admin_option(declare("list", "the project's endpoints"), "--limit", f.limit, "1 to 100 (20)");
+    with_id("show", "show an endpoint");
+    auto& update = with_id("update", "change an endpoint");
+    endpoint(update);
+    admin_option(update, "--status", f.status, "enabled|disabled");
+    with_id("delete", "delete an endpoint");
+    admin_option(with_id("rotate", "new secret; prints the endpoint with it"),
+                 "--expires-in-seconds", f.expires_in_seconds,
+                 "the old secret still signs for 0 to 604800 s (86400)");
+    with_id("test", "send a webhook.test event");
+    admin_option(with_id("deliveries", "the endpoint's delivery attempts"), "--limit", f.limit,
+                 "1 to 100 (20)");
+    admin_option(with_id("redeliver", "deliver an event again"), "--event", f.event,
+                 "event id, evt_... (required)");
+    return [c, &group]() -> std::optional<int> {
+        if (!group.parsed()) return std::nullopt;
+        std::string command;
+        for (const auto* cmd : c->commands) {
+            if (cmd->parsed()) command = cmd->get_name();
+        }
+        const auto rest = group.remaining();  // words after `webhook` that name no command
+        if (command.empty() && (rest.empty() || rest[0] == "--help" || rest[0] == "-h")) {
+            std::cout << kUsage;
+            return rest.empty() ? 2 : 0;
+        }
+        try {
+            if (command.empty())
+                throw AdminRejection{"usage", "unknown webhook command: " + rest[0]};
+            return run(command, c->flags);
+        } catch (const AdminRejection& e) {
+            return report_admin_rejection(e);
+        } catch (const infra::config::ConfigError& e) {
+            print_admin_error("config_error", e.what());
+            return 1;
+        } catch (const pqxx::broken_connection& e) {
+            print_admin_error("database_unavailable", "cannot reach Postgres (DATABASE_URL)");
+            return 1;
+        } catch (const std::exception& e) {
+            print_admin_error("internal_error", e.what());
+            return 1;
+        }
+    };
 }
 
 }  // namespace duepay::consumers
