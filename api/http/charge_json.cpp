@@ -14,7 +14,7 @@
 namespace duepay::api {
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using domain::json::Writer;
 
 using domain::json::opt_str;
 using domain::json::str;
@@ -29,7 +29,11 @@ void raw_json(Writer& w, const char* key, const std::string& json) {
 std::string metadata_json(const std::optional<std::string>& stored) {
     domain::events::Metadata m;
     if (stored) {
-        rapidjson::Document doc;
+        // The document's values in a buffer on the stack: a Document's default pool takes 64 KB
+        // from the heap, whose free consolidated the heap on every item of a list page.
+        char pool[2048];
+        rapidjson::MemoryPoolAllocator<> allocator(pool, sizeof pool);
+        rapidjson::Document doc(&allocator);
         doc.Parse(stored->data(), stored->size());
         if (doc.IsObject()) {
             for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {

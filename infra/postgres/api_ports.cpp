@@ -1,6 +1,7 @@
 #include "infra/postgres/api_ports.hpp"
 
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "infra/postgres/account_store.hpp"
@@ -19,33 +20,33 @@ domain::events::PaymentMode stored_payment_mode(const ChargeRow& row) {
 
 }  // namespace
 
-api::ChargeView charge_view_of(const ChargeRow& row) {
+api::ChargeView charge_view_of(ChargeRow row) {
     api::ChargeView v;
-    v.invoice_id = row.invoice_id;
-    v.project_id = domain::ProjectId{row.project_id};
+    v.payment_mode = stored_payment_mode(row);  // before the moves: its error names the row
+    v.invoice_id = std::move(row.invoice_id);
+    v.project_id = domain::ProjectId{std::move(row.project_id)};
     v.mode = stored_mode(row.mode);
     v.chain_id = domain::ChainId{row.chain_id};
-    v.status = row.status;
-    v.amount = row.amount;
-    v.token = row.token;
-    v.token_symbol = row.token_symbol;
+    v.status = std::move(row.status);
+    v.amount = std::move(row.amount);
+    v.token = std::move(row.token);
+    v.token_symbol = std::move(row.token_symbol);
     v.token_decimals = row.token_decimals;
-    v.payment_mode = stored_payment_mode(row);
-    v.merchant = row.merchant;
+    v.merchant = std::move(row.merchant);
     v.fee_bps = row.fee_bps;
     v.deadline = row.deadline;
-    v.deposit_address = row.deposit_address;
-    v.reference = row.reference;
-    v.return_url = row.return_url;
-    v.fiat_json = row.fiat_json;
-    v.metadata_json = row.metadata_json;
-    v.amount_confirmed = row.amount_confirmed;
-    v.exception = row.exception;
-    v.timeline_json = row.timeline_json;
-    v.created_at = row.created_at;
-    v.updated_at = row.updated_at;
-    v.amount_refunded = row.amount_refunded;
-    v.refunds_json = row.refunds_json;
+    v.deposit_address = std::move(row.deposit_address);
+    v.reference = std::move(row.reference);
+    v.return_url = std::move(row.return_url);
+    v.fiat_json = std::move(row.fiat_json);
+    v.metadata_json = std::move(row.metadata_json);
+    v.amount_confirmed = std::move(row.amount_confirmed);
+    v.exception = std::move(row.exception);
+    v.timeline_json = std::move(row.timeline_json);
+    v.created_at = std::move(row.created_at);
+    v.updated_at = std::move(row.updated_at);
+    v.amount_refunded = std::move(row.amount_refunded);
+    v.refunds_json = std::move(row.refunds_json);
     return v;
 }
 
@@ -62,7 +63,7 @@ std::optional<api::ChargeView> PgChargeReader::find(const std::string& invoice_i
         return find_charge(tx, invoice_id);
     });
     if (!row) return std::nullopt;
-    return charge_view_of(*row);
+    return charge_view_of(std::move(*row));
 }
 
 std::optional<api::ChargeStatus> PgChargeReader::find_status(const std::string& invoice_id) {
@@ -79,8 +80,8 @@ std::vector<api::ListedCharge> PgChargeReader::list(const api::ChargeListQuery& 
     });
     std::vector<api::ListedCharge> out;
     out.reserve(rows.size());
-    for (const auto& r : rows)
-        out.push_back(api::ListedCharge{charge_view_of(r.row), r.created_us});
+    for (auto& r : rows)
+        out.push_back(api::ListedCharge{charge_view_of(std::move(r.row)), r.created_us});
     return out;
 }
 

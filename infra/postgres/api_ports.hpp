@@ -26,7 +26,7 @@ namespace duepay::infra::postgres {
 
 // The row as the API shows it; throws std::logic_error for a mode or payment mode the projection
 // cannot have written.
-api::ChargeView charge_view_of(const ChargeRow& row);
+api::ChargeView charge_view_of(ChargeRow row);
 
 class PgKeyDirectory final : public api::KeyDirectory {
   public:
