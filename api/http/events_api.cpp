@@ -13,8 +13,6 @@
 namespace duepay::api {
 namespace {
 
-namespace pg = infra::postgres;
-
 constexpr std::string_view kEvents = "/v1/events";
 
 ApiResponse event_not_found() {
@@ -27,14 +25,14 @@ bool is_merchant_event_type(std::string_view type) {
 
 }  // namespace
 
-std::string encode_event_cursor(const pg::MerchantEventPosition& p) {
+std::string encode_event_cursor(const EventPosition& p) {
     const std::string text = std::to_string(p.occurred_ms) + ":" + p.id;
     return domain::to_hex(std::span<const std::uint8_t>(
                               reinterpret_cast<const std::uint8_t*>(text.data()), text.size()))
         .substr(2);
 }
 
-std::optional<pg::MerchantEventPosition> decode_event_cursor(const std::string& text) {
+std::optional<EventPosition> decode_event_cursor(const std::string& text) {
     if (text.size() > 256 || text.starts_with("0x") || text.starts_with("0X")) return std::nullopt;
     const auto bytes = domain::from_hex(text);
     if (!bytes) return std::nullopt;
@@ -43,7 +41,7 @@ std::optional<pg::MerchantEventPosition> decode_event_cursor(const std::string& 
     if (colon == std::string::npos || colon == 0 || colon > 15) return std::nullopt;
     const auto ms = plain.substr(0, colon);
     if (ms.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-    pg::MerchantEventPosition p{std::stoll(ms), plain.substr(colon + 1)};
+    EventPosition p{std::stoll(ms), plain.substr(colon + 1)};
     if (!infra::webhooks::is_event_id(p.id)) return std::nullopt;
     return p;
 }
@@ -71,18 +69,15 @@ ApiResponse EventsApi::handle(const ApiRequest& request) {
     if (!owner) return error_response(401, "invalid_api_key", "invalid API key");
     if (id.empty()) return list(request, *owner);
     if (!infra::webhooks::is_event_id(id)) return event_not_found();
-    auto event = deps_.pool->with_transaction([&](pqxx::work& tx) {
-        return pg::find_merchant_event(tx, owner->project_id.value,
-                                       std::string(domain::events::to_string(owner->mode)), id);
-    });
+    auto event = deps_.events->find(owner->project_id, owner->mode, id);
     if (!event) return event_not_found();
     return success_response(200, event->body);
 }
 
 ApiResponse EventsApi::list(const ApiRequest& request, const KeyOwner& owner) {
-    pg::MerchantEventQuery q;
-    q.project_id = owner.project_id.value;
-    q.mode = domain::events::to_string(owner.mode);
+    EventQuery q;
+    q.project_id = owner.project_id;
+    q.mode = owner.mode;
     if (auto unknown = request.unknown_query_param({"limit", "cursor", "type", "createdGte"})) {
         return bad_request("unknown_field",
                            "unknown query parameter " + domain::escape_for_log(*unknown, 64));
@@ -114,8 +109,7 @@ ApiResponse EventsApi::list(const ApiRequest& request, const KeyOwner& owner) {
                                "2026-11-21T22:00:00Z, from 1970 on");
         }
     }
-    auto page = deps_.pool->with_transaction(
-        [&](pqxx::work& tx) { return pg::list_merchant_events(tx, q); });
+    auto page = deps_.events->list(q);
     const bool more = page.size() > *limit;
     if (more) page.pop_back();
 

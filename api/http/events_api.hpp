@@ -12,19 +12,18 @@
 
 #include "api/http/api_types.hpp"
 #include "api/http/auth.hpp"
-#include "infra/postgres/merchant_event_store.hpp"
-#include "infra/postgres/pool.hpp"
+#include "api/http/ports.hpp"
 
 namespace duepay::api {
 
 struct EventsApiDeps {
     KeyDirectory* keys = nullptr;
-    infra::postgres::ConnectionPool* pool = nullptr;
+    MerchantEvents* events = nullptr;
 };
 
 // The opaque nextCursor of a page: hex of "<createdAt ms>:<event id>".
-std::string encode_event_cursor(const infra::postgres::MerchantEventPosition& position);
-std::optional<infra::postgres::MerchantEventPosition> decode_event_cursor(const std::string& text);
+std::string encode_event_cursor(const EventPosition& position);
+std::optional<EventPosition> decode_event_cursor(const std::string& text);
 
 class EventsApi {
   public:

@@ -151,6 +151,37 @@ class ProjectionWaiter {
                       std::function<void(bool projected)> done) = 0;
 };
 
+// ---- Merchant events (GET /v1/events, docs/events-api.md) ----
+
+// A position in the events listing: the last event of the previous page.
+struct EventPosition {
+    std::int64_t occurred_ms = 0;  // the event's createdAt, unix milliseconds
+    std::string id;
+};
+
+struct EventQuery {
+    ProjectId project_id;
+    Mode mode = Mode::test;
+    std::optional<std::string> type;             // one invoice.* type
+    std::optional<std::int64_t> created_gte_ms;  // createdAt >= this
+    std::optional<EventPosition> after;          // strictly older than this position
+    std::size_t limit = 20;
+};
+
+struct MerchantEvent {
+    EventPosition position;
+    std::string body;  // {id, type, createdAt, mode, data}: the exact webhook body
+};
+
+// The merchant-facing events of a project and mode, newest first (keyset pages on position).
+class MerchantEvents {
+  public:
+    virtual ~MerchantEvents() = default;
+    virtual std::vector<MerchantEvent> list(const EventQuery& query) = 0;
+    virtual std::optional<MerchantEvent> find(const ProjectId& project, Mode mode,
+                                              const std::string& id) = 0;
+};
+
 // ---- Idempotency-Key claims of POST /v1/invoices and refunds (docs/limits.md, ADR 0091) ----
 
 using RequestFingerprint = std::array<std::uint8_t, 32>;  // SHA-256 of method, path and body

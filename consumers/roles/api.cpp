@@ -60,7 +60,8 @@ struct ApiRole {
     std::unique_ptr<infra::postgres::RateLimiter> limiter;
     std::unique_ptr<api::WebhooksApi> webhooks;  // /v1/webhook-* (docs/webhooks.md)
     std::unique_ptr<api::AccountApi> account;    // key roll, /v1/project, payout wallet
-    std::unique_ptr<api::EventsApi> events;      // /v1/events (docs/events-api.md)
+    std::unique_ptr<infra::postgres::PgMerchantEvents> merchant_events;
+    std::unique_ptr<api::EventsApi> events;  // /v1/events (docs/events-api.md)
     std::unique_ptr<infra::postgres::PgChargeHistory> history;
     std::unique_ptr<api::RefundsApi> refunds;  // /v1/charges/:id/refunds (docs/refunds.md)
     std::unique_ptr<api::ChargesApi> routes;
@@ -147,7 +148,9 @@ struct ApiRole {
         deps.webhooks = webhooks.get();
         account = std::make_unique<api::AccountApi>(api::AccountApiDeps{keys.get(), pool.get()});
         deps.account = account.get();
-        events = std::make_unique<api::EventsApi>(api::EventsApiDeps{keys.get(), pool.get()});
+        merchant_events = std::make_unique<infra::postgres::PgMerchantEvents>(*pool);
+        events =
+            std::make_unique<api::EventsApi>(api::EventsApiDeps{keys.get(), merchant_events.get()});
         deps.events = events.get();
         history = std::make_unique<infra::postgres::PgChargeHistory>(*pool);
         refunds = std::make_unique<api::RefundsApi>(

@@ -6,6 +6,7 @@
 
 #include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/merchant_event_store.hpp"
 
 namespace duepay::infra::postgres {
 namespace {
@@ -16,6 +17,10 @@ domain::events::PaymentMode stored_payment_mode(const ChargeRow& row) {
     if (row.payment_mode == "transfer") return PaymentMode::transfer;
     if (row.payment_mode == "both") return PaymentMode::both;
     throw std::logic_error("charge row " + row.invoice_id + ": payment_mode " + row.payment_mode);
+}
+
+api::MerchantEvent merchant_event_of(MerchantEvent e) {
+    return {{e.position.occurred_ms, std::move(e.position.id)}, std::move(e.body)};
 }
 
 }  // namespace
@@ -55,6 +60,31 @@ std::optional<api::KeyOwner> PgKeyDirectory::find(const api::KeyHash& key_hash) 
         pqxx::read_transaction tx(conn);
         return find_key_owner(tx, key_hash);
     });
+}
+
+std::vector<api::MerchantEvent> PgMerchantEvents::list(const api::EventQuery& query) {
+    MerchantEventQuery q;
+    q.project_id = query.project_id.value;
+    q.mode = domain::events::to_string(query.mode);
+    q.type = query.type;
+    q.created_gte_ms = query.created_gte_ms;
+    if (query.after) q.after = MerchantEventPosition{query.after->occurred_ms, query.after->id};
+    q.limit = query.limit;
+    auto rows = pool_.with_transaction([&](pqxx::work& tx) { return list_merchant_events(tx, q); });
+    std::vector<api::MerchantEvent> out;
+    out.reserve(rows.size());
+    for (auto& row : rows) out.push_back(merchant_event_of(std::move(row)));
+    return out;
+}
+
+std::optional<api::MerchantEvent> PgMerchantEvents::find(const api::ProjectId& project,
+                                                         api::Mode mode, const std::string& id) {
+    auto row = pool_.with_transaction([&](pqxx::work& tx) {
+        return find_merchant_event(tx, project.value, std::string(domain::events::to_string(mode)),
+                                   id);
+    });
+    if (!row) return std::nullopt;
+    return merchant_event_of(std::move(*row));
 }
 
 std::optional<api::ChargeView> PgChargeReader::find(const std::string& invoice_id) {

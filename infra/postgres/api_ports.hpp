@@ -1,9 +1,9 @@
 // The Postgres adapters of the API's ports (api/http/ports.hpp; ADR 0182): key lookups, charge
-// reads and pages through the pool, the journal of a charge, and a ProjectionWaiter fed by
-// LISTEN duepay_charges (the projector NOTIFYs each projected invoice). The idempotency and
-// limiter ports are IdempotencyStore and RateLimiter. Each translates the read model's rows into
-// the port's vocabulary and lets no driver exception out: an unreachable database is
-// DatabaseUnavailable.
+// reads and pages through the pool, the journal of a charge, the merchant events (ADR 0197), and
+// a ProjectionWaiter fed by LISTEN duepay_charges (the projector NOTIFYs each projected invoice).
+// The idempotency and limiter ports are IdempotencyStore and RateLimiter. Each translates the
+// read model's rows into the port's vocabulary and lets no driver exception out: an unreachable
+// database is DatabaseUnavailable.
 #pragma once
 
 #include <condition_variable>
@@ -52,6 +52,18 @@ class PgChargeHistory final : public api::ChargeHistory {
   public:
     explicit PgChargeHistory(ConnectionPool& pool) : pool_(pool) {}
     std::vector<std::string> events(const std::string& invoice_id) override;
+
+  private:
+    ConnectionPool& pool_;
+};
+
+// GET /v1/events over merchant_event_store (webhook_events, docs/events-api.md).
+class PgMerchantEvents final : public api::MerchantEvents {
+  public:
+    explicit PgMerchantEvents(ConnectionPool& pool) : pool_(pool) {}
+    std::vector<api::MerchantEvent> list(const api::EventQuery& query) override;
+    std::optional<api::MerchantEvent> find(const api::ProjectId& project, api::Mode mode,
+                                           const std::string& id) override;
 
   private:
     ConnectionPool& pool_;

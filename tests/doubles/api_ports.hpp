@@ -203,4 +203,35 @@ class FakeLister final : public api::ChargeLister {
     std::vector<api::ChargeListQuery> queries;
 };
 
+// Merchant events in listing order (newest first), each of one project and mode; list() returns
+// the first query.limit of those the query selects, as the store's keyset page does.
+class FakeMerchantEvents final : public api::MerchantEvents {
+  public:
+    struct Stored {
+        api::ProjectId project;
+        api::Mode mode = api::Mode::test;
+        api::MerchantEvent event;
+    };
+    std::vector<api::MerchantEvent> list(const api::EventQuery& query) override {
+        queries.push_back(query);
+        std::vector<api::MerchantEvent> out;
+        for (const auto& s : stored) {
+            if (out.size() == query.limit) break;
+            if (s.project.value == query.project_id.value && s.mode == query.mode)
+                out.push_back(s.event);
+        }
+        return out;
+    }
+    std::optional<api::MerchantEvent> find(const api::ProjectId& project, api::Mode mode,
+                                           const std::string& id) override {
+        for (const auto& s : stored) {
+            if (s.project.value == project.value && s.mode == mode && s.event.position.id == id)
+                return s.event;
+        }
+        return std::nullopt;
+    }
+    std::vector<Stored> stored;
+    std::vector<api::EventQuery> queries;
+};
+
 }  // namespace duepay::doubles
