@@ -50,6 +50,12 @@ switches_of() {
   cat /proc/"$1"/task/*/status 2>/dev/null |
     awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
 }
+# The machine's CPU ticks (all cpus) from /proc/stat: "busy idle steal". CPU per request is only
+# comparable between runs on an otherwise idle machine: the idle and steal shares of each run say
+# whether it was (bench/RESULTS.md, "the 64-connection regression").
+machine_ticks() {
+  awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6, $9 }' /proc/stat
+}
 KAFKA_PID="$(cat "$ROOT/var/kafka/kafka.pid" 2>/dev/null || true)"
 PG_PID="$(head -1 "$ROOT/var/pg/data/postmaster.pid" 2>/dev/null || true)"
 
@@ -93,25 +99,30 @@ load_ids() {
 }
 load_ids
 
-printf 'route\tconnections\trequests\treq_per_s\tp50_ms\tp99_ms\tnon2xx\tduepay_us\tbroker_us\tpostgres_us\tduepay_cs\n' \
+printf 'route\tconnections\trequests\treq_per_s\tp50_ms\tp99_ms\tnon2xx\tduepay_us\tbroker_us\tpostgres_us\tduepay_cs\tidle_pct\tsteal_pct\n' \
   >"$OUT/sweep.tsv"
 for route in $ROUTES; do
   for c in $CONNECTIONS_LIST; do
     threads=$((c < 2 ? c : 2))
     s0="$(switches_of "$DEV_PID")"
+    read -r m_busy0 m_idle0 m_steal0 < <(machine_ticks)
     d0="$(ticks_of "$DEV_PID")"; k0="$(ticks_of "${KAFKA_PID:-0}")"; p0="$(tree_ticks "${PG_PID:-0}")"
     line="$(wrk -t"$threads" -c"$c" -d"${DURATION}s" --latency -s "$ROOT/bench/load/$route.lua" \
       "$BASE" | tee "$OUT/$route-$c.txt" | grep -E "^$route: ")"
     d1="$(ticks_of "$DEV_PID")"; k1="$(ticks_of "${KAFKA_PID:-0}")"; p1="$(tree_ticks "${PG_PID:-0}")"
     s1="$(switches_of "$DEV_PID")"
+    read -r m_busy1 m_idle1 m_steal1 < <(machine_ticks)
+    read -r idle_pct steal_pct < <(awk -v b=$((m_busy1 - m_busy0)) -v i=$((m_idle1 - m_idle0)) \
+      -v s=$((m_steal1 - m_steal0)) 'BEGIN { t = b + i + s; if (t == 0) t = 1
+        printf "%.0f %.0f\n", 100 * i / t, 100 * s / t }')
     # "create: N requests, R req/s, p50 X ms, p99 Y ms, non-2xx Z"
     read -r requests rps p50 p99 non2xx < <(echo "$line" |
       sed -E 's/^[a-z_]+: ([0-9]+) requests, ([0-9.]+) req\/s, p50 ([0-9.]+) ms, p99 ([0-9.]+) ms, non-2xx ([0-9]+).*/\1 \2 \3 \4 \5/')
     per_req() { awk -v t="$1" -v n="$requests" -v hz="$TCK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
     cs="$(awk -v s="$((s1 - s0))" -v n="$requests" 'BEGIN { printf "%.1f", (n > 0 ? s / n : 0) }')"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$c" "$requests" "$rps" "$p50" \
-      "$p99" "$non2xx" "$(per_req $((d1 - d0)))" "$(per_req $((k1 - k0)))" "$(per_req $((p1 - p0)))" \
-      "$cs" | tee -a "$OUT/sweep.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$c" "$requests" "$rps" \
+      "$p50" "$p99" "$non2xx" "$(per_req $((d1 - d0)))" "$(per_req $((k1 - k0)))" \
+      "$(per_req $((p1 - p0)))" "$cs" "$idle_pct" "$steal_pct" | tee -a "$OUT/sweep.tsv"
     [[ "$route" == create ]] && load_ids  # the status runs read the newest charges
   done
 done
@@ -145,12 +156,12 @@ fi
   echo
   echo "floor (same run, one in flight): p50 ${FLOOR_P50} ms, p99 ${FLOOR_P99} ms (Kafka ack + PG commit/NOTIFY)"
   echo
-  echo "| route | connections | requests | req/s | p50 ms | p99 ms | p50 / floor p50 | non-2xx | CPU us/req duepay | broker | postgres | duepay switches/req |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| route | connections | requests | req/s | p50 ms | p99 ms | p50 / floor p50 | non-2xx | CPU us/req duepay | broker | postgres | duepay switches/req | machine idle % | steal % |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   tail -n +2 "$OUT/sweep.tsv" | awk -F'\t' -v f="$FLOOR_P50" '{
     ratio = ($1 ~ /^create/ && f > 0) ? sprintf("%.1fx", $5 / f) : "-"
-    printf "| %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-      $1, $2, $3, $4, $5, $6, ratio, $7, $8, $9, $10, $11 }'
+    printf "| %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+      $1, $2, $3, $4, $5, $6, ratio, $7, $8, $9, $10, $11, $12, $13 }'
 } >"$OUT/sweep.md"
 cat "$OUT/sweep.md"
 
