@@ -7,26 +7,19 @@
 // build/e2e-screenshots/ (docs/checkout.md). Every wait is bounded.
 import {id as keccakId} from "ethers";
 import assert from "node:assert/strict";
-import {execFile, spawn} from "node:child_process";
 import {existsSync, mkdirSync} from "node:fs";
 import {join} from "node:path";
 import {after, before, test} from "node:test";
-import {promisify} from "node:util";
 import puppeteer from "puppeteer-core";
 
-const run = promisify(execFile);
-const env = process.env;
+import {BIN, children, env, run, sleep, stackSkip, start, stopChildren} from "../support/stack.mjs";
+
 const CHAIN = 80002;
-const required = [
+const CHROMIUM = env.DUEPAY_CHROMIUM || "/usr/bin/chromium";
+const skip = stackSkip([
   "DUEPAY_BASE_URL", "DUEPAY_CHECKOUT_URL", "DATABASE_URL", "KAFKA_BOOTSTRAP", "DUEPAY_CHAINS_FILE",
   "DUEPAY_DEV_BUYER_KEYS", "DUEPAY_SIGNER_KEY", "DUEPAY_SERVER_SECRET", `DUEPAY_RPC_URL_${CHAIN}`
-];
-const missing = required.filter((k) => !env[k]);
-const CHROMIUM = env.DUEPAY_CHROMIUM || "/usr/bin/chromium";
-const skip = missing.length ?
-    `dev stack environment absent (${missing.join(", ")}): source var/dev.env` :
-    (!existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}` : false);
-const BIN = env.DUEPAY_BIN || "build/duepay";
+]) || (!existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}` : false);
 const RPC = env[`DUEPAY_RPC_URL_${CHAIN}`];
 const CHECKOUT = env.DUEPAY_CHECKOUT_URL;
 const SHOTS = env.DUEPAY_SCREENSHOT_DIR || join(env.DUEPAY_BUILD_DIR || "build", "e2e-screenshots");
@@ -43,21 +36,7 @@ const VIEWPORTS = {
 let key;
 let brandedKey;
 let browser;
-const children = [];
 let chainwatch;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function start(args, name, extraEnv = {}) {
-  const child = spawn(BIN, args, {env: {...env, ...extraEnv}, stdio: ["ignore", "ignore", "pipe"]});
-  child.logs = "";
-  child.stderr.on("data", (d) => {
-    child.logs += d.toString();
-    if (child.logs.length > 200000) child.logs = child.logs.slice(-100000);
-  });
-  child.name = name;
-  children.push(child);
-  return child;
-}
 
 async function rpc(method, params = []) {
   const res = await fetch(RPC, {
@@ -287,11 +266,7 @@ after(async () => {
           c.signalCode}); its log:\n${c.logs.slice(-4000)}`);
     }
   }
-  for (const c of children)
-    if (c.exitCode === null) c.kill("SIGTERM");
-  await sleep(500);
-  for (const c of children)
-    if (c.exitCode === null) c.kill("SIGKILL");
+  await stopChildren(500);
 });
 
 test(

@@ -1,45 +1,17 @@
 // Shared set-up of the merchant API suites (events.test.mjs, refunds.test.mjs): the real stack from
 // var/dev.env, `duepay dev --with-webhooks` on a free loopback port (api, projector, webhooks role)
-// and `duepay chainwatch --chain 80002` as subprocesses; keys from `duepay admin`. Every wait is
-// bounded and every child is stopped by stop().
+// and `duepay chainwatch --chain 80002` as subprocesses (tests/support/stack.mjs); keys from
+// `duepay admin`. Every wait is bounded and every child is stopped by stop().
 import assert from "node:assert/strict";
-import http from "node:http";
-import { spawn, execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { BIN, env, freePort, run, sleep, stackSkip, start, stopChildren } from "../../support/stack.mjs";
 
-export const run = promisify(execFile);
-export const env = process.env;
+export { BIN, env, run, sleep, start };
 export const CHAIN = 80002;
-const required = ["DATABASE_URL", "KAFKA_BOOTSTRAP", "DUEPAY_CHAINS_FILE", "DUEPAY_DEV_BUYER_KEYS",
-  "DUEPAY_SIGNER_KEY", "DUEPAY_SERVER_SECRET", `DUEPAY_RPC_URL_${CHAIN}`];
-const missing = required.filter((k) => !env[k]);
-export const skip = missing.length ? `dev stack environment absent (${missing.join(", ")}): source var/dev.env` : false;
-export const BIN = env.DUEPAY_BIN || "build/duepay";
+export const skip = stackSkip(["DATABASE_URL", "KAFKA_BOOTSTRAP", "DUEPAY_CHAINS_FILE",
+  "DUEPAY_DEV_BUYER_KEYS", "DUEPAY_SIGNER_KEY", "DUEPAY_SERVER_SECRET", `DUEPAY_RPC_URL_${CHAIN}`]);
 export const RPC = env[`DUEPAY_RPC_URL_${CHAIN}`];
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const children = [];
 export const ctx = { base: "", testKey: "", dev: null, chainwatch: null };
-
-export function start(args, name, extraEnv = {}) {
-  const child = spawn(BIN, args, { env: { ...env, ...extraEnv }, stdio: ["ignore", "ignore", "pipe"] });
-  child.logs = "";
-  child.stderr.on("data", (d) => {
-    child.logs += d.toString();
-    if (child.logs.length > 200000) child.logs = child.logs.slice(-100000);
-  });
-  child.name = name;
-  children.push(child);
-  return child;
-}
-
-async function freePort() {
-  const srv = http.createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 export async function waitUntil(pred, what, timeoutMs = 30000) {
   const until = Date.now() + timeoutMs;
@@ -115,8 +87,5 @@ export async function startRoles(extraEnv = {}) {
 }
 
 export async function stop() {
-  for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
-  const until = Date.now() + 5000;
-  while (Date.now() < until && children.some((c) => c.exitCode === null)) await sleep(100);
-  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  await stopChildren(5000);
 }

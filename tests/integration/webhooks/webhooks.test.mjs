@@ -7,53 +7,28 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import { spawn, execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { createRequire } from "node:module";
+import { BIN, env, freePort, run, sleep, stackSkip, start, stopChildren } from "../../support/stack.mjs";
 
 const require = createRequire(import.meta.url);
 const Stripe = require("stripe");
 const { Webhook } = require("standardwebhooks");
 
-const run = promisify(execFile);
-const env = process.env;
 const CHAIN = 80002;
-const required = ["DATABASE_URL", "KAFKA_BOOTSTRAP", "DUEPAY_CHAINS_FILE", "DUEPAY_DEV_BUYER_KEYS",
-  "DUEPAY_SIGNER_KEY", "DUEPAY_SERVER_SECRET", `DUEPAY_RPC_URL_${CHAIN}`];
-const missing = required.filter((k) => !env[k]);
-const skip = missing.length ? `dev stack environment absent (${missing.join(", ")}): source var/dev.env` : false;
-const BIN = env.DUEPAY_BIN || "build/duepay";
+const skip = stackSkip(["DATABASE_URL", "KAFKA_BOOTSTRAP", "DUEPAY_CHAINS_FILE", "DUEPAY_DEV_BUYER_KEYS",
+  "DUEPAY_SIGNER_KEY", "DUEPAY_SERVER_SECRET", `DUEPAY_RPC_URL_${CHAIN}`]);
 const PRODUCER = env.DUEPAY_WEBHOOKS_PRODUCER || "build/tests/integration/webhooks/webhooks_paid_events_producer";
 // Short retries so the tests see them; the first one is ~5 s as in production.
 const RETRY_SCHEDULE = "5s,5s,10s/10m";
 const CRASH_EVENTS = Number(env.DUEPAY_WEBHOOKS_CRASH_EVENTS || 1000);
 
 const stripe = new Stripe("sk_test_unused");
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const children = [];
 const receivers = [];
 let base;
 let testKey;
 let liveKey;
 let dev;
 let chainwatch;
-
-function start(args, name, extraEnv = {}) {
-  const child = spawn(BIN, args, { env: { ...env, ...extraEnv }, stdio: ["ignore", "ignore", "pipe"] });
-  child.logs = "";
-  child.stderr.on("data", (d) => { child.logs += d.toString(); if (child.logs.length > 200000) child.logs = child.logs.slice(-100000); });
-  child.name = name;
-  children.push(child);
-  return child;
-}
-
-async function freePort() {
-  const srv = http.createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 // A receiver on loopback. `respond(req, record)` returns a status, or null to never answer;
 // the answer is sent `delayMs` after the request.
@@ -203,9 +178,7 @@ after(async () => {
       or project_id like 'prj_share_%'`)
       .catch(() => {});
   }
-  for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
-  await sleep(1000);
-  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  await stopChildren(1000);
 });
 
 test("bad URLs, private addresses and unknown event types are 400s with a meta.code", { skip }, async () => {

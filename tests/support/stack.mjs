@@ -1,0 +1,53 @@
+// What every node suite that drives build/duepay against the dev stack (var/dev.env) needs: the
+// binary, the environment and whether it is a dev stack's, subprocesses whose stderr is kept for
+// failure messages and which stopChildren() ends, and a free loopback port. Used by
+// tests/integration/merchant/support.mjs, tests/integration/webhooks/webhooks.test.mjs and
+// tests/e2e/checkout.test.mjs. Every wait is bounded.
+import http from "node:http";
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
+
+export const run = promisify(execFile);
+export const env = process.env;
+export const BIN = env.DUEPAY_BIN || "build/duepay";
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The `skip` of a node:test suite: false when every variable of `required` is set, else why not.
+export function stackSkip(required) {
+  const missing = required.filter((k) => !env[k]);
+  return missing.length ? `dev stack environment absent (${missing.join(", ")}): source var/dev.env` : false;
+}
+
+// Every child start() started, in order.
+export const children = [];
+
+// Runs `duepay <args>` with the environment plus `extraEnv`; its stderr is kept in child.logs
+// (the last 100-200 kB).
+export function start(args, name, extraEnv = {}) {
+  const child = spawn(BIN, args, { env: { ...env, ...extraEnv }, stdio: ["ignore", "ignore", "pipe"] });
+  child.logs = "";
+  child.stderr.on("data", (d) => {
+    child.logs += d.toString();
+    if (child.logs.length > 200000) child.logs = child.logs.slice(-100000);
+  });
+  child.name = name;
+  children.push(child);
+  return child;
+}
+
+// SIGTERM to every running child, up to `graceMs` for them to exit, then SIGKILL to the rest.
+export async function stopChildren(graceMs = 5000) {
+  const running = (c) => c.exitCode === null && c.signalCode === null;
+  for (const c of children) if (running(c)) c.kill("SIGTERM");
+  const until = Date.now() + graceMs;
+  while (Date.now() < until && children.some(running)) await sleep(100);
+  for (const c of children) if (running(c)) c.kill("SIGKILL");
+}
+
+export async function freePort() {
+  const srv = http.createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
