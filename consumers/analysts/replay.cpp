@@ -3,21 +3,16 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <ctime>
-#include <exception>
 #include <iostream>
-#include <memory>
 #include <pqxx/pqxx>
-#include <thread>
 
 #include "consumers/analysts/progress.hpp"
+#include "consumers/analysts/replay_rebuild.hpp"
 #include "consumers/cli/admin.hpp"
 #include "domain/events/json_writer.hpp"
 #include "infra/config/env.hpp"
 #include "infra/kafka/topic_reader.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/charge_store.hpp"
-#include "infra/postgres/offset_store.hpp"
-#include "projections/charges/charge_projector.hpp"
 #include "projections/charges/read_model_schema.hpp"
 
 namespace duepay::consumers {
@@ -25,9 +20,8 @@ namespace {
 
 namespace rm = projections::charges;
 constexpr infra::log::Logger kLog{"replay"};
-using Offsets = std::map<std::int32_t, std::int64_t>;
-
-std::string replay_group(const std::string& schema) { return "duepay-replay-" + schema; }
+using replay::Offsets;
+using replay::stored_offsets;
 
 // "20261123t153000": the retired schema's suffix.
 std::string utc_stamp() {
@@ -38,156 +32,6 @@ std::string utc_stamp() {
     std::strftime(buf, sizeof buf, "%Y%m%dt%H%M%S", &tm);
     return buf;
 }
-
-Offsets stored_offsets(pqxx::transaction_base& tx, const std::string& group,
-                       const std::string& topic, const std::vector<std::int32_t>& partitions) {
-    return infra::postgres::load_next_offsets(tx, group, topic, partitions);
-}
-
-// A connection whose unqualified names (the projector's SQL) mean the shadow tables first, then
-// public for consumer_offsets and quarantined_events.
-std::unique_ptr<pqxx::connection> shadow_connection(const ReplaySettings& s) {
-    auto conn = std::make_unique<pqxx::connection>(s.database_url);
-    conn->set_variable("search_path", conn->quote_name(s.schema) + ", public");
-    infra::postgres::prepare_charge_statements(*conn);
-    return conn;
-}
-
-// The replay's loop over one snapshot of the topic: applies [stored offset, end) of every
-// partition in batches, one transaction each (rows and offsets together). Unlocked it runs
-// `workers` threads, each with its own connection and reader over its share of the partitions
-// (a charge's events share one partition, so workers never touch the same rows); inside the
-// swap's transaction it runs on that transaction alone.
-class Rebuild {
-  public:
-    Rebuild(const ReplaySettings& s, pqxx::connection& conn, infra::kafka::TopicReader& reader,
-            Offsets lows)
-        : s_(s),
-          conn_(conn),
-          reader_(reader),
-          group_(replay_group(s.schema)),
-          lows_(std::move(lows)) {}
-
-    // Returns false if stopped (what is committed stays: a rerun resumes).
-    bool run_parallel(const Offsets& ends, const std::atomic<bool>& stop, Progress* progress,
-                      std::int64_t done_before) {
-        const auto begins = stored();
-        const std::size_t n = std::max<std::size_t>(
-            1, std::min<std::size_t>(s_.workers, reader_.partitions().size()));
-        const bool journal_empty = workers_.empty() && shadow_journal_empty();
-        while (workers_.size() < n) {
-            Worker w;
-            // Each worker alone writes its partitions' charges: from an empty journal, a charge
-            // it does not hold has no journaled event yet.
-            w.memory = std::make_unique<rm::ChargeMemory>(journal_empty);
-            w.conn = shadow_connection(s_);
-            w.reader = std::make_unique<infra::kafka::TopicReader>(
-                s_.bootstrap, s_.topic, "duepay-replay-" + std::to_string(workers_.size()));
-            workers_.push_back(std::move(w));
-        }
-        std::atomic<bool> failed{false};
-        std::vector<std::exception_ptr> errors(n);
-        std::vector<std::thread> threads;
-        std::atomic<std::size_t> running{n};
-        for (std::size_t i = 0; i < n; ++i) {
-            std::vector<std::int32_t> mine;
-            for (std::size_t j = i; j < reader_.partitions().size(); j += n) {
-                mine.push_back(reader_.partitions()[j]);
-            }
-            threads.emplace_back([&, i, mine] {
-                try {
-                    auto& w = workers_[i];
-                    drain(*w.reader, ranges(begins, ends, mine), stop, failed, [&](auto& batch) {
-                        pqxx::work tx(*w.conn);
-                        apply(tx, batch, *w.memory);
-                        tx.commit();
-                    });
-                } catch (...) {
-                    errors[i] = std::current_exception();
-                    failed = true;
-                }
-                --running;
-            });
-        }
-        while (running > 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            if (progress != nullptr) progress->update(done_before + applied_);
-        }
-        for (auto& t : threads) t.join();
-        for (auto& e : errors) {
-            if (e) std::rethrow_exception(e);
-        }
-        return !stop;
-    }
-
-    // Inside the swap's transaction, on the main connection and reader.
-    void run_in(pqxx::work& tx, const Offsets& ends, const std::atomic<bool>& stop) {
-        std::atomic<bool> failed{false};
-        drain(reader_, ranges(stored(&tx), ends, reader_.partitions()), stop, failed,
-              [&](auto& batch) { apply(tx, batch, in_tx_memory_); });
-    }
-
-    std::int64_t applied() const { return applied_; }
-
-  private:
-    struct Worker {
-        std::unique_ptr<rm::ChargeMemory> memory;
-        std::unique_ptr<pqxx::connection> conn;
-        std::unique_ptr<infra::kafka::TopicReader> reader;
-    };
-
-    Offsets stored(pqxx::work* in_tx = nullptr) {
-        if (in_tx != nullptr) return stored_offsets(*in_tx, group_, s_.topic, reader_.partitions());
-        pqxx::read_transaction tx(conn_);
-        return stored_offsets(tx, group_, s_.topic, reader_.partitions());
-    }
-
-    std::vector<infra::kafka::PartitionRange> ranges(const Offsets& begins, const Offsets& ends,
-                                                     const std::vector<std::int32_t>& partitions) {
-        std::vector<infra::kafka::PartitionRange> out;
-        for (const auto p : partitions) {
-            const auto begin = begins.contains(p) ? begins.at(p) : lows_.at(p);
-            out.push_back({p, begin, std::max(begin, ends.at(p))});
-        }
-        return out;
-    }
-
-    bool shadow_journal_empty() {
-        pqxx::read_transaction tx(conn_);
-        return tx.exec1("select not exists (select 1 from charge_events)")[0].as<bool>();
-    }
-
-    void apply(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch,
-               rm::ChargeMemory& memory) {
-        rm::ApplyOptions options;
-        options.notify = false;
-        options.memory = &memory;
-        rm::apply_batch(tx, group_, batch, options);
-    }
-
-    template <class Apply>
-    void drain(infra::kafka::TopicReader& reader,
-               const std::vector<infra::kafka::PartitionRange>& ranges,
-               const std::atomic<bool>& stop, const std::atomic<bool>& failed, Apply&& apply_one) {
-        reader.assign(ranges);
-        while (!reader.done() && !stop && !failed) {
-            auto batch = reader.poll(s_.batch, std::chrono::milliseconds(500));
-            if (batch.empty()) continue;
-            apply_one(batch);
-            applied_ += static_cast<std::int64_t>(batch.size());
-        }
-    }
-
-    const ReplaySettings& s_;
-    pqxx::connection& conn_;
-    infra::kafka::TopicReader& reader_;
-    std::string group_;
-    Offsets lows_;
-    std::vector<Worker> workers_;
-    // The swap's catch-up: the workers have journaled, so it loads the charges it meets.
-    rm::ChargeMemory in_tx_memory_{false};
-    std::atomic<std::int64_t> applied_{0};
-};
 
 void write_comparison(domain::json::Writer& w, const rm::Comparison& c) {
     w.Key("comparison");
@@ -254,17 +98,25 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         std::cout << out.GetString() << std::endl;
         return 0;
     }
-    const auto group = replay_group(s.schema);
+    const auto group = replay::group(s.schema);
     {
         pqxx::work tx(conn);
         if (s.fresh) {
             rm::drop_shadow(tx, s.schema);
             tx.exec_params("delete from consumer_offsets where group_id = $1", group);
         }
-        rm::create_shadow(tx, s.schema);
+        rm::create_shadow(tx, s.schema, !s.logged);
+        if (rm::unlogged_shadow_lost(tx, s.schema)) {
+            // A Postgres crash emptied the unlogged tables, not the offsets (ADR 0190).
+            kLog.warn() << "replay: the unlogged tables of " << s.schema
+                        << " were emptied by a Postgres crash; starting again from offset 0";
+            rm::drop_shadow(tx, s.schema);
+            tx.exec_params("delete from consumer_offsets where group_id = $1", group);
+            rm::create_shadow(tx, s.schema, !s.logged);
+        }
         tx.commit();
     }
-    auto shadow = shadow_connection(s);
+    auto shadow = replay::shadow_connection(s);
 
     infra::kafka::TopicReader reader(s.bootstrap, s.topic, "duepay-replay");
     Offsets lows;
@@ -275,7 +127,7 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         ends[p] = mark.second;
         total += mark.second - mark.first;
     }
-    Rebuild rebuild(s, *shadow, reader, lows);
+    replay::Rebuild rebuild(s, *shadow, reader, lows);
     std::int64_t done_before = 0;
     {
         pqxx::read_transaction tx(conn);
@@ -294,8 +146,15 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         return 130;
     }
     progress.finish(done_before + rebuild.applied());
-    // The list indexes of `charges`, left out while loading (ADR 0185), before any compare.
+    // Durable before any compare or swap (ADR 0190), then the list indexes of `charges`, left
+    // out while loading (ADR 0185).
     const auto loaded = std::chrono::steady_clock::now();
+    {
+        pqxx::work tx(conn);
+        rm::make_shadow_logged(tx, s.schema);
+        tx.commit();
+    }
+    const auto logged = std::chrono::steady_clock::now();
     {
         pqxx::work tx(conn);
         if (const int built = rm::build_deferred_indexes(tx, s.schema); built > 0) {
@@ -313,8 +172,10 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
     w.Int64(rebuild.applied());
     w.Key("seconds");
     w.Double(seconds);
+    w.Key("loggedSeconds");
+    w.Double(std::chrono::duration<double>(logged - loaded).count());
     w.Key("indexSeconds");
-    w.Double(std::chrono::duration<double>(indexed - loaded).count());
+    w.Double(std::chrono::duration<double>(indexed - logged).count());
     w.Key("eventsPerSecond");
     w.Int64(seconds > 0 ? static_cast<std::int64_t>(rebuild.applied() / seconds) : 0);
 
@@ -390,6 +251,9 @@ cli::Run define_replay(CLI::App& cmd) {
         "--workers", s->workers,
         "parallel writers, each with its own connection and share of the partitions (2)");
     cmd.add_flag("--fresh", s->fresh, "drop the shadow schema and its offsets first");
+    cmd.add_flag("--logged", s->logged,
+                 "create the shadow tables logged (WAL while loading; default: UNLOGGED, made "
+                 "logged before the comparison)");
     cmd.add_flag("--swap", s->swap,
                  "swap the rebuilt tables in when they equal the live ones (old set kept)");
     cmd.add_flag("--drop-old", s->drop_old,

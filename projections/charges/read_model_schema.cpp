@@ -14,6 +14,16 @@ std::string ident(pqxx::transaction_base& tx, const std::string& name) {
     return tx.conn().quote_name(name);
 }
 
+// A text[] literal of plain identifiers (no quoting needed).
+std::string text_array(const std::vector<std::string>& values) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out += ',';
+        out += values[i];
+    }
+    return out + '}';
+}
+
 std::string int_array(const std::vector<std::int64_t>& values) {
     std::string out = "{";
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -61,13 +71,16 @@ bool is_valid_shadow_schema(const std::string& name) {
     return true;
 }
 
-void create_shadow(pqxx::transaction_base& tx, const std::string& schema) {
+void create_shadow(pqxx::transaction_base& tx, const std::string& schema, bool unlogged) {
     if (!is_valid_shadow_schema(schema)) throw std::invalid_argument("bad schema name " + schema);
     tx.exec("create schema if not exists " + ident(tx, schema));
+    bool created = false;
     for (const char* table : kRebuiltTables) {
         if (exists(tx, schema, table)) continue;
-        tx.exec("create table " + ident(tx, schema) + "." + ident(tx, table) + " (like public." +
-                ident(tx, table) + " including all)");
+        created = true;
+        tx.exec(std::string(unlogged ? "create unlogged table " : "create table ") +
+                ident(tx, schema) + "." + ident(tx, table) + " (like public." + ident(tx, table) +
+                " including all)");
         if (std::find_if(std::begin(kDeferredIndexTables), std::end(kDeferredIndexTables),
                          [&](const char* t) { return std::string_view(t) == table; }) ==
             std::end(kDeferredIndexTables))
@@ -76,6 +89,41 @@ void create_shadow(pqxx::transaction_base& tx, const std::string& schema) {
             tx.exec("drop index " + ident(tx, schema) + "." + ident(tx, name));
         }
     }
+    if (created && unlogged) {
+        const auto marker = ident(tx, schema) + "." + ident(tx, kUnloggedMarker);
+        tx.exec("create unlogged table " + marker + " (since timestamptz not null default now())");
+        tx.exec("insert into " + marker + " default values");
+    }
+}
+
+bool unlogged_shadow_lost(pqxx::transaction_base& tx, const std::string& schema) {
+    std::vector<std::string> tables(std::begin(kRebuiltTables), std::end(kRebuiltTables));
+    const bool unlogged =
+        tx.exec_params1(
+              "select exists (select 1 from pg_class c join pg_namespace n on n.oid = "
+              "c.relnamespace where n.nspname = $1 and c.relname = any($2::text[]) "
+              "and c.relpersistence = 'u')",
+              schema, text_array(tables))[0]
+            .as<bool>();
+    if (!unlogged) return false;
+    if (!exists(tx, schema, kUnloggedMarker)) return true;
+    return tx
+        .exec1("select not exists (select 1 from " + ident(tx, schema) + "." +
+               ident(tx, kUnloggedMarker) + ")")[0]
+        .as<bool>();
+}
+
+void make_shadow_logged(pqxx::transaction_base& tx, const std::string& schema) {
+    if (!is_valid_shadow_schema(schema)) throw std::invalid_argument("bad schema name " + schema);
+    for (const char* table : kRebuiltTables) {
+        const bool unlogged =
+            tx.exec_params1("select relpersistence = 'u' from pg_class where oid = $1::regclass",
+                            ident(tx, schema) + "." + ident(tx, table))[0]
+                .as<bool>();
+        if (unlogged)
+            tx.exec("alter table " + ident(tx, schema) + "." + ident(tx, table) + " set logged");
+    }
+    tx.exec("drop table if exists " + ident(tx, schema) + "." + ident(tx, kUnloggedMarker));
 }
 
 int build_deferred_indexes(pqxx::transaction_base& tx, const std::string& schema) {

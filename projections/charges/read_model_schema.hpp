@@ -28,10 +28,24 @@ inline constexpr const char* kRetiredPrefix = "duepay_retired_";
 // A lower-case identifier [a-z_][a-z0-9_]{0,62}, not public, pg_* or a retired schema name.
 bool is_valid_shadow_schema(const std::string& name);
 
+// The shadow's marker table while its tables load UNLOGGED (ADR 0190): one row, written when
+// the tables are created; a Postgres crash empties it with them.
+inline constexpr const char* kUnloggedMarker = "replay_unlogged";
+
 // Creates `schema` and its empty copies of kRebuiltTables (columns, defaults, constraints and
 // indexes of the live tables) unless they exist; a table of kDeferredIndexTables it creates
-// without its non-unique indexes. Idempotent.
-void create_shadow(pqxx::transaction_base& tx, const std::string& schema);
+// without its non-unique indexes. With `unlogged`, tables it creates are UNLOGGED (no WAL while
+// loading), with the kUnloggedMarker row beside them. Idempotent.
+void create_shadow(pqxx::transaction_base& tx, const std::string& schema, bool unlogged = true);
+
+// The shadow's tables are UNLOGGED and its marker row is gone: a Postgres crash reset them to
+// empty, while the replay's offsets (logged, in public.consumer_offsets) survived; the caller
+// must start over from offset 0.
+bool unlogged_shadow_lost(pqxx::transaction_base& tx, const std::string& schema);
+
+// Makes the shadow's tables durable (ALTER TABLE ... SET LOGGED: rewritten and WAL-logged once)
+// and drops the marker, in the caller's transaction. Before any comparison or swap. Idempotent.
+void make_shadow_logged(pqxx::transaction_base& tx, const std::string& schema);
 
 // Creates on the shadow's kDeferredIndexTables every non-unique index of the live table it lacks
 // (same definition, same name), once the shadow is loaded; returns how many. Idempotent.

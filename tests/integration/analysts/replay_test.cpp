@@ -4,7 +4,8 @@
 // a replay killed with SIGKILL resumes and rebuilds the same rows; a shadow with one wrong row is
 // refused; `replay --swap` swaps while the API answers every read, and the projector and the API
 // go on with the swapped-in tables; `--drop-old` drops the retired ones. A charge straddling
-// batches, killed between them, resumes to the live row.
+// batches, killed between them, resumes to the live row; an unlogged shadow emptied by a Postgres
+// crash is rebuilt from offset 0.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -150,6 +151,13 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     const auto partial = count(db, "select count(*) from rebuild_a.charge_events");
     EXPECT_GT(partial, 0);
     EXPECT_LT(partial, events);
+    // Loading UNLOGGED (ADR 0190), the marker row beside the tables.
+    const std::string unlogged =
+        "select count(*) from pg_class c join pg_namespace n on n.oid = c.relnamespace where "
+        "n.nspname = 'rebuild_a' and c.relname in ('charge_events', 'charges') and "
+        "c.relpersistence = 'u'";
+    EXPECT_EQ(count(db, unlogged), 2);
+    EXPECT_EQ(count(db, "select count(*) from rebuild_a.replay_unlogged"), 1);
     ASSERT_EQ(replay({"--schema", "rebuild_a"}, out), 0) << out;
     auto report = parse(out);
     ASSERT_TRUE(report.IsObject()) << out;
@@ -159,6 +167,11 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
     EXPECT_EQ(report["comparison"]["charges"].GetInt64(), kSyntheticCharges + 1) << out;
     EXPECT_EQ(count(db, "select count(*) from rebuild_a.charges"), kSyntheticCharges + 1);
+    EXPECT_EQ(count(db, unlogged), 0);  // made durable before the comparison
+    EXPECT_EQ(count(db,
+                    "select count(*) from pg_tables where schemaname = 'rebuild_a' and "
+                    "tablename = 'replay_unlogged'"),
+              0);
     // Progress went to stderr as plain lines (not a terminal) and ended with the total.
     EXPECT_NE(out.find("replay: 100% 6,751/6,751 events"), std::string::npos) << out;
 
@@ -316,6 +329,37 @@ TEST_F(ReplayTest, AChargeStraddlingBatchesKilledBetweenThemResumesToTheSameRow)
     EXPECT_EQ(report["applied"].GetInt64(), events) << out;
     EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
     EXPECT_EQ(report["comparison"]["charges"].GetInt64(), 8) << out;
+
+    // What a Postgres crash leaves of an unlogged shadow (ADR 0190): the tables and the marker
+    // reset to empty, the replay's offsets (logged) at the end. The replay notices and starts
+    // again from offset 0, instead of resuming into empty tables.
+    {
+        pqxx::work tx(db);
+        tx.exec("create schema crashed");
+        tx.exec(
+            "create unlogged table crashed.charge_events (like public.charge_events "
+            "including all)");
+        tx.exec("create unlogged table crashed.charges (like public.charges including all)");
+        tx.exec("create unlogged table crashed.replay_unlogged (since timestamptz not null)");
+        tx.exec_params(
+            "insert into consumer_offsets (group_id, topic, partition, next_offset) select "
+            "'duepay-replay-crashed', topic, partition, next_offset from consumer_offsets "
+            "where group_id = $1",
+            server_.group);
+        tx.commit();
+    }
+    ASSERT_GT(count(db,
+                    "select count(*) from consumer_offsets where group_id = "
+                    "'duepay-replay-crashed'"),
+              0);
+    ASSERT_EQ(replay({"--schema", "crashed", "--batch", "4"}, out), 0) << out;
+    report = parse(out);
+    ASSERT_TRUE(report.IsObject()) << out;
+    EXPECT_NE(out.find("emptied by a Postgres crash"), std::string::npos) << out;
+    EXPECT_EQ(report["applied"].GetInt64(), events) << out;
+    EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
+    EXPECT_EQ(report["comparison"]["charges"].GetInt64(), 8) << out;
+    EXPECT_EQ(count(db, "select count(*) from crashed.charge_events"), events);
 }
 
 }  // namespace

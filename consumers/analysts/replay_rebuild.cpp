@@ -1,0 +1,135 @@
+#include "consumers/analysts/replay_rebuild.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/offset_store.hpp"
+#include "projections/charges/charge_projector.hpp"
+
+namespace duepay::consumers::replay {
+
+namespace rm = projections::charges;
+
+std::string group(const std::string& schema) { return "duepay-replay-" + schema; }
+
+Offsets stored_offsets(pqxx::transaction_base& tx, const std::string& group,
+                       const std::string& topic, const std::vector<std::int32_t>& partitions) {
+    return infra::postgres::load_next_offsets(tx, group, topic, partitions);
+}
+
+std::unique_ptr<pqxx::connection> shadow_connection(const ReplaySettings& s) {
+    auto conn = std::make_unique<pqxx::connection>(s.database_url);
+    conn->set_variable("search_path", conn->quote_name(s.schema) + ", public");
+    // A batch's column arrays (unnest) stay in memory instead of a temporary file (ADR 0190).
+    conn->set_variable("work_mem", "'64MB'");
+    infra::postgres::prepare_charge_statements(*conn);
+    return conn;
+}
+
+Rebuild::Rebuild(const ReplaySettings& s, pqxx::connection& conn, infra::kafka::TopicReader& reader,
+                 Offsets lows)
+    : s_(s), conn_(conn), reader_(reader), group_(group(s.schema)), lows_(std::move(lows)) {}
+
+bool Rebuild::run_parallel(const Offsets& ends, const std::atomic<bool>& stop, Progress* progress,
+                           std::int64_t done_before) {
+    const auto begins = stored();
+    const std::size_t n =
+        std::max<std::size_t>(1, std::min<std::size_t>(s_.workers, reader_.partitions().size()));
+    const bool journal_empty = workers_.empty() && shadow_journal_empty();
+    while (workers_.size() < n) {
+        Worker w;
+        // Each worker alone writes its partitions' charges: from an empty journal, a charge it
+        // does not hold has no journaled event yet.
+        w.memory = std::make_unique<rm::ChargeMemory>(journal_empty);
+        w.conn = shadow_connection(s_);
+        w.reader = std::make_unique<infra::kafka::TopicReader>(
+            s_.bootstrap, s_.topic, "duepay-replay-" + std::to_string(workers_.size()));
+        workers_.push_back(std::move(w));
+    }
+    std::atomic<bool> failed{false};
+    std::vector<std::exception_ptr> errors(n);
+    std::vector<std::thread> threads;
+    std::atomic<std::size_t> running{n};
+    for (std::size_t i = 0; i < n; ++i) {
+        std::vector<std::int32_t> mine;
+        for (std::size_t j = i; j < reader_.partitions().size(); j += n) {
+            mine.push_back(reader_.partitions()[j]);
+        }
+        threads.emplace_back([&, i, mine] {
+            try {
+                auto& w = workers_[i];
+                drain(*w.reader, ranges(begins, ends, mine), stop, failed, [&](auto& batch) {
+                    pqxx::work tx(*w.conn);
+                    apply(tx, batch, *w.memory);
+                    tx.commit();
+                });
+            } catch (...) {
+                errors[i] = std::current_exception();
+                failed = true;
+            }
+            --running;
+        });
+    }
+    while (running > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (progress != nullptr) progress->update(done_before + applied_);
+    }
+    for (auto& t : threads) t.join();
+    for (auto& e : errors) {
+        if (e) std::rethrow_exception(e);
+    }
+    return !stop;
+}
+
+void Rebuild::run_in(pqxx::work& tx, const Offsets& ends, const std::atomic<bool>& stop) {
+    std::atomic<bool> failed{false};
+    drain(reader_, ranges(stored(&tx), ends, reader_.partitions()), stop, failed,
+          [&](auto& batch) { apply(tx, batch, in_tx_memory_); });
+}
+
+Offsets Rebuild::stored(pqxx::work* in_tx) {
+    if (in_tx != nullptr) return stored_offsets(*in_tx, group_, s_.topic, reader_.partitions());
+    pqxx::read_transaction tx(conn_);
+    return stored_offsets(tx, group_, s_.topic, reader_.partitions());
+}
+
+std::vector<infra::kafka::PartitionRange> Rebuild::ranges(
+    const Offsets& begins, const Offsets& ends, const std::vector<std::int32_t>& partitions) {
+    std::vector<infra::kafka::PartitionRange> out;
+    for (const auto p : partitions) {
+        const auto begin = begins.contains(p) ? begins.at(p) : lows_.at(p);
+        out.push_back({p, begin, std::max(begin, ends.at(p))});
+    }
+    return out;
+}
+
+bool Rebuild::shadow_journal_empty() {
+    pqxx::read_transaction tx(conn_);
+    return tx.exec1("select not exists (select 1 from charge_events)")[0].as<bool>();
+}
+
+void Rebuild::apply(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch,
+                    rm::ChargeMemory& memory) {
+    rm::ApplyOptions options;
+    options.notify = false;
+    options.memory = &memory;
+    rm::apply_batch(tx, group_, batch, options);
+}
+
+void Rebuild::drain(infra::kafka::TopicReader& reader,
+                    const std::vector<infra::kafka::PartitionRange>& ranges,
+                    const std::atomic<bool>& stop, const std::atomic<bool>& failed,
+                    const Apply& apply_one) {
+    reader.assign(ranges);
+    while (!reader.done() && !stop && !failed) {
+        auto batch = reader.poll(s_.batch, std::chrono::milliseconds(500));
+        if (batch.empty()) continue;
+        apply_one(batch);
+        applied_ += static_cast<std::int64_t>(batch.size());
+    }
+}
+
+}  // namespace duepay::consumers::replay
