@@ -96,12 +96,12 @@ std::optional<CheckoutResponse> CheckoutRoutes::limited(const CheckoutRequest& r
 std::optional<CheckoutView> CheckoutRoutes::view(const std::string& invoice_id) {
     auto row = deps_.reader->find(invoice_id);
     if (!row) return std::nullopt;
-    const auto* chain = deps_.chains ? deps_.chains->find(domain::ChainId{row->chain_id}) : nullptr;
+    const auto* chain = deps_.chains ? deps_.chains->find(row->chain_id) : nullptr;
     Branding branding = deps_.reader->branding(row->project_id).value_or(Branding{});
     std::optional<std::uint64_t> seen;
     if (row->status == "confirming" && deps_.heads != nullptr) {
         if (auto block = deps_.reader->payment_block(invoice_id)) {
-            if (auto head = deps_.heads->head(row->chain_id); head && *head >= *block)
+            if (auto head = deps_.heads->head(row->chain_id.value); head && *head >= *block)
                 seen = *head - *block + 1;
         }
     }

@@ -19,29 +19,10 @@
 #include <unordered_map>
 
 #include "api/checkout/checkout_page.hpp"
+#include "api/checkout/checkout_ports.hpp"
 #include "api/checkout/checkout_view.hpp"
 
 namespace duepay::api::checkout {
-
-// What the checkout reads from the world (Postgres adapter in pg_checkout.hpp).
-class CheckoutReader {
-  public:
-    virtual ~CheckoutReader() = default;
-    // Throws infra::postgres::DatabaseUnavailable.
-    virtual std::optional<infra::postgres::ChargeRow> find(const std::string& invoice_id) = 0;
-    virtual std::optional<Branding> branding(const std::string& project_id) = 0;
-    // Block number of the latest detected, not yet final payment of the charge, if any.
-    virtual std::optional<std::uint64_t> payment_block(const std::string& invoice_id) = 0;
-};
-
-// The chain's latest block number; nullopt when the node cannot be reached (the page then shows
-// "0 of m" until the status moves). Implementations cache briefly: one call per chain, not per
-// buyer.
-class ChainHeads {
-  public:
-    virtual ~ChainHeads() = default;
-    virtual std::optional<std::uint64_t> head(std::uint64_t chain_id) = 0;
-};
 
 // A token bucket per client address: `burst` requests at once, refilled at `per_minute`.
 // In memory, per process (each checkout process limits on its own; docs/checkout.md).

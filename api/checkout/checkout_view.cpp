@@ -47,8 +47,7 @@ std::optional<std::string> latest_tx(const std::string& timeline_json) {
     return found;
 }
 
-std::optional<WalletRail> wallet_rail(const infra::postgres::ChargeRow& row,
-                                      const infra::config::ChainInfo& chain,
+std::optional<WalletRail> wallet_rail(const ChargeView& row, const infra::config::ChainInfo& chain,
                                       const domain::evm::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
     auto merchant = evm::parse_address(row.merchant);
@@ -99,15 +98,14 @@ bool final_status(std::string_view status) {
     return status == "paid" || status == "expired" || status == "failed" || status == "refunded";
 }
 
-CheckoutView build_view(const infra::postgres::ChargeRow& row,
-                        const infra::config::ChainInfo* chain, const Branding& branding,
-                        const domain::evm::Signer* signer,
+CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* chain,
+                        const Branding& branding, const domain::evm::Signer* signer,
                         std::optional<std::uint64_t> confirmations_seen) {
     CheckoutView v;
     v.invoice_id = row.invoice_id;
     v.status = row.status;
-    v.payment_mode = row.payment_mode;
-    v.chain_id = row.chain_id;
+    v.payment_mode = domain::events::to_string(row.payment_mode);
+    v.chain_id = row.chain_id.value;
     v.token_address = checksum_or(row.token);
     v.amount = row.amount;
     v.amount_confirmed = row.amount_confirmed;
@@ -130,7 +128,7 @@ CheckoutView build_view(const infra::postgres::ChargeRow& row,
             }
         }
     } else {
-        v.chain_name = "chain " + std::to_string(row.chain_id);
+        v.chain_name = "chain " + std::to_string(row.chain_id.value);
     }
     v.token_symbol = row.token_symbol.value_or(listed ? listed->symbol : "");
     v.token_name = listed ? listed->name : v.token_symbol;
@@ -164,19 +162,18 @@ CheckoutView build_view(const infra::postgres::ChargeRow& row,
     }
 
     const bool open = payable(row.status);
-    if (row.payment_mode != "wallet" && row.deposit_address) {
+    if (row.payment_mode != PaymentMode::wallet && row.deposit_address) {
         v.deposit_address = checksum_or(*row.deposit_address);
         auto token = evm::parse_address(row.token);
         auto deposit = evm::parse_address(*row.deposit_address);
         if (open && token && deposit && due.value > 0) {
-            v.payment_uri =
-                evm::eip681_transfer_uri(*token, domain::ChainId{row.chain_id}, *deposit, due);
+            v.payment_uri = evm::eip681_transfer_uri(*token, row.chain_id, *deposit, due);
         }
     }
     // The router takes the whole amount in one call: once part came by transfer, the wallet rail
     // would overpay, so it is offered only while nothing is confirmed.
     const bool nothing_paid = !confirmed || confirmed->value == 0;
-    if (row.payment_mode != "transfer" && (row.status == "pending") && nothing_paid &&
+    if (row.payment_mode != PaymentMode::transfer && (row.status == "pending") && nothing_paid &&
         signer != nullptr && chain != nullptr) {
         v.wallet = wallet_rail(row, *chain, *signer);
     }

@@ -14,7 +14,6 @@
 #include "api/http/charge_json.hpp"
 #include "domain/evm/signer.hpp"
 #include "infra/config/chain_registry.hpp"
-#include "infra/postgres/charge_row.hpp"
 
 namespace duepay::api::checkout {
 
@@ -71,9 +70,8 @@ struct CheckoutView {
 
 // Builds the view. `signer` null or a status that cannot be paid any more: no wallet rail.
 // `confirmations_seen` comes from the chain (the caller's port), nullopt when unknown.
-CheckoutView build_view(const infra::postgres::ChargeRow& row,
-                        const infra::config::ChainInfo* chain, const Branding& branding,
-                        const domain::evm::Signer* signer,
+CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* chain,
+                        const Branding& branding, const domain::evm::Signer* signer,
                         std::optional<std::uint64_t> confirmations_seen = std::nullopt);
 
 // True while a buyer may still pay (pending, confirming, underpaid).

@@ -15,13 +15,6 @@
 
 namespace duepay::api {
 
-// The project's branding on the full read and the checkout (spec 2.5; `duepay admin project`).
-struct Branding {
-    std::string project_name;
-    std::optional<std::string> logo_url;
-    std::optional<std::string> accent_color;  // #RRGGBB
-};
-
 inline Branding branding_of(const KeyOwner& owner) {
     return Branding{owner.project_name, owner.logo_url, owner.accent_color};
 }

@@ -49,6 +49,13 @@ struct KeyOwner {
     std::optional<std::int64_t> expires_in_ms;
 };
 
+// The project's branding on the full read and the checkout (spec 2.5; `duepay admin project`).
+struct Branding {
+    std::string project_name;
+    std::optional<std::string> logo_url;
+    std::optional<std::string> accent_color;  // #RRGGBB
+};
+
 class KeyDirectory {
   public:
     virtual ~KeyDirectory() = default;

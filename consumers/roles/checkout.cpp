@@ -8,7 +8,7 @@
 #include "api/checkout/checkout_assets.hpp"
 #include "api/checkout/checkout_routes.hpp"
 #include "api/checkout/checkout_server.hpp"
-#include "api/checkout/pg_checkout.hpp"
+#include "api/checkout/rpc_chain_heads.hpp"
 #include "domain/evm/address.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
@@ -16,6 +16,7 @@
 #include "infra/log/log.hpp"
 #include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/checkout_reader.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/qr/qr_svg.hpp"
 
@@ -48,7 +49,7 @@ struct CheckoutRole {
     infra::config::ChainRegistry chains;
     std::optional<infra::crypto::Secp256k1Signer> signer;
     std::unique_ptr<infra::postgres::ConnectionPool> pool;
-    std::unique_ptr<api::checkout::PgCheckoutReader> reader;
+    std::unique_ptr<infra::postgres::PgCheckoutReader> reader;
     std::unique_ptr<api::checkout::RpcChainHeads> heads;
     std::unique_ptr<api::checkout::ClientRateLimiter> limiter;
     std::unique_ptr<api::checkout::CheckoutRoutes> routes;
@@ -79,7 +80,7 @@ CheckoutRole::CheckoutRole(const CheckoutOptions& options) {
             infra::postgres::prepare_account_statements(c);
         },
         "checkout");
-    p.reader = std::make_unique<api::checkout::PgCheckoutReader>(*p.pool);
+    p.reader = std::make_unique<infra::postgres::PgCheckoutReader>(*p.pool);
     p.heads = std::make_unique<api::checkout::RpcChainHeads>(p.chains);
     p.limiter = std::make_unique<api::checkout::ClientRateLimiter>(
         static_cast<double>(env_int_or("DUEPAY_CHECKOUT_RATE_PER_MINUTE", 120, 1, 1'000'000)),

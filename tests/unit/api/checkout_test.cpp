@@ -28,18 +28,18 @@ const char* kChains = R"({"chains":[
 const std::string kId = "0x" + std::string(64, 'a');
 const std::string kDeposit = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
-infra::postgres::ChargeRow charge(std::string status = "pending", std::string mode = "both") {
-    infra::postgres::ChargeRow row;
+ChargeView charge(std::string status = "pending", PaymentMode mode = PaymentMode::both) {
+    ChargeView row;
     row.invoice_id = kId;
-    row.project_id = "prj_secret_id";
-    row.mode = "test";
-    row.chain_id = 80002;
+    row.project_id = ProjectId{"prj_secret_id"};
+    row.mode = Mode::test;
+    row.chain_id = domain::ChainId{80002};
     row.status = std::move(status);
     row.amount = "1250000";
     row.token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
     row.token_symbol = "USDT";
     row.token_decimals = 6;
-    row.payment_mode = std::move(mode);
+    row.payment_mode = mode;
     row.merchant = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
     row.fee_bps = 100;
     row.deadline = 1900000000;
@@ -58,8 +58,7 @@ class CheckoutTest : public ::testing::Test {
                       "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
                       .value()) {}
 
-    CheckoutView view(const infra::postgres::ChargeRow& row,
-                      std::optional<std::uint64_t> seen = std::nullopt) {
+    CheckoutView view(const ChargeView& row, std::optional<std::uint64_t> seen = std::nullopt) {
         return build_view(row, chains_.find(domain::ChainId{80002}), branding_, &signer_, seen);
     }
 
@@ -112,9 +111,9 @@ TEST_F(CheckoutTest, WalletRailIsSignedAndEncoded) {
 }
 
 TEST_F(CheckoutTest, RailsFollowModeAndStatus) {
-    EXPECT_FALSE(view(charge("pending", "transfer")).wallet);
-    EXPECT_FALSE(view(charge("pending", "wallet")).deposit_address);
-    EXPECT_FALSE(view(charge("pending", "wallet")).payment_uri);
+    EXPECT_FALSE(view(charge("pending", PaymentMode::transfer)).wallet);
+    EXPECT_FALSE(view(charge("pending", PaymentMode::wallet)).deposit_address);
+    EXPECT_FALSE(view(charge("pending", PaymentMode::wallet)).payment_uri);
     const auto expired = view(charge("expired"));
     EXPECT_FALSE(expired.wallet);
     EXPECT_FALSE(expired.payment_uri);
@@ -245,16 +244,16 @@ TEST(CheckoutQr, SvgOfTheText) {
 
 class FakeReader final : public CheckoutReader {
   public:
-    std::optional<infra::postgres::ChargeRow> find(const std::string& id) override {
+    std::optional<ChargeView> find(const std::string& id) override {
         if (row && row->invoice_id == id) return row;
         return std::nullopt;
     }
-    std::optional<Branding> branding(const std::string& project_id) override {
-        if (project_id != "prj_secret_id") return std::nullopt;
+    std::optional<Branding> branding(const ProjectId& project) override {
+        if (project.value != "prj_secret_id") return std::nullopt;
         return Branding{"Acme Coffee", std::nullopt, std::string("#FF6600")};
     }
     std::optional<std::uint64_t> payment_block(const std::string&) override { return 10; }
-    std::optional<infra::postgres::ChargeRow> row;
+    std::optional<ChargeView> row;
 };
 
 class FakeHeads final : public ChainHeads {

@@ -1,38 +1,10 @@
-#include "api/checkout/pg_checkout.hpp"
+#include "api/checkout/rpc_chain_heads.hpp"
 
-#include <pqxx/pqxx>
+#include <algorithm>
 
-#include "infra/postgres/account_store.hpp"
-#include "infra/postgres/charge_store.hpp"
 #include "infra/rpc/rpc_client.hpp"
 
 namespace duepay::api::checkout {
-
-std::optional<infra::postgres::ChargeRow> PgCheckoutReader::find(const std::string& invoice_id) {
-    auto conn = pool_.lease();
-    pqxx::nontransaction tx(*conn);
-    return infra::postgres::find_charge(tx, invoice_id);
-}
-
-std::optional<Branding> PgCheckoutReader::branding(const std::string& project_id) {
-    auto conn = pool_.lease();
-    pqxx::nontransaction tx(*conn);
-    auto project = infra::postgres::find_project(tx, project_id);
-    if (!project) return std::nullopt;
-    return Branding{project->name, project->logo_url, project->accent_color};
-}
-
-std::optional<std::uint64_t> PgCheckoutReader::payment_block(const std::string& invoice_id) {
-    auto conn = pool_.lease();
-    pqxx::nontransaction tx(*conn);
-    auto rows = tx.exec_params(
-        "select (payload->'data'->>'blockNumber')::bigint from charge_events "
-        "where invoice_id = $1 and type in ('charge.payment_detected', 'charge.deposit_seen') "
-        "and payload->'data' ? 'blockNumber' order by partition, \"offset\" desc limit 1",
-        invoice_id);
-    if (rows.empty() || rows[0][0].is_null()) return std::nullopt;
-    return rows[0][0].as<std::uint64_t>();
-}
 
 struct RpcChainHeads::Entry {
     std::mutex mutex;

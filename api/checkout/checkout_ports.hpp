@@ -1,0 +1,35 @@
+// What the hosted checkout reads from the world, in the API's vocabulary (api/http/ports.hpp,
+// ADR 0182, ADR 0197): the charge as a ChargeView, the project's branding and the chain's head.
+// Adapters: infra::postgres::PgCheckoutReader (infra/postgres/checkout_reader.hpp) and
+// RpcChainHeads (rpc_chain_heads.hpp); the unit tests' doubles are in checkout_test.cpp.
+// Header-only and free of I/O types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "api/http/ports.hpp"
+
+namespace duepay::api::checkout {
+
+class CheckoutReader {
+  public:
+    virtual ~CheckoutReader() = default;
+    // Each throws infra::postgres::DatabaseUnavailable when the store is unreachable.
+    virtual std::optional<ChargeView> find(const std::string& invoice_id) = 0;
+    virtual std::optional<Branding> branding(const ProjectId& project) = 0;
+    // Block number of the latest detected, not yet final payment of the charge, if any.
+    virtual std::optional<std::uint64_t> payment_block(const std::string& invoice_id) = 0;
+};
+
+// The chain's latest block number; nullopt when the node cannot be reached (the page then shows
+// "0 of m" until the status moves). Implementations cache briefly: one call per chain, not per
+// buyer.
+class ChainHeads {
+  public:
+    virtual ~ChainHeads() = default;
+    virtual std::optional<std::uint64_t> head(std::uint64_t chain_id) = 0;
+};
+
+}  // namespace duepay::api::checkout
