@@ -11,9 +11,29 @@
 namespace duepay::api {
 namespace {
 
-std::string clipped(std::string_view value, std::size_t max_bytes) {
-    if (value.size() <= max_bytes) return std::string(value);
-    return std::string(value.substr(0, max_bytes)) + "...";
+// `value`, or its first `max_bytes` and "..." (made in `room`).
+std::string_view clipped(std::string_view value, std::size_t max_bytes, std::string& room) {
+    if (value.size() <= max_bytes) return value;
+    room.assign(value.substr(0, max_bytes)).append("...");
+    return room;
+}
+
+// The access log line's fields, each given to `field(key, value)`: written straight into the
+// record, without a Fields vector and a copy of each value first (issue 14).
+template <class Field>
+void each_access_field(std::string_view request_id, std::string_view method, std::string_view path,
+                       int status, std::chrono::steady_clock::duration latency, Field&& field) {
+    std::string room;
+    field("request_id", clipped(request_id, 128, room));
+    field("method", clipped(method, 16, room));
+    field("path", clipped(path, 200, room));
+    char digits[16];
+    field("status",
+          std::string_view(digits, std::to_chars(digits, digits + sizeof digits, status).ptr));
+    char ms[32];
+    const int n = std::snprintf(ms, sizeof ms, "%.2f",
+                                std::chrono::duration<double, std::milli>(latency).count());
+    field("latency_ms", std::string_view(ms, static_cast<std::size_t>(n)));
 }
 
 constexpr std::array<std::string_view, 14> kWords{"v1",
@@ -92,14 +112,12 @@ void observe_request(std::string_view role, std::string_view path, int status,
 infra::log::Fields access_log_fields(std::string_view request_id, std::string_view method,
                                      std::string_view path, int status,
                                      std::chrono::steady_clock::duration latency) {
-    char ms[32];
-    std::snprintf(ms, sizeof ms, "%.2f",
-                  std::chrono::duration<double, std::milli>(latency).count());
-    return {{"request_id", clipped(request_id, 128)},
-            {"method", clipped(method, 16)},
-            {"path", clipped(path, 200)},
-            {"status", std::to_string(status)},
-            {"latency_ms", ms}};
+    infra::log::Fields fields;
+    each_access_field(request_id, method, path, status, latency,
+                      [&](std::string_view key, std::string_view value) {
+                          fields.emplace_back(std::string(key), std::string(value));
+                      });
+    return fields;
 }
 
 void write_access_log(std::string_view role, std::string_view request_id, std::string_view method,
@@ -107,9 +125,9 @@ void write_access_log(std::string_view role, std::string_view request_id, std::s
                       std::chrono::steady_clock::duration latency) {
     infra::log::Record record(role, infra::log::Level::info);
     if (!infra::log::enabled(infra::log::Level::info)) return;
-    for (const auto& [key, value] : access_log_fields(request_id, method, path, status, latency)) {
-        record.with(key, value);
-    }
+    each_access_field(
+        request_id, method, path, status, latency,
+        [&](std::string_view key, std::string_view value) { record.with(key, value); });
     record << "request";
 }
 

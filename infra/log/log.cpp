@@ -86,12 +86,14 @@ void set_sink(Sink s) {
     sink() = std::move(s);
 }
 
-std::string escape_value(std::string_view value, std::size_t max_bytes) {
+namespace {
+
+// escape_value's text, appended to `out`.
+void append_escaped(std::string& out, std::string_view value, std::size_t max_bytes) {
     static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
     const bool truncated = value.size() > max_bytes;
     if (truncated) value = value.substr(0, max_bytes);
-    out.reserve(value.size() + 8);
+    out.reserve(out.size() + value.size() + 8);
     for (char ch : value) {
         const auto c = static_cast<unsigned char>(ch);
         if (c == '"' || c == '\\') {
@@ -105,14 +107,34 @@ std::string escape_value(std::string_view value, std::size_t max_bytes) {
         }
     }
     if (truncated) out.append("...");
+}
+
+// format_value's text, appended to `out`: a line is built in one string, without a temporary
+// per field (issue 14: the access log line of every request).
+void append_value(std::string& out, std::string_view value) {
+    bool plain = !value.empty() && value.size() <= 4096;
+    for (char c : value) plain = plain && bare(c);
+    if (plain) {
+        out.append(value);
+        return;
+    }
+    out.push_back('"');
+    append_escaped(out, value, 4096);
+    out.push_back('"');
+}
+
+}  // namespace
+
+std::string escape_value(std::string_view value, std::size_t max_bytes) {
+    std::string out;
+    append_escaped(out, value, max_bytes);
     return out;
 }
 
 std::string format_value(std::string_view value) {
-    bool plain = !value.empty() && value.size() <= 4096;
-    for (char c : value) plain = plain && bare(c);
-    if (plain) return std::string(value);
-    return '"' + escape_value(value, 4096) + '"';
+    std::string out;
+    append_value(out, value);
+    return out;
 }
 
 std::string format_line(std::chrono::system_clock::time_point at, Level level,
@@ -126,13 +148,20 @@ std::string format_line(std::chrono::system_clock::time_point at, Level level,
     std::snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
                   utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
                   static_cast<int>(ms % 1000));
-    std::string line = "ts=";
-    line.append(ts).append(" level=").append(level_name(level));
-    line.append(" role=").append(format_value(role));
+    std::size_t size = 64 + role.size() + message.size();
+    for (const auto& [key, value] : fields) size += key.size() + value.size() + 4;
+    std::string line;
+    line.reserve(size);
+    line.append("ts=").append(ts).append(" level=").append(level_name(level));
+    line.append(" role=");
+    append_value(line, role);
     for (const auto& [key, value] : fields) {
-        line.append(" ").append(key).append("=").append(format_value(value));
+        line.append(" ").append(key).append("=");
+        append_value(line, value);
     }
-    line.append(" msg=").append(format_value(message)).append("\n");
+    line.append(" msg=");
+    append_value(line, message);
+    line.append("\n");
     return line;
 }
 
@@ -142,7 +171,7 @@ Record::Record(std::string_view role, Level level)
 Record::~Record() {
     if (!on_) return;
     const std::string line =
-        format_line(std::chrono::system_clock::now(), level_, role_, fields_, message_.str());
+        format_line(std::chrono::system_clock::now(), level_, role_, fields_, message_.view());
     std::lock_guard lock(sink_mutex());
     if (sink()) {
         sink()(line);
@@ -152,7 +181,9 @@ Record::~Record() {
 }
 
 Record& Record::with(std::string_view key, std::string_view value) {
-    if (on_) fields_.emplace_back(std::string(key), std::string(value));
+    if (!on_) return *this;
+    if (fields_.empty()) fields_.reserve(8);  // one allocation for a usual record's fields
+    fields_.emplace_back(std::string(key), std::string(value));
     return *this;
 }
 

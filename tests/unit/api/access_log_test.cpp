@@ -40,6 +40,20 @@ TEST(AccessLog, OneLineWithQuotedFieldsWhateverThePath) {
     EXPECT_EQ(line.find('\n'), line.size() - 1);
 }
 
+TEST(AccessLog, ClippedRequestIdAndMethodInTheLine) {
+    std::vector<std::string> lines;
+    infra::log::set_sink([&](std::string_view line) { lines.emplace_back(line); });
+    write_access_log("api", std::string(130, 'r'), std::string(20, 'M'), "/v1/invoices", 201,
+                     std::chrono::microseconds(1234));
+    infra::log::set_sink({});
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find(" role=api request_id=" + std::string(128, 'r') +
+                            "... method=" + std::string(16, 'M') +
+                            "... path=/v1/invoices status=201 latency_ms=1.23 msg=request\n"),
+              std::string::npos)
+        << lines[0];
+}
+
 TEST(AccessLog, RouteLabelsHaveABoundedSetOfValues) {
     EXPECT_EQ(route_label("/v1/charges/0xab12/status", 200), "/v1/charges/:id/status");
     EXPECT_EQ(route_label("/v1/invoices", 201), "/v1/invoices");
