@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "api/http/envelope.hpp"
+#include "api/http/webhooks_api.hpp"
 #include "tests/doubles/api_ports.hpp"
 
 namespace duepay::api {
@@ -36,6 +37,18 @@ TEST(EventsApi, OwnsOnlyItsPaths) {
     EXPECT_FALSE(EventsApi::owns("/v1/eventsx"));
     EXPECT_FALSE(EventsApi::owns("/v1/event"));
     EXPECT_FALSE(EventsApi::owns("/v1/webhook-endpoints"));
+}
+
+// The webhook routes' owner, asked by every API request: exact prefixes only.
+TEST(WebhooksApi, OwnsOnlyItsPaths) {
+    EXPECT_TRUE(WebhooksApi::owns("/v1/webhook-endpoints"));
+    EXPECT_TRUE(WebhooksApi::owns("/v1/webhook-endpoints/we_1"));
+    EXPECT_TRUE(WebhooksApi::owns("/v1/webhook-endpoints/we_1/rotate-secret"));
+    EXPECT_TRUE(WebhooksApi::owns("/v1/webhook-deliveries/wd_1/redeliver"));
+    EXPECT_FALSE(WebhooksApi::owns("/v1/webhook-endpointsx"));
+    EXPECT_FALSE(WebhooksApi::owns("/v1/webhook-endpoint"));
+    EXPECT_FALSE(WebhooksApi::owns("/v1/webhook-deliveries"));
+    EXPECT_FALSE(WebhooksApi::owns("/v1/charges/0xab/status"));
 }
 
 TEST(EventsApi, MethodsRoutesAndKeysAreCheckedBeforeAnyQuery) {
