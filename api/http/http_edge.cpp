@@ -5,7 +5,6 @@
 #include <pistache/peer.h>
 #include <pistache/transport.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 
 #include "api/http/access_log.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/reactor_post.hpp"
 #include "api/http/request_id.hpp"
 
 namespace duepay::api {
@@ -55,46 +55,6 @@ void access_log(const EdgeSettings& settings, const std::string& id, const std::
 void log_error(const EdgeSettings& settings, const std::string& id, const char* what) {
     infra::log::Record(settings.log_name, infra::log::Level::error).with("request_id", id)
         << "internal error: " << what;
-}
-
-// Runs `fn` on the reactor thread of `transport` after `delay`, through Pistache's timer queue
-// (an eventfd-backed queue the reactor drains at once). Never called on that reactor thread:
-// Pistache would arm inline, and arming from inside a timer callback invalidates the iterator
-// its timer loop holds. The caller holds Shared::mutex and has checked that the edge is not
-// stopped.
-// delay >= 1 ms: a one-shot timerfd; `fn` runs when it fires.
-// delay 0 (an answer from another thread, ADR 0140): no timer at all. The entry carries
-// kNotATimer, so the reactor's timerfd_settime on it fails at once and Pistache rejects the
-// entry's promise right there, on the reactor thread; `fn` runs from that rejection. A 1 ms
-// timer cost every create ~1.1 ms of waiting plus four system calls.
-constexpr int kNotATimer = -1;
-
-void post(Tcp::Transport* transport, std::chrono::milliseconds delay, std::function<void()> fn) {
-    const bool now = delay.count() <= 0;
-    const int fd = now ? kNotATimer : ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (fd < 0 && !now) return;
-    auto run = [fn = std::make_shared<std::function<void()>>(std::move(fn))] {
-        try {
-            (*fn)();
-        } catch (...) {
-            // fn answers requests; a failure there must not unwind into Pistache's loop
-        }
-    };
-    // The continuation is attached before the timer is armed, so it always runs on the reactor.
-    std::optional<Async::Deferred<uint64_t>> deferred;
-    Async::Promise<uint64_t> promise(
-        [&](Async::Deferred<uint64_t> d) { deferred.emplace(std::move(d)); });
-    if (now) {
-        promise.then([run](uint64_t) { run(); }, [run](std::exception_ptr) { run(); });
-    } else {
-        promise.then(
-            [fd, run](uint64_t) {
-                ::close(fd);
-                run();
-            },
-            [fd](std::exception_ptr) { ::close(fd); });
-    }
-    transport->armTimer(fd, now ? std::chrono::milliseconds(1) : delay, std::move(*deferred));
 }
 
 // What the edge knows of one connection; touched only on its reactor thread.
@@ -250,10 +210,10 @@ class EdgeHandler final : public Http::Handler {
                 return self->deliver(weak, std::move(bytes), close);
             std::lock_guard lock(shared->mutex);
             if (shared->stopped) return;
-            post(transport, std::chrono::milliseconds(0),
-                 [self, weak, close, bytes = std::move(bytes)]() mutable {
-                     self->deliver(weak, std::move(bytes), close);
-                 });
+            post_to_reactor(transport, std::chrono::milliseconds(0),
+                            [self, weak, close, bytes = std::move(bytes)]() mutable {
+                                self->deliver(weak, std::move(bytes), close);
+                            });
         };
         const std::string id = request.request_id;
         try {
@@ -378,7 +338,7 @@ void HttpEdge::start() {
             shared->wake.wait_for(lock, kTick);
             if (shared->stopped) break;
             for (const auto& [transport, tick] : shared->transports) {
-                post(transport, std::chrono::milliseconds(1), tick);
+                post_to_reactor(transport, std::chrono::milliseconds(1), tick);
             }
         }
     });
