@@ -246,10 +246,13 @@ void prepare_charge_statements(pqxx::connection& conn) {
     conn.prepare("insert_journal", insert_journal);
     // The subquery sees the journal as it was before this statement (rows inserted by the
     // statement itself are invisible to its snapshot): true = the invoice's first rows.
+    // `offset 0` keeps it a per-row index lookup: without it Postgres may turn the EXISTS into a
+    // hashed subplan, and a generic plan made while the journal was small then reads the whole
+    // journal once per batch (seen on a fresh stack: 12 ms of Postgres CPU per create, ADR 0186).
     conn.prepare("insert_journal_first",
                  insert_journal +
                      ", invoice_id, not exists (select 1 from charge_events prior "
-                     "where prior.invoice_id = charge_events.invoice_id)");
+                     "where prior.invoice_id = charge_events.invoice_id offset 0)");
     conn.prepare(
         "upsert_charges",
         std::string(

@@ -57,6 +57,33 @@ TEST(ProjectorJournal, TheInsertNamesTheInvoicesItJournalsFirst) {
     tx.abort();
 }
 
+// The first-row probe stays an index lookup whatever plan the statement cache keeps: a generic
+// plan made while the journal is empty (a fresh stack) must not read the whole journal. Without
+// `offset 0` in the probe this plan is a seq scan of charge_events (a hashed subplan).
+TEST(ProjectorJournal, TheFirstRowProbeIsAnIndexLookupEvenInAPlanMadeOnAnEmptyJournal) {
+    DUEPAY_REQUIRE_STACK(env);
+    pqxx::connection conn(env.database_url);
+    {
+        pqxx::nontransaction setup(conn);
+        // A temp table is found first on the search path: the statements below bind to it.
+        setup.exec("create temp table charge_events (like public.charge_events including all)");
+        setup.exec("set plan_cache_mode = force_generic_plan");
+    }
+    infra::postgres::prepare_charge_statements(conn);
+    pqxx::work tx(conn);
+    // libpqxx prepares on first use: journal one event into the empty temp journal.
+    std::set<std::string> first;
+    infra::postgres::insert_journal_entries(tx, {entry("probe-1", "0xprobe", "t", 0)}, &first);
+    ASSERT_EQ(first, (std::set<std::string>{"0xprobe"}));
+    std::string plan;
+    for (const auto& row : tx.exec("explain execute insert_journal_first("
+                                   "'{}', '{}', '{}', '{}', '{}', '{}', '{}')"))
+        plan += row[0].as<std::string>() + "\n";
+    EXPECT_EQ(plan.find("Seq Scan on charge_events"), std::string::npos) << plan;
+    EXPECT_NE(plan.find(" using charge_events_"), std::string::npos) << plan;  // an index
+    tx.abort();
+}
+
 // Batches of 3 cut every charge across batches (its first records folded from the batch, the
 // rest re-read); each charge carries a duplicate event; the last charge's payment is journaled
 // a batch before its charge.created (no row, then a row built from the journal).
