@@ -22,7 +22,7 @@ struct ReplaySettings {
     std::size_t batch = 20000;
     std::size_t workers = 2;  // threads, each with a connection and a share of the partitions
     bool fresh = false;       // drop the shadow schema and its offsets first
-    bool logged = false;      // create the shadow tables logged (default UNLOGGED, ADR 0190)
+    bool unlogged = false;    // load the shadow tables UNLOGGED (opt-in, ADR 0190)
     bool swap = false;        // swap in after an equal comparison
     bool drop_old = false;    // drop the retired schemas (alone: only that)
     bool force = false;       // swap even when the comparison differs

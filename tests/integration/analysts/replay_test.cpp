@@ -134,8 +134,9 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
 
     // 1. Killed half way (SIGKILL), then run again: it resumes from its stored offsets.
     {
-        Process killed({duepay_binary(), "replay", "--schema", "rebuild_a", "--batch", "25"},
-                       killed_env(), "/tmp/duepay-replay-killed-" + unique_suffix() + ".log");
+        Process killed(
+            {duepay_binary(), "replay", "--schema", "rebuild_a", "--batch", "25", "--unlogged"},
+            killed_env(), "/tmp/duepay-replay-killed-" + unique_suffix() + ".log");
         ASSERT_TRUE(wait_until(
             [&] {
                 return count(db,
@@ -151,14 +152,14 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     const auto partial = count(db, "select count(*) from rebuild_a.charge_events");
     EXPECT_GT(partial, 0);
     EXPECT_LT(partial, events);
-    // Loading UNLOGGED (ADR 0190), the marker row beside the tables.
+    // Loading UNLOGGED (--unlogged, ADR 0190), the marker row beside the tables.
     const std::string unlogged =
         "select count(*) from pg_class c join pg_namespace n on n.oid = c.relnamespace where "
         "n.nspname = 'rebuild_a' and c.relname in ('charge_events', 'charges') and "
         "c.relpersistence = 'u'";
     EXPECT_EQ(count(db, unlogged), 2);
     EXPECT_EQ(count(db, "select count(*) from rebuild_a.replay_unlogged"), 1);
-    ASSERT_EQ(replay({"--schema", "rebuild_a"}, out), 0) << out;
+    ASSERT_EQ(replay({"--schema", "rebuild_a", "--unlogged"}, out), 0) << out;
     auto report = parse(out);
     ASSERT_TRUE(report.IsObject()) << out;
     EXPECT_NE(out.find("resuming at"), std::string::npos) << out;
@@ -352,7 +353,7 @@ TEST_F(ReplayTest, AChargeStraddlingBatchesKilledBetweenThemResumesToTheSameRow)
                     "select count(*) from consumer_offsets where group_id = "
                     "'duepay-replay-crashed'"),
               0);
-    ASSERT_EQ(replay({"--schema", "crashed", "--batch", "4"}, out), 0) << out;
+    ASSERT_EQ(replay({"--schema", "crashed", "--batch", "4", "--unlogged"}, out), 0) << out;
     report = parse(out);
     ASSERT_TRUE(report.IsObject()) << out;
     EXPECT_NE(out.find("emptied by a Postgres crash"), std::string::npos) << out;
