@@ -15,12 +15,10 @@
 #include "domain/evm/address.hpp"
 #include "domain/evm/signer.hpp"
 #include "domain/text.hpp"
-#include "infra/accounts/account_changes.hpp"
 
 namespace duepay::api {
 namespace {
 
-namespace pg = infra::postgres;
 namespace acc = domain::accounts;
 using domain::json::opt_str;
 using domain::json::str;
@@ -56,11 +54,11 @@ ApiResponse rejection(const domain::Error& e) {
 
 std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
 
-std::string project_json(const pg::ProjectRecord& p) {
+std::string project_json(const ProjectView& p) {
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
-    str(w, "projectId", p.id);
+    str(w, "projectId", p.id.value);
     str(w, "name", p.name);
     opt_str(w, "logoUrl", p.logo_url);
     opt_str(w, "accentColor", p.accent_color);
@@ -141,8 +139,7 @@ ApiResponse AccountApi::handle(const ApiRequest& request) {
     if (auto unknown = reject_unknown_params(request, {})) return std::move(*unknown);
     if (m == "GET") {
         // Read fresh, not from the key cache: a change shows at once.
-        auto p = deps_.pool->with_transaction(
-            [&](pqxx::work& tx) { return pg::find_project(tx, owner->project_id.value); });
+        auto p = deps_.accounts->find_project(owner->project_id);
         if (!p) return error_response(401, "invalid_api_key", "invalid API key");
         return success_response(200, project_json(*p));
     }
@@ -164,26 +161,24 @@ ApiResponse AccountApi::roll(const rapidjson::Document& body, const KeyOwner& ow
                            "the rolled key keeps working");
     }
     const int overlap = static_cast<int>(body["expiresInSeconds"].GetInt64());
-    auto rolled = deps_.pool->with_transaction(
-        [&](pqxx::work& tx) { return infra::accounts::roll_key(tx, owner.key_id, overlap); });
-    if (!rolled) {
+    auto k = deps_.accounts->roll_key(owner.key_id, overlap);
+    if (!k) {
         return error_response(409, "key_already_rolled",
                               "this key was already rolled; use the key that replaced it");
     }
-    const auto& k = rolled->rolled.key;
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
-    str(w, "keyId", k.id);
-    str(w, "key", rolled->secret);
-    str(w, "projectId", k.project_id);
-    str(w, "mode", k.mode);
-    str(w, "prefix", k.prefix);
-    str(w, "createdAt", k.created_at);
+    str(w, "keyId", k->key_id);
+    str(w, "key", k->secret);
+    str(w, "projectId", k->project_id.value);
+    str(w, "mode", domain::events::to_string(k->mode));
+    str(w, "prefix", k->prefix);
+    str(w, "createdAt", k->created_at);
     w.Key("previousKey");
     w.StartObject();
-    str(w, "keyId", rolled->rolled.previous.id);
-    opt_str(w, "expiresAt", rolled->rolled.previous.expires_at);
+    str(w, "keyId", k->previous_key_id);
+    opt_str(w, "expiresAt", k->previous_expires_at);
     w.EndObject();
     w.EndObject();
     return success_response(201, text_of(b));
@@ -203,7 +198,7 @@ ApiResponse AccountApi::update_project(const rapidjson::Document& body, const Ke
             body, {"name", "logoUrl", "accentColor", "paymentWindowSeconds"})) {
         return *r;
     }
-    pg::ProjectChanges c;
+    ProjectUpdate c;
     if (body.HasMember("name")) {
         auto name = acc::check_project_name(string_or_empty(body["name"]));
         if (!name) return bad_request("invalid_name", name.error().message);
@@ -230,9 +225,7 @@ ApiResponse AccountApi::update_project(const rapidjson::Document& body, const Ke
         if (!window) return bad_request("invalid_payment_window", window.error().message);
         c.payment_window_seconds = *window;
     }
-    auto p = deps_.pool->with_transaction([&](pqxx::work& tx) {
-        return infra::accounts::update_project(tx, owner.project_id.value, c, owner.key_id);
-    });
+    auto p = deps_.accounts->update_project(owner.project_id, c, owner.key_id);
     if (!p) return error_response(401, "invalid_api_key", "invalid API key");
     return success_response(200, project_json(*p));
 }
@@ -242,17 +235,8 @@ ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwne
     auto address = wallet_address(body);
     if (auto* r = std::get_if<ApiResponse>(&address)) return *r;
     const auto& a = std::get<std::string>(address);
-    struct Issued {
-        pg::WalletChallenge challenge;
-        std::optional<std::string> current;
-    };
-    auto issued = deps_.pool->with_transaction([&](pqxx::work& tx) {
-        auto p = pg::find_project(tx, owner.project_id.value);
-        return Issued{infra::accounts::issue_wallet_challenge(tx, owner.project_id.value, a,
-                                                              kChallengeTtlSeconds),
-                      p ? p->payout_address : std::nullopt};
-    });
-    const auto& c = issued.challenge;
+    const auto c =
+        deps_.accounts->issue_wallet_challenge(owner.project_id, a, kChallengeTtlSeconds);
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
@@ -261,9 +245,9 @@ ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwne
     str(w, "nonce", c.nonce);
     str(w, "expiresAt", c.expires_at);
     str(w, "message", c.message);
-    opt_str(w, "payoutAddress", issued.current);
+    opt_str(w, "payoutAddress", c.payout_address);
     w.Key("currentWalletSignatureRequired");
-    w.Bool(issued.current.has_value() && *issued.current != a);
+    w.Bool(c.payout_address.has_value() && *c.payout_address != a);
     w.EndObject();
     return success_response(201, text_of(b));
 }
@@ -275,8 +259,8 @@ ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& 
     }
     auto address = wallet_address(body);
     if (auto* r = std::get_if<ApiResponse>(&address)) return *r;
-    infra::accounts::WalletVerification v;
-    v.project_id = owner.project_id.value;
+    WalletProofRequest v;
+    v.project_id = owner.project_id;
     v.address = std::get<std::string>(address);
     auto signature = string_member(body, "signature");
     if (!signature) {
@@ -301,10 +285,7 @@ ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& 
             return bad_request("invalid_signature", s.error().message);
         }
     }
-    v.require_current_wallet = true;
-    v.actor = owner.key_id;
-    auto p = deps_.pool->with_transaction(
-        [&](pqxx::work& tx) { return infra::accounts::verify_wallet(tx, v); });
+    auto p = deps_.accounts->verify_wallet(v, owner.key_id);
     if (!p) return rejection(p.error());
     return success_response(200, project_json(*p));
 }

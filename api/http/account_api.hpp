@@ -5,7 +5,8 @@
 //   PATCH /v1/project                   {name?, logoUrl?, accentColor?, paymentWindowSeconds?}
 //   POST  /v1/payout-wallet/challenge   {address} -> 201, the message to sign (EIP-191)
 //   POST  /v1/payout-wallet/verify      {address, signature, nonce?, currentWalletSignature?}
-// Every change is one transaction with its account_audit row naming the key (infra/accounts).
+// Every change is one transaction with its account_audit row naming the key, behind the Accounts
+// port (api/http/ports.hpp; adapter infra/accounts/pg_accounts.hpp, ADR 0198).
 // ChargesApi hands these paths to handle().
 #pragma once
 
@@ -15,13 +16,13 @@
 
 #include "api/http/api_types.hpp"
 #include "api/http/auth.hpp"
-#include "infra/postgres/pool.hpp"
+#include "api/http/ports.hpp"
 
 namespace duepay::api {
 
 struct AccountApiDeps {
     KeyDirectory* keys = nullptr;
-    infra::postgres::ConnectionPool* pool = nullptr;
+    Accounts* accounts = nullptr;
 };
 
 class AccountApi {

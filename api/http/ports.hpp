@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "domain/events/event.hpp"
+#include "domain/result.hpp"
 #include "domain/types.hpp"
 
 namespace duepay::api {
@@ -61,6 +62,84 @@ class KeyDirectory {
     virtual ~KeyDirectory() = default;
     // The active key with this SHA-256 hash.
     virtual std::optional<KeyOwner> find(const KeyHash& key_hash) = 0;
+};
+
+// ---- The merchant's own account (AccountApi: docs/accounts.md, ADR 0170, 0171, 0198) ----
+
+// A project's settings as GET /v1/project shows them; times are RFC 3339 UTC as stored.
+struct ProjectView {
+    ProjectId id;
+    std::string name;
+    std::string plan;
+    int payment_window_seconds = 3600;
+    std::optional<std::string> payout_address;  // verified payout wallet, EIP-55
+    std::optional<std::string> payout_verified_at;
+    std::optional<std::string> logo_url;
+    std::optional<std::string> accent_color;  // #RRGGBB
+    std::string created_at;
+};
+
+// PATCH /v1/project, checked by the route (domain/accounts/project_settings): unset fields stay;
+// an empty logo_url or accent_color clears it.
+struct ProjectUpdate {
+    std::optional<std::string> name;
+    std::optional<int> payment_window_seconds;
+    std::optional<std::string> logo_url;
+    std::optional<std::string> accent_color;
+};
+
+// A roll: the new key (its secret shown once, never stored) and the key it replaced.
+struct KeyRoll {
+    std::string key_id;
+    std::string secret;
+    ProjectId project_id;
+    Mode mode = Mode::test;
+    std::string prefix;
+    std::string created_at;
+    std::string previous_key_id;
+    std::optional<std::string> previous_expires_at;  // when the rolled key stops working
+};
+
+// A payout wallet challenge (the EIP-191 message to sign) and the project's verified wallet when
+// it was issued.
+struct IssuedChallenge {
+    std::string id;
+    std::string address;  // EIP-55
+    std::string nonce;
+    std::string expires_at;
+    std::string message;
+    std::optional<std::string> payout_address;
+};
+
+// POST /v1/payout-wallet/verify, its signatures' form checked by the route.
+struct WalletProofRequest {
+    ProjectId project_id;
+    std::string address;                           // EIP-55
+    std::string signature;                         // 0x + 130 hex, by `address`
+    std::optional<std::string> nonce;              // which challenge; default the newest
+    std::optional<std::string> current_signature;  // by the verified wallet being replaced
+};
+
+// The account changes a key makes on its own project. Each change is one transaction with its
+// account_audit row naming `key_id` (the same rules as `duepay admin`, infra/accounts).
+class Accounts {
+  public:
+    virtual ~Accounts() = default;
+    virtual std::optional<ProjectView> find_project(const ProjectId& project) = 0;
+    // nullopt: the key is unknown, revoked, expired or already rolled (nothing changed).
+    virtual std::optional<KeyRoll> roll_key(const std::string& key_id, int expires_in_seconds) = 0;
+    // The project after, or nullopt if unknown; an audit row of what changed (none if nothing).
+    virtual std::optional<ProjectView> update_project(const ProjectId& project,
+                                                      const ProjectUpdate& update,
+                                                      const std::string& key_id) = 0;
+    virtual IssuedChallenge issue_wallet_challenge(const ProjectId& project,
+                                                   const std::string& address, int ttl_seconds) = 0;
+    // The project with its new payout wallet, or the rejection (meta.code): invalid_signature,
+    // challenge_not_found, challenge_used, challenge_expired, signer_mismatch,
+    // current_wallet_signature_required, current_wallet_signer_mismatch (a key must always prove
+    // the current wallet, ADR 0171).
+    virtual domain::Result<ProjectView> verify_wallet(const WalletProofRequest& proof,
+                                                      const std::string& key_id) = 0;
 };
 
 // ---- Charges ----

@@ -15,6 +15,7 @@
 #include "api/http/status_cache.hpp"
 #include "api/http/webhooks_api.hpp"
 #include "domain/evm/address.hpp"
+#include "infra/accounts/pg_accounts.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
@@ -59,7 +60,8 @@ struct ApiRole {
     std::unique_ptr<infra::postgres::IdempotencyStore> idempotency;
     std::unique_ptr<infra::postgres::RateLimiter> limiter;
     std::unique_ptr<api::WebhooksApi> webhooks;  // /v1/webhook-* (docs/webhooks.md)
-    std::unique_ptr<api::AccountApi> account;    // key roll, /v1/project, payout wallet
+    std::unique_ptr<infra::accounts::PgAccounts> accounts;
+    std::unique_ptr<api::AccountApi> account;  // key roll, /v1/project, payout wallet
     std::unique_ptr<infra::postgres::PgMerchantEvents> merchant_events;
     std::unique_ptr<api::EventsApi> events;  // /v1/events (docs/events-api.md)
     std::unique_ptr<infra::postgres::PgChargeHistory> history;
@@ -146,7 +148,9 @@ struct ApiRole {
         webhook_deps.now_ms = deps.now_ms;
         webhooks = std::make_unique<api::WebhooksApi>(std::move(webhook_deps));
         deps.webhooks = webhooks.get();
-        account = std::make_unique<api::AccountApi>(api::AccountApiDeps{keys.get(), pool.get()});
+        accounts = std::make_unique<infra::accounts::PgAccounts>(*pool);
+        account =
+            std::make_unique<api::AccountApi>(api::AccountApiDeps{keys.get(), accounts.get()});
         deps.account = account.get();
         merchant_events = std::make_unique<infra::postgres::PgMerchantEvents>(*pool);
         events =

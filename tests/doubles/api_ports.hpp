@@ -234,4 +234,67 @@ class FakeMerchantEvents final : public api::MerchantEvents {
     std::vector<api::EventQuery> queries;
 };
 
+// Projects by id; records each call so a test sees what a route asked of the store, and answers
+// with what a test set (`verify_answer`, `roll_answer`). `unavailable` makes every call throw as
+// the Postgres adapter does when the database is unreachable.
+class FakeAccounts final : public api::Accounts {
+  public:
+    std::optional<api::ProjectView> find_project(const api::ProjectId& project) override {
+        record("find_project " + project.value);
+        auto it = projects.find(project.value);
+        if (it == projects.end()) return std::nullopt;
+        return it->second;
+    }
+    std::optional<api::KeyRoll> roll_key(const std::string& key_id, int expires) override {
+        record("roll_key " + key_id + " " + std::to_string(expires));
+        return roll_answer;
+    }
+    std::optional<api::ProjectView> update_project(const api::ProjectId& project,
+                                                   const api::ProjectUpdate& update,
+                                                   const std::string& key_id) override {
+        record("update_project " + project.value + " by " + key_id);
+        updates.push_back(update);
+        auto it = projects.find(project.value);
+        if (it == projects.end()) return std::nullopt;
+        auto& p = it->second;
+        if (update.name) p.name = *update.name;
+        if (update.payment_window_seconds)
+            p.payment_window_seconds = *update.payment_window_seconds;
+        return p;
+    }
+    api::IssuedChallenge issue_wallet_challenge(const api::ProjectId& project,
+                                                const std::string& address,
+                                                int ttl_seconds) override {
+        record("issue_wallet_challenge " + project.value + " " + address + " " +
+               std::to_string(ttl_seconds));
+        auto it = projects.find(project.value);
+        return {"wch_1",
+                address,
+                "n0nce",
+                "2026-11-24T03:10:00Z",
+                "Sign this: n0nce",
+                it == projects.end() ? std::nullopt : it->second.payout_address};
+    }
+    domain::Result<api::ProjectView> verify_wallet(const api::WalletProofRequest& proof,
+                                                   const std::string& key_id) override {
+        record("verify_wallet " + proof.project_id.value + " " + proof.address + " by " + key_id);
+        proofs.push_back(proof);
+        return verify_answer;
+    }
+
+    std::map<std::string, api::ProjectView> projects;
+    std::optional<api::KeyRoll> roll_answer;
+    domain::Result<api::ProjectView> verify_answer = domain::Error{"signer_mismatch", "no"};
+    bool unavailable = false;
+    std::vector<std::string> calls;
+    std::vector<api::ProjectUpdate> updates;
+    std::vector<api::WalletProofRequest> proofs;
+
+  private:
+    void record(std::string call) {
+        calls.push_back(std::move(call));
+        if (unavailable) throw infra::postgres::DatabaseUnavailable("connection refused");
+    }
+};
+
 }  // namespace duepay::doubles

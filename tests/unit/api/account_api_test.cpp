@@ -1,12 +1,16 @@
-// AccountApi without a database: routing, methods, authentication and every input rejection happen
-// before the first query (the pool is null here, so a query would crash the test). The database
-// paths are tested against the real stack in tests/integration/accounts/self_serve_test.cpp.
+// AccountApi against a fake Accounts port (tests/doubles): routing, methods, authentication and
+// every input rejection happen before the store is asked anything; what the routes ask of the port
+// (the key's own project, the checked fields) and how they render its answers and rejections. The
+// Postgres adapter and the rules behind it are tested against the real stack in
+// tests/integration/accounts/self_serve_test.cpp.
 #include "api/http/account_api.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include "infra/random/key_material.hpp"
 #include "tests/doubles/api_ports.hpp"
@@ -41,8 +45,33 @@ class AccountApiTest : public ::testing::Test {
         keys.add(kKey, owner);
         return keys;
     }();
-    AccountApi api_{AccountApiDeps{&keys_, nullptr}};
+    doubles::FakeAccounts accounts_ = [] {
+        doubles::FakeAccounts accounts;
+        ProjectView p;
+        p.id = ProjectId{"prj_1"};
+        p.name = "Acme";
+        p.plan = "pro";
+        p.payment_window_seconds = 900;
+        p.created_at = "2026-11-20T10:00:00Z";
+        accounts.projects["prj_1"] = p;
+        return accounts;
+    }();
+    AccountApi api_{AccountApiDeps{&keys_, &accounts_}};
 };
+
+// The `data` of an answer's envelope.
+rapidjson::Document json(const ApiResponse& r) {
+    rapidjson::Document d;
+    d.Parse(r.body.c_str());
+    rapidjson::Document data;
+    if (d.HasParseError() || !d.IsObject() || !d.HasMember("data")) {
+        ADD_FAILURE() << "no data in " << r.body;
+        data.SetObject();
+        return data;
+    }
+    data.CopyFrom(d["data"], data.GetAllocator());
+    return data;
+}
 
 TEST_F(AccountApiTest, OwnsItsPathsOnly) {
     EXPECT_TRUE(AccountApi::owns("/v1/api-keys/roll"));
@@ -102,6 +131,124 @@ TEST_F(AccountApiTest, InputRejectionsCarryTheirCodes) {
         EXPECT_EQ(r.status, 400) << c.path << " " << c.body << " " << r.body;
         EXPECT_EQ(code(r), c.code) << c.path << " " << c.body;
     }
+    EXPECT_TRUE(accounts_.calls.empty()) << accounts_.calls.front();
+}
+
+TEST_F(AccountApiTest, ReadsTheKeysOwnProjectFromTheStore) {
+    auto r = send("GET", "/v1/project");
+    ASSERT_EQ(r.status, 200) << r.body;
+    auto d = json(r);
+    EXPECT_STREQ(d["projectId"].GetString(), "prj_1");
+    EXPECT_STREQ(d["name"].GetString(), "Acme");
+    EXPECT_EQ(d["paymentWindowSeconds"].GetInt(), 900);
+    EXPECT_TRUE(d["payoutAddress"].IsNull());
+    EXPECT_EQ(accounts_.calls, std::vector<std::string>{"find_project prj_1"});
+    accounts_.projects.clear();  // the project is gone: its keys no longer authenticate anything
+    EXPECT_EQ(code(send("GET", "/v1/project")), "invalid_api_key");
+}
+
+TEST_F(AccountApiTest, RollsTheCallingKeyAndShowsTheNewKeyOnce) {
+    KeyRoll k;
+    k.key_id = "key_2";
+    k.secret = "dp_test_" + std::string(64, 'c');
+    k.project_id = ProjectId{"prj_1"};
+    k.mode = Mode::test;
+    k.prefix = "dp_test_cccc";
+    k.created_at = "2026-11-24T02:00:00Z";
+    k.previous_key_id = "key_1";
+    k.previous_expires_at = "2026-11-24T03:00:00Z";
+    accounts_.roll_answer = k;
+    auto r = send("POST", "/v1/api-keys/roll", R"({"expiresInSeconds":3600})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    auto d = json(r);
+    EXPECT_STREQ(d["keyId"].GetString(), "key_2");
+    EXPECT_EQ(d["key"].GetString(), k.secret);
+    EXPECT_STREQ(d["mode"].GetString(), "test");
+    EXPECT_STREQ(d["previousKey"]["keyId"].GetString(), "key_1");
+    EXPECT_STREQ(d["previousKey"]["expiresAt"].GetString(), "2026-11-24T03:00:00Z");
+    EXPECT_EQ(accounts_.calls, std::vector<std::string>{"roll_key key_1 3600"});
+    accounts_.roll_answer.reset();  // rolled already (or revoked meanwhile)
+    auto again = send("POST", "/v1/api-keys/roll", R"({"expiresInSeconds":0})");
+    EXPECT_EQ(again.status, 409);
+    EXPECT_EQ(code(again), "key_already_rolled");
+}
+
+TEST_F(AccountApiTest, PatchSendsOnlyTheCheckedFieldsAndNullClears) {
+    auto r = send("PATCH", "/v1/project", R"({"name":" Shop ","logoUrl":null,"accentColor":null})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(accounts_.updates.size(), 1u);
+    const auto& u = accounts_.updates[0];
+    ASSERT_TRUE(u.name.has_value());
+    EXPECT_EQ(json(r)["name"].GetString(), *u.name);
+    EXPECT_EQ(u.logo_url, std::optional<std::string>(""));
+    EXPECT_EQ(u.accent_color, std::optional<std::string>(""));
+    EXPECT_FALSE(u.payment_window_seconds.has_value());
+    EXPECT_EQ(accounts_.calls, std::vector<std::string>{"update_project prj_1 by key_1"});
+}
+
+TEST_F(AccountApiTest, ChallengeAsksForTheCurrentWalletOnlyWhenAnotherIsVerified) {
+    const std::string a = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    const std::string b = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+    auto first = send("POST", "/v1/payout-wallet/challenge", R"({"address":")" + b + R"("})");
+    ASSERT_EQ(first.status, 201) << first.body;
+    EXPECT_FALSE(json(first)["currentWalletSignatureRequired"].GetBool());
+    accounts_.projects["prj_1"].payout_address = a;
+    // Lower-case in, EIP-55 to the store and in the answer.
+    auto lower = b;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto other = send("POST", "/v1/payout-wallet/challenge", R"({"address":")" + lower + R"("})");
+    ASSERT_EQ(other.status, 201) << other.body;
+    auto d = json(other);
+    EXPECT_EQ(d["address"].GetString(), b);
+    EXPECT_EQ(d["payoutAddress"].GetString(), a);
+    EXPECT_TRUE(d["currentWalletSignatureRequired"].GetBool());
+    auto same = send("POST", "/v1/payout-wallet/challenge", R"({"address":")" + a + R"("})");
+    EXPECT_FALSE(json(same)["currentWalletSignatureRequired"].GetBool());
+    EXPECT_EQ(accounts_.calls.back(), "issue_wallet_challenge prj_1 " + a + " 600");
+}
+
+TEST_F(AccountApiTest, VerifyForwardsTheProofAndMapsEachRejection) {
+    const std::string a = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    const std::string sig = "0x" + std::string(128, '1') + "1b";
+    const std::string body = R"({"address":")" + a + R"(","signature":")" + sig +
+                             R"(","nonce":"n0nce","currentWalletSignature":")" + sig + R"("})";
+    struct Case {
+        const char* code;
+        int status;
+    };
+    for (const auto& c : std::initializer_list<Case>{{"invalid_signature", 400},
+                                                     {"challenge_not_found", 409},
+                                                     {"challenge_used", 409},
+                                                     {"challenge_expired", 409},
+                                                     {"signer_mismatch", 422},
+                                                     {"current_wallet_signature_required", 422},
+                                                     {"current_wallet_signer_mismatch", 422}}) {
+        accounts_.verify_answer = domain::Error{c.code, "refused"};
+        auto r = send("POST", "/v1/payout-wallet/verify", body);
+        EXPECT_EQ(r.status, c.status) << c.code;
+        EXPECT_EQ(code(r), c.code);
+    }
+    ASSERT_FALSE(accounts_.proofs.empty());
+    const auto& p = accounts_.proofs.back();
+    EXPECT_EQ(p.project_id.value, "prj_1");
+    EXPECT_EQ(p.address, a);
+    EXPECT_EQ(p.signature, sig);
+    EXPECT_EQ(p.nonce, std::optional<std::string>("n0nce"));
+    EXPECT_EQ(p.current_signature, std::optional<std::string>(sig));
+    EXPECT_EQ(accounts_.calls.back(), "verify_wallet prj_1 " + a + " by key_1");
+    auto verified = accounts_.projects["prj_1"];
+    verified.payout_address = a;
+    accounts_.verify_answer = verified;
+    auto ok = send("POST", "/v1/payout-wallet/verify", body);
+    ASSERT_EQ(ok.status, 200) << ok.body;
+    EXPECT_EQ(json(ok)["payoutAddress"].GetString(), a);
+}
+
+TEST_F(AccountApiTest, AnUnreachableStoreIsDatabaseUnavailableForTheRouterTo503) {
+    accounts_.unavailable = true;
+    EXPECT_THROW(send("GET", "/v1/project"), infra::postgres::DatabaseUnavailable);
+    EXPECT_THROW(send("POST", "/v1/api-keys/roll", R"({"expiresInSeconds":0})"),
+                 infra::postgres::DatabaseUnavailable);
 }
 
 }  // namespace

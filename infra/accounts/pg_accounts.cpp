@@ -1,0 +1,97 @@
+#include "infra/accounts/pg_accounts.hpp"
+
+#include <utility>
+
+#include "infra/accounts/account_changes.hpp"
+#include "infra/postgres/account_store.hpp"
+#include "infra/postgres/charge_store.hpp"
+
+namespace duepay::infra::accounts {
+namespace {
+
+namespace pg = postgres;
+
+api::ProjectView view_of(pg::ProjectRecord p) {
+    api::ProjectView v;
+    v.id = api::ProjectId{std::move(p.id)};
+    v.name = std::move(p.name);
+    v.plan = std::move(p.plan);
+    v.payment_window_seconds = p.payment_window_seconds;
+    v.payout_address = std::move(p.payout_address);
+    v.payout_verified_at = std::move(p.payout_verified_at);
+    v.logo_url = std::move(p.logo_url);
+    v.accent_color = std::move(p.accent_color);
+    v.created_at = std::move(p.created_at);
+    return v;
+}
+
+std::optional<api::ProjectView> view_of(std::optional<pg::ProjectRecord> p) {
+    if (!p) return std::nullopt;
+    return view_of(std::move(*p));
+}
+
+}  // namespace
+
+std::optional<api::ProjectView> PgAccounts::find_project(const api::ProjectId& project) {
+    return view_of(pool_.with_transaction(
+        [&](pqxx::work& tx) { return pg::find_project(tx, project.value); }));
+}
+
+std::optional<api::KeyRoll> PgAccounts::roll_key(const std::string& key_id,
+                                                 int expires_in_seconds) {
+    auto rolled = pool_.with_transaction(
+        [&](pqxx::work& tx) { return accounts::roll_key(tx, key_id, expires_in_seconds); });
+    if (!rolled) return std::nullopt;
+    auto& k = rolled->rolled.key;
+    api::KeyRoll r;
+    r.key_id = std::move(k.id);
+    r.secret = std::move(rolled->secret);
+    r.project_id = api::ProjectId{std::move(k.project_id)};
+    r.mode = pg::stored_mode(k.mode);
+    r.prefix = std::move(k.prefix);
+    r.created_at = std::move(k.created_at);
+    r.previous_key_id = std::move(rolled->rolled.previous.id);
+    r.previous_expires_at = std::move(rolled->rolled.previous.expires_at);
+    return r;
+}
+
+std::optional<api::ProjectView> PgAccounts::update_project(const api::ProjectId& project,
+                                                           const api::ProjectUpdate& update,
+                                                           const std::string& key_id) {
+    pg::ProjectChanges c;
+    c.name = update.name;
+    c.payment_window_seconds = update.payment_window_seconds;
+    c.logo_url = update.logo_url;
+    c.accent_color = update.accent_color;
+    return view_of(pool_.with_transaction(
+        [&](pqxx::work& tx) { return accounts::update_project(tx, project.value, c, key_id); }));
+}
+
+api::IssuedChallenge PgAccounts::issue_wallet_challenge(const api::ProjectId& project,
+                                                        const std::string& address,
+                                                        int ttl_seconds) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        auto p = pg::find_project(tx, project.value);
+        auto c = accounts::issue_wallet_challenge(tx, project.value, address, ttl_seconds);
+        return api::IssuedChallenge{std::move(c.id),      std::move(c.address),
+                                    std::move(c.nonce),   std::move(c.expires_at),
+                                    std::move(c.message), p ? p->payout_address : std::nullopt};
+    });
+}
+
+domain::Result<api::ProjectView> PgAccounts::verify_wallet(const api::WalletProofRequest& proof,
+                                                           const std::string& key_id) {
+    WalletVerification v;
+    v.project_id = proof.project_id.value;
+    v.address = proof.address;
+    v.signature = proof.signature;
+    v.nonce = proof.nonce;
+    v.current_signature = proof.current_signature;
+    v.require_current_wallet = true;  // a key always proves the current wallet (ADR 0171)
+    v.actor = key_id;
+    auto p = pool_.with_transaction([&](pqxx::work& tx) { return accounts::verify_wallet(tx, v); });
+    if (!p) return p.error();
+    return view_of(std::move(*p));
+}
+
+}  // namespace duepay::infra::accounts
