@@ -20,6 +20,7 @@
 #include "domain/events/event.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
+#include "domain/webhooks/webhook_event.hpp"
 
 namespace duepay::api {
 
@@ -140,6 +141,81 @@ class Accounts {
     // the current wallet, ADR 0171).
     virtual domain::Result<ProjectView> verify_wallet(const WalletProofRequest& proof,
                                                       const std::string& key_id) = 0;
+};
+
+// ---- Webhook endpoints (WebhooksApi and `duepay admin webhook`: docs/webhooks.md, ADR 0198) ----
+
+// An endpoint as the routes show it; `secret` is shown only on creation and rotation.
+struct WebhookEndpoint {
+    std::string id;  // we_ + 24 hex
+    ProjectId project_id;
+    Mode mode = Mode::test;
+    std::string url;
+    std::vector<std::string> events;  // webhook event types
+    std::optional<std::string> description;
+    std::string status;                          // enabled | disabled
+    std::optional<std::string> disabled_reason;  // manual | failing
+    std::optional<std::string> failing_since;    // RFC 3339
+    std::optional<std::string> previous_secret_expires_at;
+    std::string secret;
+    std::string created_at;
+    std::string updated_at;
+};
+
+// PATCH /v1/webhook-endpoints/:id, checked by the route: unset fields stay.
+struct WebhookEndpointPatch {
+    std::optional<std::string> url;
+    std::optional<std::vector<std::string>> events;
+    std::optional<std::optional<std::string>> description;  // set (a value or null) when present
+    std::optional<std::string> status;                      // enabled | disabled
+};
+
+// One delivery attempt of an endpoint.
+struct WebhookAttempt {
+    std::int64_t id = 0;  // the page cursor
+    std::string event_id;
+    std::string event_type;
+    int attempt = 0;
+    std::string attempted_at;
+    std::optional<int> response_status;
+    int latency_ms = 0;
+    std::optional<std::string> error;
+    std::optional<std::string> next_retry_at;
+};
+
+// The endpoints of a project and mode; an endpoint of another project or mode is never found.
+class WebhookEndpoints {
+  public:
+    virtual ~WebhookEndpoints() = default;
+    // Stores `endpoint` (id, secret and the rest chosen by the caller); the stored endpoint.
+    virtual WebhookEndpoint create(const WebhookEndpoint& endpoint) = 0;
+    // Newest first, at most `limit`, after the endpoint `starting_after` of the previous page.
+    virtual std::vector<WebhookEndpoint> list(const ProjectId& project, Mode mode,
+                                              std::size_t limit,
+                                              const std::optional<std::string>& starting_after) = 0;
+    virtual std::optional<WebhookEndpoint> find(const ProjectId& project, Mode mode,
+                                                const std::string& id) = 0;
+    virtual std::optional<WebhookEndpoint> update(const ProjectId& project, Mode mode,
+                                                  const std::string& id,
+                                                  const WebhookEndpointPatch& patch) = 0;
+    // False when no such endpoint.
+    virtual bool remove(const ProjectId& project, Mode mode, const std::string& id) = 0;
+    // The new secret signs from now; the previous one also signs for `overlap`.
+    virtual std::optional<WebhookEndpoint> rotate_secret(const ProjectId& project, Mode mode,
+                                                         const std::string& id,
+                                                         const std::string& secret,
+                                                         std::chrono::seconds overlap) = 0;
+    // Stores `event` and queues it for this endpoint only; false when no such endpoint.
+    virtual bool send_test(const ProjectId& project, Mode mode, const std::string& endpoint_id,
+                           const domain::webhooks::WebhookEvent& event) = 0;
+    // Queues the stored event again for the endpoint; false when either is unknown here.
+    virtual bool redeliver(const ProjectId& project, Mode mode, const std::string& event_id,
+                           const std::string& endpoint_id) = 0;
+    // The endpoint's attempts, newest first, before the attempt id `before`; nullopt when no such
+    // endpoint.
+    virtual std::optional<std::vector<WebhookAttempt>> attempts(
+        const ProjectId& project, Mode mode, const std::string& endpoint_id, std::size_t limit,
+        std::optional<std::int64_t> before) = 0;
 };
 
 // ---- Charges ----

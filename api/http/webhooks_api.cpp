@@ -14,7 +14,6 @@
 #include "domain/hex.hpp"
 #include "domain/webhooks/endpoint_url.hpp"
 #include "domain/webhooks/webhook_event.hpp"
-#include "infra/postgres/webhook_store.hpp"
 #include "infra/random/random.hpp"
 #include "infra/webhooks/endpoints.hpp"
 #include "infra/webhooks/signing.hpp"
@@ -22,7 +21,6 @@
 namespace duepay::api {
 namespace {
 
-namespace pg = infra::postgres;
 namespace dw = domain::webhooks;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
@@ -209,9 +207,9 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     }
     auto owner = auth_.authenticate(request);
     if (!owner) return error_response(401, "invalid_api_key", "invalid API key");
-    const std::string& project = owner->project_id.value;
-    const std::string mode(domain::events::to_string(owner->mode));
-    auto& pool = *deps_.pool;
+    const ProjectId& project = owner->project_id;
+    const Mode mode = owner->mode;
+    auto& store = *deps_.endpoints;
 
     auto body = parse_object(m == "POST" || m == "PATCH" ? request.body : std::string());
     if (!body) return bad_request("invalid_json", "request body must be a JSON object");
@@ -219,12 +217,13 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     if (auto unknown = reject_unknown(route, m, request, doc)) return std::move(*unknown);
 
     if (route.kind == Route::collection && m == "POST") {
-        if (doc.HasMember("mode") && !(doc["mode"].IsString() && mode == doc["mode"].GetString())) {
+        if (doc.HasMember("mode") && !(doc["mode"].IsString() && domain::events::to_string(mode) ==
+                                                                     doc["mode"].GetString())) {
             return bad_request("key_mode_mismatch",
-                               mode == "test" ? "a test key can only register test endpoints"
-                                              : "a live key can only register live endpoints");
+                               mode == Mode::test ? "a test key can only register test endpoints"
+                                                  : "a live key can only register live endpoints");
         }
-        pg::WebhookEndpoint e;
+        WebhookEndpoint e;
         if (!doc.HasMember("url")) return bad_request("invalid_webhook_url", "url is required");
         if (auto r = check_url(doc["url"], deps_.allow_insecure, e.url)) return *r;
         if (doc.HasMember("events") && !doc["events"].IsNull()) {
@@ -239,9 +238,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         e.project_id = project;
         e.mode = mode;
         e.secret = infra::webhooks::new_secret();
-        auto stored = pool.with_transaction(
-            [&](pqxx::work& tx) { return pg::insert_webhook_endpoint(tx, e); });
-        return success_response(201, infra::webhooks::endpoint_json(stored, true));
+        return success_response(201, infra::webhooks::endpoint_json(store.create(e), true));
     }
     if (route.kind == Route::collection) {
         const auto limit = parse_limit_param(request);
@@ -249,9 +246,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         auto after = request.query_param("startingAfter");
         if (after && !infra::webhooks::is_endpoint_id(*after))
             return bad_request("invalid_cursor", "startingAfter must be an endpoint id");
-        auto list = pool.with_transaction([&](pqxx::work& tx) {
-            return pg::list_webhook_endpoints(tx, project, mode, *limit + 1, after);
-        });
+        auto list = store.list(project, mode, *limit + 1, after);
         const bool more = list.size() > *limit;
         if (more) list.pop_back();
         return success_response(200, infra::webhooks::endpoint_list_json(list, more));
@@ -262,10 +257,8 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         if (!endpoint || !infra::webhooks::is_endpoint_id(*endpoint)) {
             return bad_request("invalid_webhook_endpoint_id", "?endpoint=we_... is required");
         }
-        const bool queued =
-            infra::webhooks::is_event_id(route.id) && pool.with_transaction([&](pqxx::work& tx) {
-                return pg::redeliver_webhook_event(tx, project, mode, route.id, *endpoint);
-            });
+        const bool queued = infra::webhooks::is_event_id(route.id) &&
+                            store.redeliver(project, mode, route.id, *endpoint);
         if (!queued) {
             return error_response(404, "webhook_event_not_found",
                                   "no such event and endpoint for this key's mode");
@@ -284,19 +277,16 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     const std::string& id = route.id;
 
     if (route.kind == Route::item && m == "GET") {
-        auto e = pool.with_transaction(
-            [&](pqxx::work& tx) { return pg::find_webhook_endpoint(tx, project, mode, id); });
+        auto e = store.find(project, mode, id);
         if (!e) return endpoint_not_found();
         return success_response(200, infra::webhooks::endpoint_json(*e, false));
     }
     if (route.kind == Route::item && m == "DELETE") {
-        const bool gone = pool.with_transaction(
-            [&](pqxx::work& tx) { return pg::delete_webhook_endpoint(tx, project, mode, id); });
-        if (!gone) return endpoint_not_found();
+        if (!store.remove(project, mode, id)) return endpoint_not_found();
         return success_response(200, R"({"id":")" + id + R"(","deleted":true})");
     }
     if (route.kind == Route::item) {  // PATCH
-        pg::EndpointPatch patch;
+        WebhookEndpointPatch patch;
         if (doc.HasMember("url")) {
             std::string url;
             if (auto r = check_url(doc["url"], deps_.allow_insecure, url)) return *r;
@@ -320,9 +310,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
             }
             patch.status = std::string(status);
         }
-        auto e = pool.with_transaction([&](pqxx::work& tx) {
-            return pg::update_webhook_endpoint(tx, project, mode, id, patch);
-        });
+        auto e = store.update(project, mode, id, patch);
         if (!e) return endpoint_not_found();
         return success_response(200, infra::webhooks::endpoint_json(*e, false));
     }
@@ -337,26 +325,15 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
             overlap = v.GetInt64();
         }
         const auto secret = infra::webhooks::new_secret();
-        auto e = pool.with_transaction([&](pqxx::work& tx) {
-            return pg::rotate_webhook_secret(tx, project, mode, id, secret,
-                                             std::chrono::seconds(overlap));
-        });
+        auto e = store.rotate_secret(project, mode, id, secret, std::chrono::seconds(overlap));
         if (!e) return endpoint_not_found();
         return success_response(200, infra::webhooks::endpoint_json(*e, true));
     }
     if (route.kind == Route::test) {
         const auto event_id = infra::webhooks::new_test_event_id();
         const auto event = dw::test_event(
-            event_id, domain::events::format_rfc3339_millis_utc(deps_.now_ms()),
-            mode == "live" ? domain::events::Mode::live : domain::events::Mode::test, id);
-        const bool found = pool.with_transaction([&](pqxx::work& tx) {
-            if (!pg::find_webhook_endpoint(tx, project, mode, id)) return false;
-            pg::WebhookEventRow row{event.id,     event.type,   project,   mode,
-                                    std::nullopt, std::nullopt, event.body};
-            pg::enqueue_webhook_event_for(tx, row, id);
-            return true;
-        });
-        if (!found) return endpoint_not_found();
+            event_id, domain::events::format_rfc3339_millis_utc(deps_.now_ms()), mode, id);
+        if (!store.send_test(project, mode, id, event)) return endpoint_not_found();
         rapidjson::StringBuffer b;
         Writer w(b);
         w.StartObject();
@@ -377,11 +354,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         }
         before = std::stoll(*text);
     }
-    using Page = std::optional<std::vector<pg::WebhookAttempt>>;
-    auto page = pool.with_transaction([&](pqxx::work& tx) -> Page {
-        if (!pg::find_webhook_endpoint(tx, project, mode, id)) return std::nullopt;
-        return pg::list_webhook_attempts(tx, id, *limit + 1, before);
-    });
+    auto page = store.attempts(project, mode, id, *limit + 1, before);
     if (!page) return endpoint_not_found();
     const bool more = page->size() > *limit;
     if (more) page->pop_back();

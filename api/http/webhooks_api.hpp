@@ -15,16 +15,16 @@
 
 #include "api/http/api_types.hpp"
 #include "api/http/auth.hpp"
-#include "infra/postgres/pool.hpp"
+#include "api/http/ports.hpp"
 
 namespace duepay::api {
 
 struct WebhooksApiDeps {
     KeyDirectory* keys = nullptr;
-    infra::postgres::ConnectionPool* pool = nullptr;
-    bool allow_insecure = false;           // DUEPAY_WEBHOOK_ALLOW_INSECURE=1 (dev stack)
-    std::function<std::int64_t()> now_ms;  // unix milliseconds
-    long long retry_after_ms = 1000;       // advertised on 503
+    WebhookEndpoints* endpoints = nullptr;  // infra/postgres/webhook_endpoints.hpp
+    bool allow_insecure = false;            // DUEPAY_WEBHOOK_ALLOW_INSECURE=1 (dev stack)
+    std::function<std::int64_t()> now_ms;   // unix milliseconds
+    long long retry_after_ms = 1000;        // advertised on 503
 };
 
 class WebhooksApi {

@@ -7,12 +7,9 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <pqxx/pqxx>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,7 +17,7 @@
 #include "consumers/cli/admin.hpp"
 #include "domain/webhooks/webhook_event.hpp"
 #include "infra/config/env.hpp"
-#include "infra/postgres/webhook_store.hpp"
+#include "infra/postgres/webhook_endpoints.hpp"
 #include "infra/webhooks/endpoints.hpp"
 #include "infra/webhooks/signing.hpp"
 
@@ -84,23 +81,29 @@ std::string endpoint_id(const Flags& f) {
     return id;
 }
 
-pg::WebhookEndpoint found(std::optional<pg::WebhookEndpoint> e) {
-    if (!e)
-        throw AdminRejection{"webhook_endpoint_not_found",
-                             "no such webhook endpoint for this project and mode"};
-    return std::move(*e);
+[[noreturn]] void endpoint_not_found() {
+    throw AdminRejection{"webhook_endpoint_not_found",
+                         "no such webhook endpoint for this project and mode"};
+}
+
+template <class T>
+T found(std::optional<T> value) {
+    if (!value) endpoint_not_found();
+    return std::move(*value);
 }
 
 int run(const std::string& command, const Flags& f) {
-    const auto project = required_admin_flag(f.project, "--project");
-    const auto mode = required_admin_flag(f.mode, "--mode");
-    if (mode != "test" && mode != "live")
+    const api::ProjectId project{required_admin_flag(f.project, "--project")};
+    const auto mode_text = required_admin_flag(f.mode, "--mode");
+    if (mode_text != "test" && mode_text != "live")
         throw AdminRejection{"invalid_mode", "--mode must be test or live"};
-    pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
-    pqxx::work tx(conn);
+    const auto mode = mode_text == "live" ? api::Mode::live : api::Mode::test;
+    // The same adapter as the REST routes (ADR 0198), over one connection.
+    pg::ConnectionPool pool(infra::config::require_env("DATABASE_URL"), 1, {}, "admin");
+    pg::PgWebhookEndpoints store(pool);
     std::string out;
     if (command == "add") {
-        pg::WebhookEndpoint e;
+        api::WebhookEndpoint e;
         e.url = required_admin_flag(f.url, "--url");
         check_url(e.url);
         if (const auto& events = f.events) {
@@ -113,18 +116,17 @@ int run(const std::string& command, const Flags& f) {
         e.project_id = project;
         e.mode = mode;
         e.secret = iw::new_secret();
-        out = iw::endpoint_json(pg::insert_webhook_endpoint(tx, e), true);
+        out = iw::endpoint_json(store.create(e), true);
     } else if (command == "list") {
         const auto limit = limit_flag(f);
-        auto list = pg::list_webhook_endpoints(tx, project, mode, limit + 1, std::nullopt);
+        auto list = store.list(project, mode, limit + 1, std::nullopt);
         const bool more = list.size() > limit;
         if (more) list.pop_back();
         out = iw::endpoint_list_json(list, more);
     } else if (command == "show") {
-        out = iw::endpoint_json(found(pg::find_webhook_endpoint(tx, project, mode, endpoint_id(f))),
-                                false);
+        out = iw::endpoint_json(found(store.find(project, mode, endpoint_id(f))), false);
     } else if (command == "update") {
-        pg::EndpointPatch patch;
+        api::WebhookEndpointPatch patch;
         if (const auto& url = f.url) {
             check_url(*url);
             patch.url = *url;
@@ -138,11 +140,10 @@ int run(const std::string& command, const Flags& f) {
             }
             patch.status = *status;
         }
-        out = iw::endpoint_json(
-            found(pg::update_webhook_endpoint(tx, project, mode, endpoint_id(f), patch)), false);
+        out = iw::endpoint_json(found(store.update(project, mode, endpoint_id(f), patch)), false);
     } else if (command == "delete") {
         const auto id = endpoint_id(f);
-        if (!pg::delete_webhook_endpoint(tx, project, mode, id)) found(std::nullopt);
+        if (!store.remove(project, mode, id)) endpoint_not_found();
         out = R"({"id":")" + id + R"(","deleted":true})";
     } else if (command == "rotate") {
         const auto text = f.expires_in_seconds.value_or("86400");
@@ -152,41 +153,30 @@ int run(const std::string& command, const Flags& f) {
                                  "--expires-in-seconds must be an integer from 0 to 604800"};
         }
         out = iw::endpoint_json(
-            found(pg::rotate_webhook_secret(tx, project, mode, endpoint_id(f), iw::new_secret(),
-                                            std::chrono::seconds(std::stol(text)))),
+            found(store.rotate_secret(project, mode, endpoint_id(f), iw::new_secret(),
+                                      std::chrono::seconds(std::stol(text)))),
             true);
     } else if (command == "test") {
         const auto id = endpoint_id(f);
-        found(pg::find_webhook_endpoint(tx, project, mode, id));
         const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                 std::chrono::system_clock::now().time_since_epoch())
                                 .count();
-        const std::time_t secs = static_cast<std::time_t>(now_ms / 1000);
-        std::tm tm{};
-        gmtime_r(&secs, &tm);
-        char at[64];
-        std::snprintf(at, sizeof at, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                      static_cast<int>(now_ms % 1000));
         const auto event = domain::webhooks::test_event(
-            iw::new_test_event_id(), at,
-            mode == "live" ? domain::events::Mode::live : domain::events::Mode::test, id);
-        pg::enqueue_webhook_event_for(
-            tx, {event.id, event.type, project, mode, std::nullopt, std::nullopt, event.body}, id);
+            iw::new_test_event_id(), domain::events::format_rfc3339_millis_utc(now_ms), mode, id);
+        if (!store.send_test(project, mode, id, event)) endpoint_not_found();
         out = R"({"eventId":")" + event.id + R"(","endpointId":")" + id +
               R"(","type":"webhook.test"})";
     } else if (command == "deliveries") {
         const auto id = endpoint_id(f);
-        found(pg::find_webhook_endpoint(tx, project, mode, id));
         const auto limit = limit_flag(f);
-        auto page = pg::list_webhook_attempts(tx, id, limit + 1, std::nullopt);
+        auto page = found(store.attempts(project, mode, id, limit + 1, std::nullopt));
         const bool more = page.size() > limit;
         if (more) page.pop_back();
         out = iw::attempt_list_json(page, more);
     } else if (command == "redeliver") {
         const auto id = endpoint_id(f);
         const auto event = required_admin_flag(f.event, "--event");
-        if (!iw::is_event_id(event) || !pg::redeliver_webhook_event(tx, project, mode, event, id)) {
+        if (!iw::is_event_id(event) || !store.redeliver(project, mode, event, id)) {
             throw AdminRejection{"webhook_event_not_found",
                                  "no such event and endpoint for this project and mode"};
         }
@@ -194,7 +184,6 @@ int run(const std::string& command, const Flags& f) {
     } else {
         throw AdminRejection{"usage", "unknown webhook command: " + command};
     }
-    tx.commit();
     std::cout << out << std::endl;
     return 0;
 }
@@ -262,7 +251,7 @@ AdminGroupRun define_webhook_commands(CLI::App& admin) {
         } catch (const infra::config::ConfigError& e) {
             print_admin_error("config_error", e.what());
             return 1;
-        } catch (const pqxx::broken_connection& e) {
+        } catch (const pg::DatabaseUnavailable& e) {
             print_admin_error("database_unavailable", "cannot reach Postgres (DATABASE_URL)");
             return 1;
         } catch (const std::exception& e) {

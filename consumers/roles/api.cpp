@@ -27,6 +27,7 @@
 #include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/postgres/rate_limiter.hpp"
+#include "infra/postgres/webhook_endpoints.hpp"
 #include "infra/random/random.hpp"
 #include "infra/rates/rate_sources.hpp"
 
@@ -59,6 +60,7 @@ struct ApiRole {
     std::unique_ptr<infra::postgres::PgProjectionWaiter> waiter;
     std::unique_ptr<infra::postgres::IdempotencyStore> idempotency;
     std::unique_ptr<infra::postgres::RateLimiter> limiter;
+    std::unique_ptr<infra::postgres::PgWebhookEndpoints> webhook_endpoints;
     std::unique_ptr<api::WebhooksApi> webhooks;  // /v1/webhook-* (docs/webhooks.md)
     std::unique_ptr<infra::accounts::PgAccounts> accounts;
     std::unique_ptr<api::AccountApi> account;  // key roll, /v1/project, payout wallet
@@ -143,7 +145,8 @@ struct ApiRole {
         deps.limiter = limiter.get();
         api::WebhooksApiDeps webhook_deps;
         webhook_deps.keys = keys.get();
-        webhook_deps.pool = pool.get();
+        webhook_endpoints = std::make_unique<infra::postgres::PgWebhookEndpoints>(*pool);
+        webhook_deps.endpoints = webhook_endpoints.get();
         webhook_deps.allow_insecure = env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
         webhook_deps.now_ms = deps.now_ms;
         webhooks = std::make_unique<api::WebhooksApi>(std::move(webhook_deps));

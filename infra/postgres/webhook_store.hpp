@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "api/http/ports.hpp"
+
 namespace duepay::infra::postgres {
 
 struct WebhookEndpoint {
@@ -79,17 +81,8 @@ void enqueue_webhook_event_for(pqxx::work& tx, const WebhookEventRow& event,
 bool redeliver_webhook_event(pqxx::work& tx, const std::string& project_id, const std::string& mode,
                              const std::string& event_id, const std::string& endpoint_id);
 
-struct WebhookAttempt {
-    std::int64_t id = 0;
-    std::string event_id;
-    std::string event_type;
-    int attempt = 0;
-    std::string attempted_at;
-    std::optional<int> response_status;
-    int latency_ms = 0;
-    std::optional<std::string> error;
-    std::optional<std::string> next_retry_at;
-};
+// An attempt row is the WebhookEndpoints port's own type (the adapter returns it as it is).
+using WebhookAttempt = api::WebhookAttempt;
 // Newest first; `before_id` pages back.
 std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::string& endpoint_id,
                                                   std::size_t limit,

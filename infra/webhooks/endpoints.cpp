@@ -27,7 +27,7 @@ void put_opt(Writer& w, const char* key, const std::optional<std::string>& value
     }
 }
 
-void write_endpoint(Writer& w, const postgres::WebhookEndpoint& e, bool with_secret) {
+void write_endpoint(Writer& w, const api::WebhookEndpoint& e, bool with_secret) {
     w.StartObject();
     put(w, "id", e.id);
     put(w, "url", e.url);
@@ -35,7 +35,7 @@ void write_endpoint(Writer& w, const postgres::WebhookEndpoint& e, bool with_sec
     w.StartArray();
     for (const auto& t : e.events) w.String(t.data(), static_cast<rapidjson::SizeType>(t.size()));
     w.EndArray();
-    put(w, "mode", e.mode);
+    put(w, "mode", domain::events::to_string(e.mode));
     put(w, "status", e.status);
     put_opt(w, "disabledReason", e.disabled_reason);
     put_opt(w, "failingSince", e.failing_since);
@@ -72,15 +72,14 @@ bool is_endpoint_id(std::string_view id) { return is_prefixed_hex(id, "we_", 24)
 
 bool is_event_id(std::string_view id) { return is_prefixed_hex(id, "evt_", 48); }
 
-std::string endpoint_json(const postgres::WebhookEndpoint& endpoint, bool with_secret) {
+std::string endpoint_json(const api::WebhookEndpoint& endpoint, bool with_secret) {
     rapidjson::StringBuffer b;
     Writer w(b);
     write_endpoint(w, endpoint, with_secret);
     return {b.GetString(), b.GetSize()};
 }
 
-std::string endpoint_list_json(const std::vector<postgres::WebhookEndpoint>& endpoints,
-                               bool has_more) {
+std::string endpoint_list_json(const std::vector<api::WebhookEndpoint>& endpoints, bool has_more) {
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
@@ -94,8 +93,7 @@ std::string endpoint_list_json(const std::vector<postgres::WebhookEndpoint>& end
     return {b.GetString(), b.GetSize()};
 }
 
-std::string attempt_list_json(const std::vector<postgres::WebhookAttempt>& attempts,
-                              bool has_more) {
+std::string attempt_list_json(const std::vector<api::WebhookAttempt>& attempts, bool has_more) {
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();

@@ -1,14 +1,15 @@
 // What the REST routes (api/http/webhooks_api.cpp) and `duepay admin webhook` share about
 // endpoints: the URL check (syntax rules + the registration-time address check), new ids and
-// secrets, and the JSON of endpoints and attempts (docs/webhooks.md, schemas/openapi.yaml).
+// secrets, and the JSON of endpoints and attempts, in the WebhookEndpoints port's vocabulary
+// (api/http/ports.hpp; docs/webhooks.md, schemas/openapi.yaml).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "api/http/ports.hpp"
 #include "domain/result.hpp"
-#include "infra/postgres/webhook_store.hpp"
 
 namespace duepay::infra::webhooks {
 
@@ -24,9 +25,8 @@ bool is_endpoint_id(std::string_view id);
 bool is_event_id(std::string_view id);
 
 // data of the endpoint routes; the secret only when `with_secret` (create, rotation).
-std::string endpoint_json(const postgres::WebhookEndpoint& endpoint, bool with_secret);
-std::string endpoint_list_json(const std::vector<postgres::WebhookEndpoint>& endpoints,
-                               bool has_more);
-std::string attempt_list_json(const std::vector<postgres::WebhookAttempt>& attempts, bool has_more);
+std::string endpoint_json(const api::WebhookEndpoint& endpoint, bool with_secret);
+std::string endpoint_list_json(const std::vector<api::WebhookEndpoint>& endpoints, bool has_more);
+std::string attempt_list_json(const std::vector<api::WebhookAttempt>& attempts, bool has_more);
 
 }  // namespace duepay::infra::webhooks

@@ -297,4 +297,105 @@ class FakeAccounts final : public api::Accounts {
     }
 };
 
+// Webhook endpoints of any project and mode, in creation order; every call is recorded. An endpoint
+// of another project or mode is not found, as in the Postgres adapter. `unavailable` makes every
+// call throw DatabaseUnavailable.
+class FakeWebhookEndpoints final : public api::WebhookEndpoints {
+  public:
+    api::WebhookEndpoint create(const api::WebhookEndpoint& endpoint) override {
+        record("create " + endpoint.project_id.value);
+        auto e = endpoint;
+        e.status = "enabled";
+        e.created_at = e.updated_at = "2026-11-24T02:00:00.000Z";
+        endpoints.push_back(e);
+        return e;
+    }
+    std::vector<api::WebhookEndpoint> list(const api::ProjectId& project, api::Mode mode,
+                                           std::size_t limit,
+                                           const std::optional<std::string>& after) override {
+        record("list " + project.value + " " + std::to_string(limit) + " " + after.value_or("-"));
+        std::vector<api::WebhookEndpoint> out;
+        for (auto it = endpoints.rbegin(); it != endpoints.rend() && out.size() < limit; ++it) {
+            if (it->project_id.value == project.value && it->mode == mode) out.push_back(*it);
+        }
+        return out;
+    }
+    std::optional<api::WebhookEndpoint> find(const api::ProjectId& project, api::Mode mode,
+                                             const std::string& id) override {
+        record("find " + id);
+        auto* e = mine(project, mode, id);
+        if (e == nullptr) return std::nullopt;
+        return *e;
+    }
+    std::optional<api::WebhookEndpoint> update(const api::ProjectId& project, api::Mode mode,
+                                               const std::string& id,
+                                               const api::WebhookEndpointPatch& patch) override {
+        record("update " + id);
+        patches.push_back(patch);
+        auto* e = mine(project, mode, id);
+        if (e == nullptr) return std::nullopt;
+        if (patch.url) e->url = *patch.url;
+        if (patch.events) e->events = *patch.events;
+        if (patch.description) e->description = *patch.description;
+        if (patch.status) e->status = *patch.status;
+        return *e;
+    }
+    bool remove(const api::ProjectId& project, api::Mode mode, const std::string& id) override {
+        record("remove " + id);
+        auto* e = mine(project, mode, id);
+        if (e == nullptr) return false;
+        e->id.clear();  // never found again
+        return true;
+    }
+    std::optional<api::WebhookEndpoint> rotate_secret(const api::ProjectId& project, api::Mode mode,
+                                                      const std::string& id,
+                                                      const std::string& secret,
+                                                      std::chrono::seconds overlap) override {
+        record("rotate " + id + " " + std::to_string(overlap.count()));
+        auto* e = mine(project, mode, id);
+        if (e == nullptr) return std::nullopt;
+        e->secret = secret;
+        return *e;
+    }
+    bool send_test(const api::ProjectId& project, api::Mode mode, const std::string& endpoint_id,
+                   const domain::webhooks::WebhookEvent& event) override {
+        record("send_test " + endpoint_id);
+        if (mine(project, mode, endpoint_id) == nullptr) return false;
+        sent.push_back(event);
+        return true;
+    }
+    bool redeliver(const api::ProjectId& project, api::Mode mode, const std::string& event_id,
+                   const std::string& endpoint_id) override {
+        record("redeliver " + event_id + " " + endpoint_id);
+        return mine(project, mode, endpoint_id) != nullptr;
+    }
+    std::optional<std::vector<api::WebhookAttempt>> attempts(
+        const api::ProjectId& project, api::Mode mode, const std::string& endpoint_id,
+        std::size_t limit, std::optional<std::int64_t> before) override {
+        record("attempts " + endpoint_id + " " + std::to_string(limit) + " " +
+               (before ? std::to_string(*before) : "-"));
+        if (mine(project, mode, endpoint_id) == nullptr) return std::nullopt;
+        return std::vector<api::WebhookAttempt>{};
+    }
+
+    std::vector<api::WebhookEndpoint> endpoints;
+    std::vector<api::WebhookEndpointPatch> patches;
+    std::vector<domain::webhooks::WebhookEvent> sent;
+    std::vector<std::string> calls;
+    bool unavailable = false;
+
+  private:
+    void record(std::string call) {
+        calls.push_back(std::move(call));
+        if (unavailable) throw infra::postgres::DatabaseUnavailable("connection refused");
+    }
+    api::WebhookEndpoint* mine(const api::ProjectId& project, api::Mode mode,
+                               const std::string& id) {
+        for (auto& e : endpoints) {
+            if (e.id == id && e.project_id.value == project.value && e.mode == mode) return &e;
+        }
+        return nullptr;
+    }
+};
+
 }  // namespace duepay::doubles

@@ -1,0 +1,192 @@
+// The webhook endpoint routes over a fake WebhookEndpoints port (api/http/webhooks_api.hpp,
+// tests/doubles/): every input rejection is answered before the store is asked anything, each
+// route asks for the key's own project and mode, and an endpoint of another project or mode is a
+// 404. The Postgres adapter and the deliveries are tested against the real stack in
+// tests/integration/webhooks (webhooks.test.mjs, with a real receiver).
+#include "api/http/webhooks_api.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/doubles/api_ports.hpp"
+
+namespace duepay::api {
+namespace {
+
+const std::string kKey = "dp_test_" + std::string(48, 'a');
+const std::string kMine = "we_" + std::string(24, 'a');
+const std::string kTheirs = "we_" + std::string(24, 'b');  // another project's
+const std::string kLive = "we_" + std::string(24, 'c');    // the same project's, live mode
+
+class WebhooksApiTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        keys_.add(kKey, doubles::key_owner("key_1", "prj_1", Mode::test));
+        add(kMine, "prj_1", Mode::test);
+        add(kTheirs, "prj_2", Mode::test);
+        add(kLive, "prj_1", Mode::live);
+        store_.calls.clear();
+    }
+    void add(const std::string& id, const std::string& project, Mode mode) {
+        WebhookEndpoint e;
+        e.id = id;
+        e.project_id = ProjectId{project};
+        e.mode = mode;
+        e.url = "https://hooks.example/" + id;
+        e.events = {"invoice.paid"};
+        store_.create(e);
+    }
+    ApiResponse send(const std::string& method, const std::string& path,
+                     const std::string& body = "") {
+        ApiRequest r;
+        r.method = method;
+        const auto q = path.find('?');
+        r.path = path.substr(0, q);
+        if (q != std::string::npos) r.query = path.substr(q + 1);
+        r.body = body;
+        r.headers["x-api-key"] = kKey;
+        return api_.handle(r);
+    }
+    static rapidjson::Document parsed(const ApiResponse& r) {
+        rapidjson::Document d;
+        d.Parse(r.body.c_str());
+        EXPECT_FALSE(d.HasParseError()) << r.body;
+        return d;
+    }
+    static std::string code(const ApiResponse& r) {
+        auto d = parsed(r);
+        return d.HasMember("meta") ? d["meta"]["code"].GetString() : "<" + r.body + ">";
+    }
+
+    doubles::FakeKeys keys_;
+    doubles::FakeWebhookEndpoints store_;
+    WebhooksApi api_{[this] {
+        WebhooksApiDeps deps;
+        deps.keys = &keys_;
+        deps.endpoints = &store_;
+        deps.allow_insecure = true;  // loopback URLs, no DNS in a unit test
+        deps.now_ms = [] { return std::int64_t{1'795'000'000'000}; };
+        return deps;
+    }()};
+};
+
+TEST_F(WebhooksApiTest, CreatesForTheKeysProjectAndModeWithItsSecretOnce) {
+    auto r = send("POST", "/v1/webhook-endpoints",
+                  R"({"url":"http://127.0.0.1:9/hook","events":["invoice.paid","invoice.paid"]})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    const auto& stored = store_.endpoints.back();
+    EXPECT_EQ(stored.project_id.value, "prj_1");
+    EXPECT_EQ(stored.mode, Mode::test);
+    EXPECT_EQ(stored.events, std::vector<std::string>{"invoice.paid"});  // deduplicated
+    EXPECT_TRUE(stored.id.starts_with("we_"));
+    auto d = parsed(r);
+    EXPECT_EQ(std::string(d["data"]["secret"].GetString()), stored.secret);
+    EXPECT_STREQ(d["data"]["mode"].GetString(), "test");
+    auto read = send("GET", "/v1/webhook-endpoints/" + stored.id);
+    ASSERT_EQ(read.status, 200) << read.body;
+    EXPECT_FALSE(parsed(read)["data"].HasMember("secret"));
+}
+
+TEST_F(WebhooksApiTest, InputRejectionsNeverReachTheStore) {
+    struct Case {
+        const char* method;
+        std::string path;
+        const char* body;
+        const char* code;
+    };
+    const std::string item = "/v1/webhook-endpoints/" + kMine;
+    for (const auto& c : std::initializer_list<Case>{
+             {"POST", "/v1/webhook-endpoints", R"({"url":"http://127.0.0.1:9/h","mode":"live"})",
+              "key_mode_mismatch"},
+             {"POST", "/v1/webhook-endpoints", "{}", "invalid_webhook_url"},
+             {"POST", "/v1/webhook-endpoints", R"({"url":"ftp://127.0.0.1/h"})",
+              "webhook_url_not_https"},
+             {"POST", "/v1/webhook-endpoints", R"({"url":"http://127.0.0.1:9/h","events":[]})",
+              "invalid_webhook_events"},
+             {"POST", "/v1/webhook-endpoints",
+              R"({"url":"http://127.0.0.1:9/h","events":["charge.created"]})",
+              "invalid_webhook_events"},
+             {"POST", "/v1/webhook-endpoints", R"({"url":"http://127.0.0.1:9/h","x":1})",
+              "unknown_field"},
+             {"POST", "/v1/webhook-endpoints", "[1]", "invalid_json"},
+             {"GET", "/v1/webhook-endpoints?limit=0", "", "invalid_limit"},
+             {"GET", "/v1/webhook-endpoints?startingAfter=x", "", "invalid_cursor"},
+             {"PATCH", item, R"({"status":"paused"})", "invalid_webhook_status"},
+             {"PATCH", item, R"({"description":7})", "invalid_description"},
+             {"POST", item + "/rotate-secret", R"({"expiresInSeconds":604801})",
+              "invalid_expires_in"},
+             {"GET", item + "/deliveries?before=x", "", "invalid_cursor"},
+             {"POST", "/v1/webhook-deliveries/evt_1/redeliver", "", "invalid_webhook_endpoint_id"},
+         }) {
+        auto r = send(c.method, c.path, c.body);
+        EXPECT_EQ(r.status, 400) << c.path << " " << c.body << " " << r.body;
+        EXPECT_EQ(code(r), c.code) << c.path << " " << c.body;
+    }
+    EXPECT_TRUE(store_.calls.empty()) << store_.calls.front();
+}
+
+TEST_F(WebhooksApiTest, AnotherProjectsOrModesEndpointIsNotFound) {
+    for (const auto& id : {kTheirs, kLive, "we_" + std::string(24, 'd')}) {
+        const auto item = "/v1/webhook-endpoints/" + id;
+        for (auto [method, path, body] :
+             std::initializer_list<std::tuple<const char*, std::string, const char*>>{
+                 {"GET", item, ""},
+                 {"PATCH", item, R"({"status":"disabled"})"},
+                 {"DELETE", item, ""},
+                 {"POST", item + "/rotate-secret", ""},
+                 {"POST", item + "/test", ""},
+                 {"GET", item + "/deliveries", ""}}) {
+            auto r = send(method, path, body);
+            EXPECT_EQ(r.status, 404) << method << " " << path;
+            EXPECT_EQ(code(r), "webhook_endpoint_not_found") << method << " " << path;
+        }
+        auto redeliver = send("POST", "/v1/webhook-deliveries/evt_" + std::string(48, 'e') +
+                                          "/redeliver?endpoint=" + id);
+        EXPECT_EQ(redeliver.status, 404);
+        EXPECT_EQ(code(redeliver), "webhook_event_not_found");
+    }
+    for (const auto& e : store_.endpoints) EXPECT_FALSE(e.id.empty()) << "a delete went through";
+    EXPECT_TRUE(store_.sent.empty());
+}
+
+TEST_F(WebhooksApiTest, EachRouteAsksTheStoreForWhatItNeeds) {
+    const auto item = "/v1/webhook-endpoints/" + kMine;
+    auto list = send("GET", "/v1/webhook-endpoints?limit=1&startingAfter=" + kLive);
+    ASSERT_EQ(list.status, 200) << list.body;
+    auto page = parsed(list);
+    EXPECT_EQ(page["data"]["items"].Size(), 1u);
+    EXPECT_FALSE(page["data"]["hasMore"].GetBool());  // asked for 2, the project has 1 in test
+    auto patch = send("PATCH", item, R"({"description":null,"status":"disabled"})");
+    ASSERT_EQ(patch.status, 200) << patch.body;
+    ASSERT_EQ(store_.patches.size(), 1u);
+    EXPECT_EQ(store_.patches[0].description,
+              std::optional<std::optional<std::string>>(std::optional<std::string>()));
+    EXPECT_FALSE(store_.patches[0].url.has_value());
+    auto rotate = send("POST", item + "/rotate-secret", "");
+    ASSERT_EQ(rotate.status, 200) << rotate.body;
+    EXPECT_EQ(std::string(parsed(rotate)["data"]["secret"].GetString()),
+              store_.endpoints[0].secret);
+    auto test = send("POST", item + "/test", "");
+    ASSERT_EQ(test.status, 202) << test.body;
+    ASSERT_EQ(store_.sent.size(), 1u);
+    EXPECT_EQ(store_.sent[0].type, "webhook.test");
+    EXPECT_NE(store_.sent[0].body.find(kMine), std::string::npos) << store_.sent[0].body;
+    EXPECT_EQ(std::string(parsed(test)["data"]["eventId"].GetString()), store_.sent[0].id);
+    auto deliveries = send("GET", item + "/deliveries?limit=5&before=42");
+    ASSERT_EQ(deliveries.status, 200) << deliveries.body;
+    EXPECT_EQ(store_.calls,
+              (std::vector<std::string>{"list prj_1 2 " + kLive, "update " + kMine,
+                                        "rotate " + kMine + " 86400", "send_test " + kMine,
+                                        "attempts " + kMine + " 6 42"}));
+}
+
+TEST_F(WebhooksApiTest, AnUnreachableStoreIsDatabaseUnavailableForTheRouterTo503) {
+    store_.unavailable = true;
+    EXPECT_THROW(send("GET", "/v1/webhook-endpoints"), infra::postgres::DatabaseUnavailable);
+}
+
+}  // namespace
+}  // namespace duepay::api
