@@ -12,7 +12,9 @@ import {join} from "node:path";
 import {after, before, test} from "node:test";
 import puppeteer from "puppeteer-core";
 
-import {BIN, children, env, run, sleep, stackSkip, start, stopChildren} from "../support/stack.mjs";
+import {
+  BIN, children, env, run, sleep, stackSkip, start, startChainwatch, stopChildren
+} from "../support/stack.mjs";
 
 const CHAIN = 80002;
 const CHROMIUM = env.DUEPAY_CHROMIUM || "/usr/bin/chromium";
@@ -111,17 +113,6 @@ async function waitUp(url, what, child) {
     if (Date.now() > until) throw new Error(`${what} did not come up: ${child?.logs.slice(-2000)}`);
     await sleep(200);
   }
-}
-
-async function startChainwatch() {
-  chainwatch = start(["chainwatch", "--chain", String(CHAIN)], "chainwatch");
-  const until = Date.now() + 60000;
-  while (Date.now() < until) {
-    if (/caught up/.test(chainwatch.logs) || /standby/.test(chainwatch.logs)) return;
-    if (chainwatch.exitCode !== null) throw new Error(`chainwatch exited: ${chainwatch.logs}`);
-    await sleep(200);
-  }
-  throw new Error(`chainwatch did not start: ${chainwatch.logs}`);
 }
 
 // A project whose name is markup, with its own verified payout wallet (anvil #1 signs the
@@ -247,7 +238,7 @@ before(async () => {
         {DUEPAY_CHECKOUT_RATE_PER_MINUTE: "100000", DUEPAY_CHECKOUT_BURST: "10000"});
     await waitUp(`${CHECKOUT}/healthz`, "the checkout", co);
   }
-  await startChainwatch();
+  chainwatch = await startChainwatch(CHAIN);
   brandedKey = (await brandedProject()).key;
   browser = await puppeteer.launch({
     executablePath: CHROMIUM,

@@ -1,8 +1,8 @@
 // What every node suite that drives build/duepay against the dev stack (var/dev.env) needs: the
 // binary, the environment and whether it is a dev stack's, subprocesses whose stderr is kept for
 // failure messages and which stopChildren() ends, and a free loopback port. Used by
-// tests/integration/merchant/support.mjs, tests/integration/webhooks/webhooks.test.mjs and
-// tests/e2e/checkout.test.mjs. Every wait is bounded.
+// tests/integration/merchant/support.mjs, tests/integration/webhooks/webhooks.test.mjs,
+// tests/integration/chain/chain.test.mjs and tests/e2e/checkout.test.mjs. Every wait is bounded.
 import http from "node:http";
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
@@ -22,17 +22,30 @@ export function stackSkip(required) {
 export const children = [];
 
 // Runs `duepay <args>` with the environment plus `extraEnv`; its stderr is kept in child.logs
-// (the last 100-200 kB).
-export function start(args, name, extraEnv = {}) {
+// (the last 100-200 kB, or all of it with `keepAll` when a test looks for an early line).
+export function start(args, name, extraEnv = {}, { keepAll = false } = {}) {
   const child = spawn(BIN, args, { env: { ...env, ...extraEnv }, stdio: ["ignore", "ignore", "pipe"] });
   child.logs = "";
   child.stderr.on("data", (d) => {
     child.logs += d.toString();
-    if (child.logs.length > 200000) child.logs = child.logs.slice(-100000);
+    if (!keepAll && child.logs.length > 200000) child.logs = child.logs.slice(-100000);
   });
   child.name = name;
   children.push(child);
   return child;
+}
+
+// `duepay chainwatch --chain <chain>` started, once it has caught up with the chain or stands by
+// for another leader (60 s at most); `options` as start()'s.
+export async function startChainwatch(chain, options = {}) {
+  const child = start(["chainwatch", "--chain", String(chain)], "chainwatch", {}, options);
+  const until = Date.now() + 60000;
+  while (Date.now() < until) {
+    if (/caught up/.test(child.logs) || /standby/.test(child.logs)) return child;
+    if (child.exitCode !== null) throw new Error(`chainwatch exited: ${child.logs}`);
+    await sleep(200);
+  }
+  throw new Error(`chainwatch did not start: ${child.logs}`);
 }
 
 // SIGTERM to every running child, up to `graceMs` for them to exit, then SIGKILL to the rest.

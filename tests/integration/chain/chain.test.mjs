@@ -5,33 +5,17 @@
 // bounded. The tests that move chain time (evm_increaseTime) or stop interval mining run last.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { BIN, children, env, run, sleep, start, startChainwatch } from "../../support/stack.mjs";
 
-const run = promisify(execFile);
-const env = process.env;
 const CHAIN = 80002;
 const required = ["DUEPAY_BASE_URL", "DATABASE_URL", "KAFKA_BOOTSTRAP", "DUEPAY_CHAINS_FILE", "DUEPAY_DEV_BUYER_KEYS",
   "DUEPAY_SIGNER_KEY", "DUEPAY_SERVER_SECRET", `DUEPAY_RPC_URL_${CHAIN}`];
 const missing = required.filter((k) => !env[k]);
 const skip = missing.length ? `dev stack environment absent (${missing.join(", ")}): source var/dev.env` : false;
-const BIN = env.DUEPAY_BIN || "build/duepay";
 const RPC = env[`DUEPAY_RPC_URL_${CHAIN}`];
 
 let key;
-const children = [];
 let chainwatch;
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function start(args, name) {
-  const child = spawn(BIN, args, { env, stdio: ["ignore", "ignore", "pipe"] });
-  child.logs = "";
-  child.stderr.on("data", (d) => { child.logs += d.toString(); });
-  child.name = name;
-  children.push(child);
-  return child;
-}
 
 async function rpc(method, params = []) {
   const res = await fetch(RPC, { method: "POST", headers: { "content-type": "application/json" },
@@ -100,17 +84,6 @@ async function apiUp() {
   } catch { return false; }
 }
 
-async function startChainwatch() {
-  chainwatch = start(["chainwatch", "--chain", String(CHAIN)], "chainwatch");
-  const until = Date.now() + 60000;
-  while (Date.now() < until) {
-    if (/caught up/.test(chainwatch.logs) || /standby/.test(chainwatch.logs)) return;
-    if (chainwatch.exitCode !== null) throw new Error(`chainwatch exited: ${chainwatch.logs}`);
-    await sleep(200);
-  }
-  throw new Error(`chainwatch did not start: ${chainwatch.logs}`);
-}
-
 before(async () => {
   if (skip) return;
   key = env.DUEPAY_DEMO_TEST_KEY;
@@ -123,7 +96,8 @@ before(async () => {
       await sleep(200);
     }
   }
-  await startChainwatch();
+  // The whole log: the takeover test looks for the "leader" line it wrote at start.
+  chainwatch = await startChainwatch(CHAIN, { keepAll: true });
 });
 
 after(async () => {
@@ -240,7 +214,8 @@ test("kill -9 of chainwatch mid-stream: nothing lost, nothing duplicated", { ski
   chainwatch.kill("SIGKILL");
   await Promise.all(pays);
   await sleep(2000);  // blocks go by while nobody watches
-  await startChainwatch();
+  // The whole log: the takeover test looks for the "leader" line it wrote at start.
+  chainwatch = await startChainwatch(CHAIN, { keepAll: true });
   for (const c of charges) await waitStatus(c.invoiceId, "paid", 60000);
   for (const c of charges) {
     const types = await eventTypes(c.invoiceId);
@@ -258,7 +233,7 @@ const TAKEOVER_BOUND_MS = 3000;
 test("a standby chainwatch takes over within the documented bound when the leader is killed -9", { skip }, async () => {
   const leader = chainwatch;
   assert.match(leader.logs, new RegExp(`chainwatch ${CHAIN}: leader`));
-  const standby = start(["chainwatch", "--chain", String(CHAIN)], "chainwatch-standby");
+  const standby = start(["chainwatch", "--chain", String(CHAIN)], "chainwatch-standby", {}, { keepAll: true });
   const until = Date.now() + 30000;
   while (!/standby \(another leader holds the lock\)/.test(standby.logs)) {
     if (standby.exitCode !== null || Date.now() > until) throw new Error(`no standby: ${standby.logs}`);
