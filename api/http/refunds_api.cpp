@@ -135,12 +135,8 @@ void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner
             claim.fingerprint = pg::request_fingerprint(request.method, request.path, request.body);
             auto begun = deps_.idempotency->begin(owner.project_id, *key, claim.fingerprint);
             switch (begun.outcome) {
-                case BeginOutcome::replay: {
-                    ApiResponse r;
-                    r.status = begun.response->status;
-                    r.body = begun.response->body;
-                    return respond(std::move(r));
-                }
+                case BeginOutcome::replay:  // the stored answer (a refund stores no headers)
+                    return respond(replayed(*begun.response));
                 case BeginOutcome::in_flight:
                 case BeginOutcome::mismatch:
                     return respond(idempotency_refusal(begun.outcome));
