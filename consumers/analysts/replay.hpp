@@ -10,6 +10,7 @@
 #include <string>
 
 #include "consumers/cli/command.hpp"
+#include "domain/events/upcast.hpp"
 
 namespace duepay::consumers {
 
@@ -27,6 +28,9 @@ struct ReplaySettings {
     bool drop_old = false;    // drop the retired schemas (alone: only that)
     bool force = false;       // swap even when the comparison differs
     int lock_timeout_ms = 10000;
+    // The event versions records are read with; null: this build's (a test injects its own table;
+    // no flag sets it).
+    const domain::events::SchemaVersions* versions = nullptr;
 };
 
 // Exit codes: 0 done (and equal), 1 the comparison differs (nothing swapped), 2 usage, 130

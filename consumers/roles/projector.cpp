@@ -130,7 +130,9 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
             const auto started = std::chrono::steady_clock::now();
             if (!conn || !conn->is_open()) conn = connect();
             pqxx::work tx(*conn);
-            auto stats = projections::charges::apply_batch(tx, settings.group_id, batch);
+            projections::charges::ApplyOptions options;
+            options.versions = settings.versions;
+            auto stats = projections::charges::apply_batch(tx, settings.group_id, batch, options);
             tx.commit();
             metrics.committed(
                 stats,

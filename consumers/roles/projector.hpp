@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <string>
 
+#include "domain/events/upcast.hpp"
+
 namespace duepay::consumers {
 
 struct ProjectorSettings {
@@ -18,6 +20,9 @@ struct ProjectorSettings {
     int poll_timeout_ms = 100;
     int fetch_wait_max_ms = 100;  // idle long poll; a new record is fetched at once (ADR 0140)
     int fetch_min_bytes = 1;
+    // The event versions records are read with; null: this build's (a test injects its own table,
+    // tests/integration/analysts/schema_versions_test.cpp; never set from the environment).
+    const domain::events::SchemaVersions* versions = nullptr;
 };
 
 // KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC, DUEPAY_PROJECTOR_GROUP, and the tuning knobs

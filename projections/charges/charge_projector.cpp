@@ -21,6 +21,10 @@ namespace {
 namespace ev = domain::events;
 using infra::kafka::ConsumedMessage;
 
+const ev::SchemaVersions& versions_of(const ApplyOptions& options) {
+    return options.versions != nullptr ? *options.versions : ev::schema_versions();
+}
+
 // A decoded record, ready to journal.
 struct Decoded {
     const ConsumedMessage* message = nullptr;
@@ -29,13 +33,14 @@ struct Decoded {
 };
 
 // The journaled events of `ids`, decoded, per invoice in log order.
-ChargeEvents load_charge_events(pqxx::transaction_base& tx, const std::vector<std::string>& ids) {
+ChargeEvents load_charge_events(pqxx::transaction_base& tx, const std::vector<std::string>& ids,
+                                const ev::SchemaVersions& versions) {
     const auto journal = infra::postgres::load_journal(tx, ids);
     ChargeEvents out;
     for (const auto& [invoice_id, payload] : journal) {
         if (out.empty() || out.back().first != invoice_id)
             out.emplace_back(invoice_id, std::vector<ev::Event>{});
-        auto event = ev::decode_event(payload);
+        auto event = ev::decode_event(payload, versions);
         if (event) out.back().second.push_back(std::move(event).value());
     }
     return out;
@@ -49,8 +54,10 @@ std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
                                                      const std::vector<Decoded>& records,
                                                      const std::set<std::string>& inserted,
                                                      const std::set<std::string>& first_journaled,
-                                                     ChargeMemory* memory,
+                                                     const ApplyOptions& options,
                                                      std::vector<std::string>& deferred) {
+    auto* memory = options.memory;
+    const auto& versions = versions_of(options);
     if (memory != nullptr) {
         std::vector<const ev::Event*> fresh;
         std::set<std::string> taken;  // the first of two same ids in a batch is the journaled one
@@ -58,8 +65,8 @@ std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
             const auto& id = r.entry.event_id;
             if (inserted.contains(id) && taken.insert(id).second) fresh.push_back(&r.event);
         }
-        auto folded =
-            memory->fold(fresh, [&](const auto& ids) { return load_charge_events(tx, ids); });
+        auto folded = memory->fold(
+            fresh, [&](const auto& ids) { return load_charge_events(tx, ids, versions); });
         deferred = std::move(folded.deferred);
         return std::move(folded.rows);
     }
@@ -75,7 +82,8 @@ std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
     for (const auto& id : touched) {
         if (!first_journaled.contains(id)) journaled.push_back(id);
     }
-    ChargeEvents charges = journaled.empty() ? ChargeEvents{} : load_charge_events(tx, journaled);
+    ChargeEvents charges =
+        journaled.empty() ? ChargeEvents{} : load_charge_events(tx, journaled, versions);
     std::map<std::string, std::vector<const Decoded*>> fresh;
     std::set<std::string> taken;
     for (const auto& r : records) {
@@ -117,8 +125,7 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
     stats.duplicates += entries.size() - inserted.size();
     if (inserted.empty()) return;
     std::vector<std::string> deferred;
-    const auto rows =
-        fold_touched(tx, records, inserted, first_journaled, options.memory, deferred);
+    const auto rows = fold_touched(tx, records, inserted, first_journaled, options, deferred);
     for (const auto& invoice_id : deferred) {
         kLog.warn().with("invoice_id", invoice_id)
             << "projector: " << invoice_id << " has no charge.created yet; row deferred";
@@ -177,8 +184,8 @@ std::optional<std::string> try_apply(pqxx::work& tx, const std::vector<Decoded>&
     return std::nullopt;
 }
 
-domain::Result<Decoded> decode(const ConsumedMessage& message) {
-    auto event = ev::decode_event(message.value);
+domain::Result<Decoded> decode(const ConsumedMessage& message, const ev::SchemaVersions& versions) {
+    auto event = ev::decode_event(message.value, versions);
     if (!event) return event.error();
     Decoded d;
     d.message = &message;
@@ -222,7 +229,7 @@ BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
     for (const auto& message : batch) {
         auto& next = next_offsets[{message.topic, message.partition}];
         next = std::max(next, message.offset + 1);
-        auto decoded = decode(message);
+        auto decoded = decode(message, versions_of(options));
         if (!decoded) {
             quarantine(tx, group_id, message, decoded.error().message, stats);
             ++stats.failed_by_type["undecodable"];
@@ -248,7 +255,7 @@ BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
 }
 
 std::optional<std::string> reapply_message(pqxx::work& tx, const ConsumedMessage& message) {
-    auto decoded = decode(message);
+    auto decoded = decode(message, ev::schema_versions());
     if (!decoded) return decoded.error().message;
     BatchStats stats;
     return try_apply(tx, {std::move(decoded).value()}, stats);

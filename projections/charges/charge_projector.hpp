@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "domain/events/upcast.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "projections/charges/charge_memory.hpp"
 
@@ -45,6 +46,9 @@ struct ApplyOptions {
     // Fold the touched charges in this memory (duepay replay: it reads each partition in order
     // from its start) instead of re-reading and re-decoding their journal. Same fold, same rows.
     ChargeMemory* memory = nullptr;
+    // The event versions the records are read with (domain/events/upcast.hpp): null is this
+    // build's table; a test replays a topic holding a version this build does not write yet.
+    const domain::events::SchemaVersions* versions = nullptr;
 };
 
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,

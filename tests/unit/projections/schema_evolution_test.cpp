@@ -1,12 +1,10 @@
-// Schema evolution (domain/events/upcast.hpp): a topic holding version 1 and version 2 of one type
-// replays into the same read model. The production build has no version 2 yet, so the test brings
-// its own table: it declares charge.paid at version 2 (today's form) with an upcaster from a
-// version 1 that named the total "total". Decoding goes through the real decoder, the row through
-// the projector's real mapping.
+// Schema evolution (domain/events/upcast.hpp): version 1 and version 2 of one type fold into the
+// same read model row. The production build has no version 2 yet, so the test brings its own table
+// (tests/support/paid_v2.hpp: charge.paid at version 2, today's form, upcast from a version 1 that
+// named the total "total"). Decoding goes through the real decoder, the row through the
+// projector's real mapping. The same over a real topic, projector and replay:
+// tests/integration/analysts/schema_versions_test.cpp.
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <string>
 #include <vector>
@@ -14,58 +12,15 @@
 #include "domain/events/event_json.hpp"
 #include "domain/events/upcast.hpp"
 #include "projections/charges/charge_projection.hpp"
-#include "tests/unit/domain/events/examples.hpp"
+#include "tests/support/paid_v2.hpp"
 
 namespace duepay::projections::charges {
 namespace {
 
 namespace ev = domain::events;
-namespace ex = domain::events::examples;
-
-// v1 -> v2 of the test's charge.paid: "total" became "confirmedTotal" (appended last, as the
-// canonical order of v2 has it).
-std::optional<std::string> rename_total(std::string& data_json) {
-    rapidjson::Document data;
-    data.Parse(data_json.c_str(), data_json.size());
-    auto total = data.FindMember("total");
-    if (total == data.MemberEnd()) return std::string("version 1 of charge.paid has no total");
-    rapidjson::Value value(total->value, data.GetAllocator());
-    data.RemoveMember("total");
-    data.AddMember("confirmedTotal", value, data.GetAllocator());
-    rapidjson::StringBuffer out;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(out);
-    data.Accept(writer);
-    data_json.assign(out.GetString(), out.GetSize());
-    return std::nullopt;
-}
-
-constexpr ev::Upcaster kUpcasters[] = {{ev::ChargePaid::kType, 1, &rename_total}};
-const ev::SchemaVersions kVersions{kUpcasters};
-
-std::string replace(std::string s, const std::string& from, const std::string& to) {
-    const auto at = s.find(from);
-    EXPECT_NE(at, std::string::npos) << from << " in " << s;
-    return at == std::string::npos ? s : s.replace(at, from.size(), to);
-}
-
-struct Stream {
-    std::string created;
-    std::string paid_v1;  // the old form
-    std::string paid_v2;  // the current form
-};
-
-Stream stream() {
-    auto created = ex::envelope("created-1", ex::created_data());
-    auto& data = std::get<ev::ChargeCreated>(created.data);
-    auto payment = ex::payment(ev::Rail::wallet, 102, "10073743");
-    payment.token = data.token;
-    auto paid = ex::envelope("paid-1", ev::ChargePaid{payment, data.amount});
-    paid.occurred_at = "2026-11-21T22:03:00.000Z";
-    const auto current = ev::encode_event(paid);
-    const auto v2 = replace(current, R"("schemaVersion":1)", R"("schemaVersion":2)");
-    auto v1 = replace(current, R"(,"confirmedTotal":)", R"(,"total":)");
-    return {ev::encode_event(created), v1, v2};
-}
+using tests::paid_v2::kVersions;
+using tests::paid_v2::replace;
+using tests::paid_v2::stream;
 
 std::vector<ev::Event> decode_all(const std::vector<std::string>& records) {
     std::vector<ev::Event> out;
