@@ -116,6 +116,7 @@ void Rebuild::apply(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMess
     rm::ApplyOptions options;
     options.notify = false;
     options.memory = &memory;
+    options.bulk = true;  // the shadow schema is written by this replay alone
     options.versions = s_.versions;
     rm::apply_batch(tx, group_, batch, options);
 }

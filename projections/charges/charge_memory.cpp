@@ -1,5 +1,6 @@
 #include "projections/charges/charge_memory.hpp"
 
+#include <string_view>
 #include <unordered_set>
 
 #include "domain/hex.hpp"
@@ -52,13 +53,17 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
         auto id = domain::to_hex(event->invoice_id);
         if (!from_journal.contains(id)) staged_[id].add(*event);
     }
+    std::unordered_set<std::string_view> fresh_ids;
+    for (const auto* event : fresh) fresh_ids.insert(event->id);
     Folded out;
     out.rows.reserve(touched.size());
     for (const auto& id : touched) {
         auto& charge = staged_[id];
         charge.touched = folds_;
         if (charge.created) {
-            out.rows.push_back(to_row(charge.state, *charge.created, charge.last, charge.events));
+            auto row = to_row(charge.state, *charge.created, charge.last, charge.events);
+            (fresh_ids.contains(charge.created->id) ? out.new_rows : out.rows)
+                .push_back(std::move(row));
         } else {
             out.deferred.push_back(id);
         }

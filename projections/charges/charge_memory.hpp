@@ -46,7 +46,10 @@ class ChargeMemory {
     explicit ChargeMemory(bool journal_empty, std::size_t capacity = 300'000);
 
     struct Folded {
-        std::vector<infra::postgres::ChargeRow> rows;
+        std::vector<infra::postgres::ChargeRow> rows;  // charges that had a row before the fold
+        // Charges whose charge.created is among the fresh events: no row was written for them
+        // yet (rows are written whenever a charge with its charge.created is folded).
+        std::vector<infra::postgres::ChargeRow> new_rows;
         std::vector<std::string> deferred;  // touched, no charge.created yet: no row
     };
 

@@ -1,6 +1,7 @@
 #include "projections/charges/charge_projector.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -50,12 +51,10 @@ ChargeEvents load_charge_events(pqxx::transaction_base& tx, const std::vector<st
 // `memory`; or else, for a charge journaled for the first time by this batch
 // (`first_journaled`), folded from its new records, whose journal they are; or else re-folded
 // from the journal. Charges without charge.created: `deferred`.
-std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
-                                                     const std::vector<Decoded>& records,
-                                                     const std::set<std::string>& inserted,
-                                                     const std::set<std::string>& first_journaled,
-                                                     const ApplyOptions& options,
-                                                     std::vector<std::string>& deferred) {
+ChargeMemory::Folded fold_touched(pqxx::transaction_base& tx, const std::vector<Decoded>& records,
+                                  const std::set<std::string>& inserted,
+                                  const std::set<std::string>& first_journaled,
+                                  const ApplyOptions& options) {
     auto* memory = options.memory;
     const auto& versions = versions_of(options);
     if (memory != nullptr) {
@@ -65,17 +64,15 @@ std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
             const auto& id = r.entry.event_id;
             if (inserted.contains(id) && taken.insert(id).second) fresh.push_back(&r.event);
         }
-        auto folded = memory->fold(
-            fresh, [&](const auto& ids) { return load_charge_events(tx, ids, versions); });
-        deferred = std::move(folded.deferred);
-        return std::move(folded.rows);
+        return memory->fold(fresh,
+                            [&](const auto& ids) { return load_charge_events(tx, ids, versions); });
     }
+    ChargeMemory::Folded out;
     std::set<std::string> touched;
     for (const auto& r : records) {
         if (inserted.contains(r.entry.event_id)) touched.insert(r.entry.invoice_id);
     }
-    std::vector<infra::postgres::ChargeRow> rows;
-    if (touched.empty()) return rows;
+    if (touched.empty()) return out;
     // A brand-new charge (a create, under load nearly every charge of a batch) needs no journal
     // read-back (issue 14): the batch's first copy of each of its event ids, in log order.
     std::vector<std::string> journaled;
@@ -104,12 +101,12 @@ std::vector<infra::postgres::ChargeRow> fold_touched(pqxx::transaction_base& tx,
     }
     for (const auto& [invoice_id, events] : charges) {
         if (auto row = project_charge(events)) {
-            rows.push_back(std::move(*row));
+            out.rows.push_back(std::move(*row));
         } else {
-            deferred.push_back(invoice_id);
+            out.deferred.push_back(invoice_id);
         }
     }
-    return rows;
+    return out;
 }
 
 // Journals `records`, folds every charge they touch and upserts its row (no offsets).
@@ -118,20 +115,31 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
     std::vector<infra::postgres::JournalEntry> entries;
     entries.reserve(records.size());
     for (const auto& r : records) entries.push_back(r.entry);
+    const bool bulk = options.bulk && options.memory != nullptr;
     std::set<std::string> first_journaled;
-    const auto inserted = infra::postgres::insert_journal_entries(
-        tx, entries, options.memory == nullptr ? &first_journaled : nullptr);
+    std::set<std::string> inserted;
+    if (bulk && infra::postgres::copy_journal_entries(tx, entries)) {
+        for (const auto& e : entries) inserted.insert(e.event_id);
+    } else {
+        inserted = infra::postgres::insert_journal_entries(
+            tx, entries, options.memory == nullptr ? &first_journaled : nullptr);
+    }
     stats.new_events += inserted.size();
     stats.duplicates += entries.size() - inserted.size();
     if (inserted.empty()) return;
-    std::vector<std::string> deferred;
-    const auto rows = fold_touched(tx, records, inserted, first_journaled, options, deferred);
-    for (const auto& invoice_id : deferred) {
+    auto folded = fold_touched(tx, records, inserted, first_journaled, options);
+    for (const auto& invoice_id : folded.deferred) {
         kLog.warn().with("invoice_id", invoice_id)
             << "projector: " << invoice_id << " has no charge.created yet; row deferred";
     }
-    infra::postgres::upsert_charges(tx, rows);
-    stats.charges += rows.size();
+    if (bulk) {
+        infra::postgres::copy_charges(tx, folded.new_rows);
+    } else {
+        folded.rows.insert(folded.rows.end(), std::make_move_iterator(folded.new_rows.begin()),
+                           std::make_move_iterator(folded.new_rows.end()));
+    }
+    infra::postgres::upsert_charges(tx, folded.rows);
+    stats.charges += folded.rows.size() + (bulk ? folded.new_rows.size() : 0);
     if (options.notify) {
         std::set<std::string> touched;
         for (const auto& r : records) {

@@ -46,6 +46,10 @@ struct ApplyOptions {
     // Fold the touched charges in this memory (duepay replay: it reads each partition in order
     // from its start) instead of re-reading and re-decoding their journal. Same fold, same rows.
     ChargeMemory* memory = nullptr;
+    // With `memory`, and only when this consumer alone writes the tables (duepay replay into its
+    // own schema): the journal rows go by COPY (an INSERT ... ON CONFLICT when an event id is
+    // already journaled) and the rows of charges new to the table by COPY (ADR 0200).
+    bool bulk = false;
     // The event versions the records are read with (domain/events/upcast.hpp): null is this
     // build's table; a test replays a topic holding a version this build does not write yet.
     const domain::events::SchemaVersions* versions = nullptr;
