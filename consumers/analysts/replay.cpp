@@ -33,6 +33,12 @@ std::string utc_stamp() {
     return buf;
 }
 
+void write_seconds(domain::json::Writer& w, const char* key,
+                   std::chrono::steady_clock::time_point since) {
+    w.Key(key);
+    w.Double(std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
+}
+
 void write_comparison(domain::json::Writer& w, const rm::Comparison& c) {
     w.Key("comparison");
     w.StartObject();
@@ -155,12 +161,9 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         tx.commit();
     }
     const auto logged = std::chrono::steady_clock::now();
-    {
-        pqxx::work tx(conn);
-        if (const int built = rm::build_deferred_indexes(tx, s.schema); built > 0) {
-            kLog.info() << "replay: building " << built << " indexes of " << s.schema;
-        }
-        tx.commit();
+    if (const int built = replay::build_deferred_indexes(s); built > 0) {
+        kLog.info() << "replay: built " << built << " indexes of " << s.schema << ", "
+                    << std::min<std::size_t>(s.workers, built) << " at a time";
     }
     const auto indexed = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(indexed - started).count();
@@ -184,8 +187,10 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         pqxx::read_transaction tx(conn);
         const auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
         const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
+        const auto compare_start = std::chrono::steady_clock::now();
         comparison = rm::compare_with_live(tx, s.schema, s.topic,
                                            min_offsets(reader.partitions(), live, mine));
+        write_seconds(w, "compareSeconds", compare_start);
         write_comparison(w, comparison);
         w.Key("swapped");
         w.Bool(false);
@@ -209,6 +214,7 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         // shadow connection: the catch-up writes through unqualified names.
         pqxx::work tx(*shadow);
         rm::lock_live(tx, s.lock_timeout_ms);
+        const auto locked_at = std::chrono::steady_clock::now();
         auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
         Offsets targets;
         for (const auto p : reader.partitions()) {
@@ -216,14 +222,18 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         }
         rebuild.run_in(tx, targets, stop);
         const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
+        const auto compare_start = std::chrono::steady_clock::now();
         comparison = rm::compare_with_live(tx, s.schema, s.topic,
                                            min_offsets(reader.partitions(), live, mine));
+        write_seconds(w, "compareSeconds", compare_start);
         write_comparison(w, comparison);
-        w.Key("swapped");
         if (comparison.equal() || s.force) {
             tx.exec_params("delete from public.consumer_offsets where group_id = $1", group);
             const auto retired = rm::swap_in(tx, s.schema, utc_stamp());
             tx.commit();
+            // How long the live projector's writes waited on the swap (reads never did).
+            write_seconds(w, "lockedSeconds", locked_at);
+            w.Key("swapped");
             w.Bool(true);
             domain::json::str(w, "retiredSchema", retired);
             kLog.info() << "replay: swapped in; the old tables are in schema " << retired
@@ -231,6 +241,8 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
             if (s.drop_old) drop_retired(conn, w);
         } else {
             tx.abort();
+            write_seconds(w, "lockedSeconds", locked_at);
+            w.Key("swapped");
             w.Bool(false);
             kLog.warn() << "replay: the rebuilt tables differ from the live ones; not swapped";
         }

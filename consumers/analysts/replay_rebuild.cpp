@@ -1,13 +1,17 @@
 #include "consumers/analysts/replay_rebuild.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "projections/charges/charge_projector.hpp"
+#include "projections/charges/read_model_schema.hpp"
 
 namespace duepay::consumers::replay {
 
@@ -27,6 +31,39 @@ std::unique_ptr<pqxx::connection> shadow_connection(const ReplaySettings& s) {
     conn->set_variable("work_mem", "'64MB'");
     infra::postgres::prepare_charge_statements(*conn);
     return conn;
+}
+
+int build_deferred_indexes(const ReplaySettings& s) {
+    std::vector<std::string> statements;
+    {
+        pqxx::connection conn(s.database_url);
+        pqxx::read_transaction tx(conn);
+        statements = rm::deferred_index_statements(tx, s.schema);
+    }
+    const std::size_t n = std::min(statements.size(), std::max<std::size_t>(1, s.workers));
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(n);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] {
+            try {
+                pqxx::connection conn(s.database_url);
+                for (auto k = next++; k < statements.size(); k = next++) {
+                    pqxx::work tx(conn);
+                    tx.exec(rm::kDeferredIndexSettings);
+                    tx.exec(statements[k]);
+                    tx.commit();
+                }
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    for (auto& e : errors) {
+        if (e) std::rethrow_exception(e);
+    }
+    return static_cast<int>(statements.size());
 }
 
 Rebuild::Rebuild(const ReplaySettings& s, pqxx::connection& conn, infra::kafka::TopicReader& reader,

@@ -47,9 +47,14 @@ bool unlogged_shadow_lost(pqxx::transaction_base& tx, const std::string& schema)
 // and drops the marker, in the caller's transaction. Before any comparison or swap. Idempotent.
 void make_shadow_logged(pqxx::transaction_base& tx, const std::string& schema);
 
-// Creates on the shadow's kDeferredIndexTables every non-unique index of the live table it lacks
-// (same definition, same name), once the shadow is loaded; returns how many. Idempotent.
-int build_deferred_indexes(pqxx::transaction_base& tx, const std::string& schema);
+// The CREATE INDEX statements of every non-unique index of a live kDeferredIndexTables table that
+// the shadow's lacks (same definition, same name), to run once the shadow is loaded, each in a
+// transaction of its own (with maintenance_work_mem raised, deferred_index_settings), several at
+// once if wanted: CREATE INDEX's lock lets others build on the same table meanwhile. Running
+// them all and asking again gives none.
+std::vector<std::string> deferred_index_statements(pqxx::transaction_base& tx,
+                                                   const std::string& schema);
+inline constexpr const char* kDeferredIndexSettings = "set local maintenance_work_mem = '256MB'";
 
 // Drops `schema` and everything in it, if it exists.
 void drop_shadow(pqxx::transaction_base& tx, const std::string& schema);

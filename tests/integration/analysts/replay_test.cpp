@@ -216,6 +216,9 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     ASSERT_EQ(rc, 0) << out;
     report = parse(out);
     ASSERT_TRUE(report["swapped"].GetBool()) << out;
+    // The live projector's writes waited for the catch-up, the comparison and the renames.
+    ASSERT_TRUE(report.HasMember("compareSeconds") && report.HasMember("lockedSeconds")) << out;
+    EXPECT_GE(report["lockedSeconds"].GetDouble(), report["compareSeconds"].GetDouble()) << out;
     const std::string retired = report["retiredSchema"].GetString();
     EXPECT_GT(reads.load(), 0);
     EXPECT_EQ(failures.load(), 0) << "of " << reads.load() << " reads";
