@@ -203,10 +203,9 @@ class CopyLine {
 // COPY of `rows` lines into `table` (tablewriter: the one libpqxx 6.4 stream that takes a line
 // as it is; its constructors are marked deprecated in favour of stream_to, which escapes every
 // byte above '~' as octal).
-template <class Row, class Write>
+template <class Rows, class Write>
 void copy_lines(pqxx::transaction_base& tx, const std::string& table,
-                const std::vector<std::string>& columns, const std::vector<Row>& rows,
-                const Write& write) {
+                const std::vector<std::string>& columns, const Rows& rows, const Write& write) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     pqxx::tablewriter writer(tx, table, columns.begin(), columns.end());
@@ -232,19 +231,28 @@ constexpr const char* kUpsertTail =
 std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
                                              const std::vector<JournalEntry>& entries,
                                              std::set<std::string>* first_journaled) {
+    std::vector<const JournalEntry*> pointers;
+    pointers.reserve(entries.size());
+    for (const auto& e : entries) pointers.push_back(&e);
+    return insert_journal_entries(tx, pointers, first_journaled);
+}
+
+std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
+                                             std::span<const JournalEntry* const> entries,
+                                             std::set<std::string>* first_journaled) {
     std::set<std::string> inserted;
     if (entries.empty()) return inserted;
     // One array per column (unnest): Postgres parses each payload once, straight to jsonb; a
     // JSON document of the rows (json_populate_recordset) cost 4x as much (ADR 0185).
     ArrayLiteral ids, invoices, topics, partitions, offsets, types, payloads;
-    for (const auto& e : entries) {
-        ids.add(e.event_id);
-        invoices.add(e.invoice_id);
-        topics.add(e.topic);
-        partitions.add(std::to_string(e.partition));
-        offsets.add(std::to_string(e.offset));
-        types.add(e.type);
-        payloads.add(e.payload);
+    for (const auto* e : entries) {
+        ids.add(e->event_id);
+        invoices.add(e->invoice_id);
+        topics.add(e->topic);
+        partitions.add(std::to_string(e->partition));
+        offsets.add(std::to_string(e->offset));
+        types.add(e->type);
+        payloads.add(e->payload);
     }
     auto rows =
         tx.exec_prepared(first_journaled != nullptr ? "insert_journal_first" : "insert_journal",
@@ -258,16 +266,17 @@ std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
     return inserted;
 }
 
-bool copy_journal_entries(pqxx::transaction_base& tx, const std::vector<JournalEntry>& entries) {
+bool copy_journal_entries(pqxx::transaction_base& tx,
+                          std::span<const JournalEntry* const> entries) {
     if (entries.empty()) return true;
     tx.exec("savepoint copy_journal");
     try {
         copy_lines(
             tx, "charge_events",
             {"event_id", "invoice_id", "topic", "partition", "\"offset\"", "type", "payload"},
-            entries, [](CopyLine& line, const JournalEntry& e) {
-                line.text(e.event_id).text(e.invoice_id).text(e.topic);
-                line.number(e.partition).number(e.offset).text(e.type).text(e.payload);
+            entries, [](CopyLine& line, const JournalEntry* e) {
+                line.text(e->event_id).text(e->invoice_id).text(e->topic);
+                line.number(e->partition).number(e->offset).text(e->type).text(e->payload);
             });
     } catch (const pqxx::unique_violation&) {
         tx.exec("rollback to savepoint copy_journal");

@@ -6,6 +6,7 @@
 #include <optional>
 #include <pqxx/pqxx>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct JournalEntry {
 // invoice ids of inserted entries whose invoice had no journal row before this statement (so its
 // journal is now exactly its inserted entries), found by the same statement (ADR 0186).
 std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
+                                             std::span<const JournalEntry* const> entries,
+                                             std::set<std::string>* first_journaled = nullptr);
+std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
                                              const std::vector<JournalEntry>& entries,
                                              std::set<std::string>* first_journaled = nullptr);
 
@@ -46,7 +50,7 @@ std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
 // Copies `entries` into the journal inside a savepoint of `tx`: false, with nothing written and
 // `tx` usable, when an event id is already journaled or twice in `entries` (the caller then
 // inserts them with insert_journal_entries). A NUL byte throws std::invalid_argument.
-bool copy_journal_entries(pqxx::transaction_base& tx, const std::vector<JournalEntry>& entries);
+bool copy_journal_entries(pqxx::transaction_base& tx, std::span<const JournalEntry* const> entries);
 
 // Copies rows of charges that have no row yet (a duplicate invoice id fails the transaction).
 void copy_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& rows);

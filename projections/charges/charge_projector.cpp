@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_set>
 
 #include "domain/events/event_json.hpp"
 #include "domain/hex.hpp"
@@ -47,49 +49,55 @@ ChargeEvents load_charge_events(pqxx::transaction_base& tx, const std::vector<st
     return out;
 }
 
-// The rows of the charges touched by the newly journaled `records` (`inserted`): folded in
-// `memory`; or else, for a charge journaled for the first time by this batch
-// (`first_journaled`), folded from its new records, whose journal they are; or else re-folded
-// from the journal. Charges without charge.created: `deferred`.
-ChargeMemory::Folded fold_touched(pqxx::transaction_base& tx, const std::vector<Decoded>& records,
-                                  const std::set<std::string>& inserted,
+// The records newly journaled: every record when the journal took them all (a COPY), else those
+// whose event id the INSERT returned (`inserted`), the first of two same ids in the batch being
+// the journaled one. In log order.
+std::vector<const Decoded*> fresh_records(const std::vector<Decoded>& records,
+                                          const std::set<std::string>* inserted) {
+    std::vector<const Decoded*> fresh;
+    fresh.reserve(records.size());
+    std::unordered_set<std::string_view> taken;
+    for (const auto& r : records) {
+        const auto& id = r.entry.event_id;
+        if (inserted == nullptr || (inserted->contains(id) && taken.insert(id).second))
+            fresh.push_back(&r);
+    }
+    return fresh;
+}
+
+// The rows of the charges touched by the `fresh` records: folded in `memory`; or else, for a
+// charge journaled for the first time by this batch (`first_journaled`), folded from its fresh
+// records, whose journal they are; or else re-folded from the journal. Charges without
+// charge.created: `deferred`.
+ChargeMemory::Folded fold_touched(pqxx::transaction_base& tx,
+                                  const std::vector<const Decoded*>& fresh,
                                   const std::set<std::string>& first_journaled,
                                   const ApplyOptions& options) {
-    auto* memory = options.memory;
     const auto& versions = versions_of(options);
-    if (memory != nullptr) {
-        std::vector<const ev::Event*> fresh;
-        std::set<std::string> taken;  // the first of two same ids in a batch is the journaled one
-        for (const auto& r : records) {
-            const auto& id = r.entry.event_id;
-            if (inserted.contains(id) && taken.insert(id).second) fresh.push_back(&r.event);
-        }
-        return memory->fold(fresh,
+    if (auto* memory = options.memory; memory != nullptr) {
+        std::vector<const ev::Event*> events;
+        events.reserve(fresh.size());
+        for (const auto* r : fresh) events.push_back(&r->event);
+        return memory->fold(events,
                             [&](const auto& ids) { return load_charge_events(tx, ids, versions); });
     }
     ChargeMemory::Folded out;
-    std::set<std::string> touched;
-    for (const auto& r : records) {
-        if (inserted.contains(r.entry.event_id)) touched.insert(r.entry.invoice_id);
-    }
-    if (touched.empty()) return out;
     // A brand-new charge (a create, under load nearly every charge of a batch) needs no journal
-    // read-back (issue 14): the batch's first copy of each of its event ids, in log order.
-    std::vector<std::string> journaled;
-    for (const auto& id : touched) {
-        if (!first_journaled.contains(id)) journaled.push_back(id);
+    // read-back (issue 14): the batch's fresh records of it, in log order.
+    std::map<std::string, std::vector<const Decoded*>> new_charges;
+    std::set<std::string> journaled;
+    for (const auto* r : fresh) {
+        const auto& id = r->entry.invoice_id;
+        if (first_journaled.contains(id)) {
+            new_charges[id].push_back(r);
+        } else {
+            journaled.insert(id);
+        }
     }
     ChargeEvents charges =
-        journaled.empty() ? ChargeEvents{} : load_charge_events(tx, journaled, versions);
-    std::map<std::string, std::vector<const Decoded*>> fresh;
-    std::set<std::string> taken;
-    for (const auto& r : records) {
-        const auto& e = r.entry;
-        if (first_journaled.contains(e.invoice_id) && inserted.contains(e.event_id) &&
-            taken.insert(e.event_id).second)
-            fresh[e.invoice_id].push_back(&r);
-    }
-    for (auto& [invoice_id, batch] : fresh) {
+        journaled.empty() ? ChargeEvents{}
+                          : load_charge_events(tx, {journaled.begin(), journaled.end()}, versions);
+    for (auto& [invoice_id, batch] : new_charges) {
         std::stable_sort(batch.begin(), batch.end(), [](const Decoded* a, const Decoded* b) {
             return std::pair(a->entry.partition, a->entry.offset) <
                    std::pair(b->entry.partition, b->entry.offset);
@@ -112,22 +120,23 @@ ChargeMemory::Folded fold_touched(pqxx::transaction_base& tx, const std::vector<
 // Journals `records`, folds every charge they touch and upserts its row (no offsets).
 void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& records,
                    BatchStats& stats, ApplyOptions options) {
-    std::vector<infra::postgres::JournalEntry> entries;
+    std::vector<const infra::postgres::JournalEntry*> entries;
     entries.reserve(records.size());
-    for (const auto& r : records) entries.push_back(r.entry);
+    for (const auto& r : records) entries.push_back(&r.entry);
     const bool bulk = options.bulk && options.memory != nullptr;
     std::set<std::string> first_journaled;
-    std::set<std::string> inserted;
+    std::vector<const Decoded*> fresh;
     if (bulk && infra::postgres::copy_journal_entries(tx, entries)) {
-        for (const auto& e : entries) inserted.insert(e.event_id);
+        fresh = fresh_records(records, nullptr);
     } else {
-        inserted = infra::postgres::insert_journal_entries(
+        const auto inserted = infra::postgres::insert_journal_entries(
             tx, entries, options.memory == nullptr ? &first_journaled : nullptr);
+        fresh = fresh_records(records, &inserted);
     }
-    stats.new_events += inserted.size();
-    stats.duplicates += entries.size() - inserted.size();
-    if (inserted.empty()) return;
-    auto folded = fold_touched(tx, records, inserted, first_journaled, options);
+    stats.new_events += fresh.size();
+    stats.duplicates += records.size() - fresh.size();
+    if (fresh.empty()) return;
+    auto folded = fold_touched(tx, fresh, first_journaled, options);
     for (const auto& invoice_id : folded.deferred) {
         kLog.warn().with("invoice_id", invoice_id)
             << "projector: " << invoice_id << " has no charge.created yet; row deferred";
@@ -142,9 +151,7 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
     stats.charges += folded.rows.size() + (bulk ? folded.new_rows.size() : 0);
     if (options.notify) {
         std::set<std::string> touched;
-        for (const auto& r : records) {
-            if (inserted.contains(r.entry.event_id)) touched.insert(r.entry.invoice_id);
-        }
+        for (const auto* r : fresh) touched.insert(r->entry.invoice_id);
         infra::postgres::notify_charges(tx, {touched.begin(), touched.end()});
     }
 }
