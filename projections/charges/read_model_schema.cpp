@@ -151,26 +151,39 @@ void drop_shadow(pqxx::transaction_base& tx, const std::string& schema) {
 
 Comparison compare_with_live(pqxx::transaction_base& tx, const std::string& schema,
                              const std::string& topic,
-                             const std::map<std::int32_t, std::int64_t>& bound) {
+                             const std::map<std::int32_t, std::int64_t>& bound,
+                             const std::map<std::int32_t, std::int64_t>* since) {
     std::vector<std::int64_t> partitions;
     std::vector<std::int64_t> offsets;
     for (const auto& [p, o] : bound) {
         partitions.push_back(p);
         offsets.push_back(o);
     }
+    std::vector<std::int64_t> since_partitions;
+    std::vector<std::int64_t> since_offsets;
+    if (since != nullptr) {
+        for (const auto& [p, o] : *since) {
+            since_partitions.push_back(p);
+            since_offsets.push_back(o);
+        }
+    }
     const auto shadow = ident(tx, schema);
-    // Events of the topic on each side, with the bound of their partition (0 when absent).
+    // Events of the topic on each side from `since` on (all without it), with the bound of their
+    // partition (0 when absent). An event beyond the bound is beyond `since` too, so a charge
+    // that is settled here has all its events below the bound on both sides.
+    const auto side = [&](const std::string& table) {
+        return "select e.event_id, e.invoice_id, e.\"offset\" >= coalesce(b.upto, 0) as beyond "
+               "  from " +
+               table +
+               " e left join bound b on b.partition = e.partition "
+               "  left join since f on f.partition = e.partition "
+               "  where e.topic = $1 and e.\"offset\" >= coalesce(f.from_offset, 0)";
+    };
     const std::string sides =
         "with bound as (select * from unnest($2::int[], $3::bigint[]) as b(partition, upto)), "
-        "live as (select e.event_id, e.invoice_id, e.\"offset\" >= coalesce(b.upto, 0) as beyond "
-        "  from public.charge_events e left join bound b on b.partition = e.partition "
-        "  where e.topic = $1), "
-        "rebuilt as (select e.event_id, e.invoice_id, e.\"offset\" >= coalesce(b.upto, 0) as "
-        "beyond "
-        "  from " +
-        shadow +
-        ".charge_events e left join bound b on b.partition = e.partition "
-        "  where e.topic = $1), ";
+        "since as (select * from unnest($4::int[], $5::bigint[]) as f(partition, from_offset)), "
+        "live as (" +
+        side("public.charge_events") + "), rebuilt as (" + side(shadow + ".charge_events") + "), ";
     Comparison c;
     const auto rows = tx.exec_params(
         sides +
@@ -188,7 +201,8 @@ Comparison compare_with_live(pqxx::transaction_base& tx, const std::string& sche
             "select count(*), count(*) filter (where differs), "
             "  coalesce((array_agg(invoice_id order by invoice_id) "
             "    filter (where differs))[1:5], '{}') from pairs",
-        topic, int_array(partitions), int_array(offsets));
+        topic, int_array(partitions), int_array(offsets), int_array(since_partitions),
+        int_array(since_offsets));
     c.charges = rows[0][0].as<std::int64_t>();
     c.mismatches = rows[0][1].as<std::int64_t>();
     auto examples = rows[0][2].as_array();
@@ -203,7 +217,8 @@ Comparison compare_with_live(pqxx::transaction_base& tx, const std::string& sche
             // EXCEPT (hashed or sorted), not NOT IN: a million ids must not make a nested loop.
             "select (select count(*) from (select event_id from l except select event_id from r) "
             "  m), (select count(*) from (select event_id from r except select event_id from l) x)",
-        topic, int_array(partitions), int_array(offsets));
+        topic, int_array(partitions), int_array(offsets), int_array(since_partitions),
+        int_array(since_offsets));
     c.journal_missing = journal[0][0].as<std::int64_t>();
     c.journal_extra = journal[0][1].as<std::int64_t>();
     return c;
