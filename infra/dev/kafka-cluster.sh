@@ -17,7 +17,7 @@
 #
 # Ports: node N serves clients on 2N092 and the controller quorum on 2N093 (N = 1, 2, 3): below the
 # kernel's ephemeral range (32768+), so no outgoing connection of the running stack can hold one,
-# and apart from the dev broker (59092/59093). Data and logs: var/kafka-cluster/node<N>/.
+# and apart from the dev broker (19092/19093). Data and logs: var/kafka-cluster/node<N>/.
 set -euo pipefail
 DEV_COMPONENT=kafka-cluster
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -10,15 +10,15 @@
 #   kafka.sh topics          list topics
 #   kafka.sh run-class C ... run a Kafka tool class with the tools' logging (e.g. ConsoleProducer)
 #
-# External broker: when KAFKA_BOOTSTRAP is set to anything but our own 127.0.0.1:59092, start only
+# External broker: when KAFKA_BOOTSTRAP is set to anything but our own 127.0.0.1:19092, start only
 # waits for it and create-topic creates the topic there; stop is a no-op.
 set -euo pipefail
 DEV_COMPONENT=kafka
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 HOST=127.0.0.1
-PORT=59092
-CONTROLLER_PORT=59093
+PORT=19092
+CONTROLLER_PORT=19093
 OWN_BOOTSTRAP="$HOST:$PORT"
 BOOTSTRAP="${KAFKA_BOOTSTRAP:-$OWN_BOOTSTRAP}"
 TOPIC="${DUEPAY_TOPIC:-duepay.charge-events.v1}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The dev/test Postgres: its own cluster in var/pg (not the system's cluster), run as the postgres
-# system user because Postgres refuses to run as root. Listens on 127.0.0.1:55432 only, socket in
+# system user because Postgres refuses to run as root. Listens on 127.0.0.1:15432 only, socket in
 # var/pg/run, trust authentication (dev only: nothing but this machine can reach it).
 #
 #   postgres.sh start     initdb once, start, wait for pg_isready, ensure role + database duepay
@@ -14,7 +14,7 @@ set -euo pipefail
 DEV_COMPONENT=postgres
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-PORT=55432
+PORT=15432
 OWN_URL="postgresql://duepay@127.0.0.1:$PORT/duepay"
 URL="${DATABASE_URL:-$OWN_URL}"
 PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
@@ -95,7 +95,7 @@ start() {
   else
     port_open 127.0.0.1 "$PORT" && die "port $PORT is taken by a server this checkout did not start ($(port_owner "$PORT")); if it is another checkout's stack, stop it with its own infra/dev/stack.sh down"
     local t0; t0=$(now_ms)
-    as_pg "$PG_BIN/pg_ctl" -D "$DATA" -l "$LOGFILE" -w -t 60 start >/dev/null 9>&- \
+    as_pg "$PG_BIN/pg_ctl" -D "$DATA" -o "-p $PORT" -l "$LOGFILE" -w -t 60 start >/dev/null 9>&- \
       || { tail -n 30 "$LOGFILE" >&2; die "postgres did not start (see $LOGFILE)"; }
     log "started in $(( $(now_ms) - t0 )) ms, log $LOGFILE"
   fi

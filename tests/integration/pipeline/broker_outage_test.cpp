@@ -27,7 +27,7 @@ TEST(BrokerOutage, EveryCreateIsEither201AndInTheTopicOr503AndAbsent) {
     const std::string stop_cmd = shell_or("DUEPAY_TEST_KAFKA_STOP", kafka_sh + " stop");
     const std::string start_cmd = shell_or("DUEPAY_TEST_KAFKA_START", kafka_sh + " start");
     if (std::getenv("DUEPAY_TEST_KAFKA_STOP") == nullptr &&
-        env.kafka_bootstrap != "127.0.0.1:59092") {
+        env.kafka_bootstrap != "127.0.0.1:19092") {
         GTEST_SKIP() << "KAFKA_BOOTSTRAP is an external broker (" << env.kafka_bootstrap
                      << "); this test stops and starts the dev broker only";
     }

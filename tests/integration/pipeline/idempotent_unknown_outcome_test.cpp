@@ -42,7 +42,7 @@ struct Frozen {
 
 TEST(IdempotentUnknownOutcomeIt, ARetryAfterPossiblyPersistedAnswersTheSameCharge) {
     DUEPAY_REQUIRE_STACK(env);
-    if (env.kafka_bootstrap != "127.0.0.1:59092") GTEST_SKIP() << "freezes the dev broker only";
+    if (env.kafka_bootstrap != "127.0.0.1:19092") GTEST_SKIP() << "freezes the dev broker only";
     pid_t broker = 0;
     std::ifstream(std::string(DUEPAY_SOURCE_DIR) + "/var/kafka/kafka.pid") >> broker;
     if (broker <= 0 || ::kill(broker, 0) != 0)

@@ -40,7 +40,7 @@ std::string code_of(const HttpResponse& r) {
 
 TEST(PostgresRestart, NothingLostNo5xxOutsideTheOutageAndNoAbortOnARebalance) {
     DUEPAY_REQUIRE_STACK(env);
-    if (env.database_url.find(":55432/") == std::string::npos) {
+    if (env.database_url.find(":15432/") == std::string::npos) {
         GTEST_SKIP()
             << "DATABASE_URL is an external server; this test restarts the dev Postgres only";
     }

@@ -14,7 +14,7 @@ TEST(KafkaClientConfig, PrefixedVariablesBecomeDottedLowerCaseProperties) {
                           "DUEPAY_KAFKA_SASL_MECHANISMS=SCRAM-SHA-512",
                           "DUEPAY_KAFKA_SASL_PASSWORD=p=w",
                           "DUEPAY_KAFKA_=ignored",
-                          "KAFKA_BOOTSTRAP=127.0.0.1:59092",
+                          "KAFKA_BOOTSTRAP=127.0.0.1:19092",
                           "DUEPAY_KAFKASOMETHING=x",
                           nullptr};
     const auto config = client_config_from_env(envp);
