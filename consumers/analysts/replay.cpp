@@ -219,12 +219,14 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         // throughout (EXCLUSIVE allows reads). On the shadow connection: the catch-up writes
         // through unqualified names.
         Offsets compared;
+        bool shadow_at_compared = false;  // the shadow stood exactly at `compared`
         const auto compare_start = std::chrono::steady_clock::now();
         {
             pqxx::read_transaction tx(conn);
             const auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
             const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
             compared = min_offsets(reader.partitions(), live, mine);
+            shadow_at_compared = compared == min_offsets(reader.partitions(), mine, mine);
             comparison = rm::compare_with_live(tx, s.schema, s.topic, compared);
         }
         write_seconds(w, "compareSeconds", compare_start);
@@ -243,10 +245,15 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
             for (const auto p : reader.partitions()) {
                 targets[p] = live.contains(p) ? live[p] : 0;
             }
-            rebuild.run_in(tx, targets, stop);
+            // When the shadow stood at `compared`, every event from there on, on either side,
+            // is one of the records read here (the live journal ends at `targets`): only their
+            // charges are read again. Otherwise (a live group behind the shadow) both journals
+            // are scanned from `compared`.
+            const auto touched = rebuild.run_in(tx, targets, stop);
             const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
             const auto recheck = rm::compare_with_live(
-                tx, s.schema, s.topic, min_offsets(reader.partitions(), live, mine), &compared);
+                tx, s.schema, s.topic, min_offsets(reader.partitions(), live, mine), &compared,
+                shadow_at_compared ? &touched : nullptr);
             write_comparison(w, recheck, "lockedComparison");
             equal = equal && recheck.equal();
             if (recheck.equal() || s.force) {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -121,10 +122,15 @@ bool Rebuild::run_parallel(const Offsets& ends, const std::atomic<bool>& stop, P
     return !stop;
 }
 
-void Rebuild::run_in(pqxx::work& tx, const Offsets& ends, const std::atomic<bool>& stop) {
+std::vector<std::string> Rebuild::run_in(pqxx::work& tx, const Offsets& ends,
+                                         const std::atomic<bool>& stop) {
     std::atomic<bool> failed{false};
-    drain(reader_, ranges(stored(&tx), ends, reader_.partitions()), stop, failed,
-          [&](auto& batch) { apply(tx, batch, in_tx_memory_); });
+    std::set<std::string> keys;
+    drain(reader_, ranges(stored(&tx), ends, reader_.partitions()), stop, failed, [&](auto& batch) {
+        for (const auto& m : batch) keys.insert(m.key);
+        apply(tx, batch, in_tx_memory_);
+    });
+    return {keys.begin(), keys.end()};
 }
 
 Offsets Rebuild::stored(pqxx::work* in_tx) {

@@ -50,8 +50,10 @@ class Rebuild {
     bool run_parallel(const Offsets& ends, const std::atomic<bool>& stop, Progress* progress,
                       std::int64_t done_before);
 
-    // Inside the swap's transaction, on the main connection and reader.
-    void run_in(pqxx::work& tx, const Offsets& ends, const std::atomic<bool>& stop);
+    // Inside the swap's transaction, on the main connection and reader. Returns the keys (the
+    // invoice ids) of the records it read.
+    std::vector<std::string> run_in(pqxx::work& tx, const Offsets& ends,
+                                    const std::atomic<bool>& stop);
 
     std::int64_t applied() const { return applied_; }
 

@@ -72,11 +72,14 @@ struct Comparison {
 // event lies below `bound` (partition -> offset; a partition not in it counts as 0): the offsets
 // both sides have seen. Rows compare whole, column by column. With `since` (partition -> offset),
 // only the charges with an event at or after it and the journal rows from it on: what changed
-// after an earlier comparison up to `since` (the swap's recheck under the lock, ADR 0200).
+// after an earlier comparison up to `since` (the swap's recheck under the lock, ADR 0200). With
+// `invoices` too, only those charges' events are read (by the journals' invoice index, instead of
+// a scan of both journals): the caller knows every charge with an event from `since` on.
 Comparison compare_with_live(pqxx::transaction_base& tx, const std::string& schema,
                              const std::string& topic,
                              const std::map<std::int32_t, std::int64_t>& bound,
-                             const std::map<std::int32_t, std::int64_t>* since = nullptr);
+                             const std::map<std::int32_t, std::int64_t>* since = nullptr,
+                             const std::vector<std::string>* invoices = nullptr);
 
 // Takes the live tables out of the projector's hands until commit: EXCLUSIVE locks (reads go on)
 // in the projector's write order, so a projector transaction either committed before or waits.

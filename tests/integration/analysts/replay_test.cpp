@@ -229,6 +229,17 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
         EXPECT_EQ(again.mismatches, 1);
         ASSERT_EQ(again.examples.size(), 1u);
         EXPECT_EQ(again.examples[0], first);
+        // Given the charges touched since (the swap passes the records it caught up with), only
+        // those are read; none touched, nothing compared.
+        const std::vector<std::string> only_first{first};
+        const auto by_id =
+            rm::compare_with_live(tx, "rebuild_b", server_.topic, end, &since, &only_first);
+        EXPECT_EQ(by_id.charges, 1);
+        EXPECT_EQ(by_id.mismatches, 1);
+        const std::vector<std::string> untouched;
+        EXPECT_EQ(
+            rm::compare_with_live(tx, "rebuild_b", server_.topic, end, &since, &untouched).charges,
+            0);
     }
 
     // 3. --swap while a reader hammers the API: every read answers 200.
