@@ -232,10 +232,13 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         write_seconds(w, "compareSeconds", compare_start);
         write_comparison(w, comparison);
         equal = comparison.equal();
-        if (!equal && !s.force) {
+        const auto not_swapped = [&] {
             w.Key("swapped");
             w.Bool(false);
             kLog.warn() << "replay: the rebuilt tables differ from the live ones; not swapped";
+        };
+        if (!equal && !s.force) {
+            not_swapped();
         } else {
             pqxx::work tx(*shadow);
             rm::lock_live(tx, s.lock_timeout_ms);
@@ -271,9 +274,7 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
             } else {
                 tx.abort();
                 write_seconds(w, "lockedSeconds", locked_at);
-                w.Key("swapped");
-                w.Bool(false);
-                kLog.warn() << "replay: the rebuilt tables differ from the live ones; not swapped";
+                not_swapped();
             }
         }
     }

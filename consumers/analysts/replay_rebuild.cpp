@@ -18,6 +18,19 @@ namespace duepay::consumers::replay {
 
 namespace rm = projections::charges;
 
+namespace {
+
+// Joins every thread, then rethrows the first error one of them left.
+void join_and_rethrow(std::vector<std::thread>& threads,
+                      const std::vector<std::exception_ptr>& errors) {
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors) {
+        if (e) std::rethrow_exception(e);
+    }
+}
+
+}  // namespace
+
 std::string group(const std::string& schema) { return "duepay-replay-" + schema; }
 
 Offsets stored_offsets(pqxx::transaction_base& tx, const std::string& group,
@@ -60,10 +73,7 @@ int build_deferred_indexes(const ReplaySettings& s) {
             }
         });
     }
-    for (auto& t : threads) t.join();
-    for (auto& e : errors) {
-        if (e) std::rethrow_exception(e);
-    }
+    join_and_rethrow(threads, errors);
     return static_cast<int>(statements.size());
 }
 
@@ -115,10 +125,7 @@ bool Rebuild::run_parallel(const Offsets& ends, const std::atomic<bool>& stop, P
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (progress != nullptr) progress->update(done_before + applied_);
     }
-    for (auto& t : threads) t.join();
-    for (auto& e : errors) {
-        if (e) std::rethrow_exception(e);
-    }
+    join_and_rethrow(threads, errors);
     return !stop;
 }
 

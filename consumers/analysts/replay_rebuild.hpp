@@ -32,13 +32,13 @@ Offsets stored_offsets(pqxx::transaction_base& tx, const std::string& group,
 // public for consumer_offsets and quarantined_events.
 std::unique_ptr<pqxx::connection> shadow_connection(const ReplaySettings& s);
 
-// Unlocked it runs `workers` threads, each with its own connection and reader over its share of
-// the partitions (a charge's events share one partition, so workers never touch the same rows);
-// inside the swap's transaction it runs on that transaction alone.
 // Builds the shadow's deferred indexes (rm::deferred_index_statements) once it is loaded,
 // `s.workers` at a time, each on a connection and in a transaction of its own; returns how many.
 int build_deferred_indexes(const ReplaySettings& s);
 
+// Unlocked it runs `workers` threads, each with its own connection and reader over its share of
+// the partitions (a charge's events share one partition, so workers never touch the same rows);
+// inside the swap's transaction it runs on that transaction alone.
 class Rebuild {
   public:
     // `conn`: a shadow connection (reads the stored offsets); `lows`: the partitions' first

@@ -3,11 +3,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <pqxx/tablewriter>
 #include <stdexcept>
 #include <string_view>
 
 #include "domain/events/event.hpp"
+#include "infra/postgres/detail/sql_text.hpp"
 
 namespace duepay::infra::postgres {
 namespace {
@@ -129,8 +129,7 @@ std::size_t list_fetch_size(std::size_t limit) {
 class ArrayLiteral {
   public:
     void add(std::string_view element) {
-        if (element.find('\0') != std::string_view::npos)
-            throw std::invalid_argument("a NUL byte in a journal column");
+        detail::refuse_nul(element, "a journal column");
         text_ += text_.empty() ? "{\"" : ",\"";
         for (const char c : element) {
             if (c == '"' || c == '\\') text_ += '\\';
@@ -144,81 +143,6 @@ class ArrayLiteral {
     std::string text_;
 };
 
-// One line of COPY's text format: fields separated by tabs, `\N` for null, and in a value the
-// four bytes COPY would read as structure escaped (backslash, newline, carriage return, tab).
-class CopyLine {
-  public:
-    CopyLine& text(std::string_view value) {
-        if (value.find('\0') != std::string_view::npos)
-            throw std::invalid_argument("a NUL byte in a copied column");
-        separate();
-        std::size_t from = 0;
-        for (std::size_t i = 0; i < value.size(); ++i) {
-            const char c = value[i];
-            const char escaped = c == '\\'   ? '\\'
-                                 : c == '\n' ? 'n'
-                                 : c == '\r' ? 'r'
-                                 : c == '\t' ? 't'
-                                             : 0;
-            if (escaped == 0) continue;
-            line_.append(value.substr(from, i - from));
-            line_ += '\\';
-            line_ += escaped;
-            from = i + 1;
-        }
-        line_.append(value.substr(from));
-        return *this;
-    }
-    CopyLine& opt(const std::optional<std::string>& value) {
-        if (value) return text(*value);
-        separate();
-        line_ += "\\N";
-        return *this;
-    }
-    template <class Integer>
-    CopyLine& number(Integer value) {
-        separate();
-        line_ += std::to_string(value);
-        return *this;
-    }
-    CopyLine& opt(std::optional<int> value) {
-        if (value) return number(*value);
-        return opt(std::optional<std::string>{});
-    }
-    const std::string& line() const { return line_; }
-    void clear() {
-        line_.clear();
-        first_ = true;
-    }
-
-  private:
-    void separate() {
-        if (!first_) line_ += '\t';
-        first_ = false;
-    }
-    std::string line_;
-    bool first_ = true;
-};
-
-// COPY of `rows` lines into `table` (tablewriter: the one libpqxx 6.4 stream that takes a line
-// as it is; its constructors are marked deprecated in favour of stream_to, which escapes every
-// byte above '~' as octal).
-template <class Rows, class Write>
-void copy_lines(pqxx::transaction_base& tx, const std::string& table,
-                const std::vector<std::string>& columns, const Rows& rows, const Write& write) {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    pqxx::tablewriter writer(tx, table, columns.begin(), columns.end());
-#pragma GCC diagnostic pop
-    CopyLine line;
-    for (const auto& row : rows) {
-        line.clear();
-        write(line, row);
-        writer.write_raw_line(line.line());
-    }
-    writer.complete();
-}
-
 constexpr const char* kUpsertTail =
     " on conflict (invoice_id) do update set status = excluded.status, amount_confirmed = "
     "excluded.amount_confirmed, exception = excluded.exception, timeline = excluded.timeline, "
@@ -227,15 +151,6 @@ constexpr const char* kUpsertTail =
     "amount_refunded = excluded.amount_refunded, refunds = excluded.refunds";
 
 }  // namespace
-
-std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
-                                             const std::vector<JournalEntry>& entries,
-                                             std::set<std::string>* first_journaled) {
-    std::vector<const JournalEntry*> pointers;
-    pointers.reserve(entries.size());
-    for (const auto& e : entries) pointers.push_back(&e);
-    return insert_journal_entries(tx, pointers, first_journaled);
-}
 
 std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
                                              std::span<const JournalEntry* const> entries,
@@ -264,48 +179,6 @@ std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
             first_journaled->insert(r[1].as<std::string>());
     }
     return inserted;
-}
-
-bool copy_journal_entries(pqxx::transaction_base& tx,
-                          std::span<const JournalEntry* const> entries) {
-    if (entries.empty()) return true;
-    tx.exec("savepoint copy_journal");
-    try {
-        copy_lines(
-            tx, "charge_events",
-            {"event_id", "invoice_id", "topic", "partition", "\"offset\"", "type", "payload"},
-            entries, [](CopyLine& line, const JournalEntry* e) {
-                line.text(e->event_id).text(e->invoice_id).text(e->topic);
-                line.number(e->partition).number(e->offset).text(e->type).text(e->payload);
-            });
-    } catch (const pqxx::unique_violation&) {
-        tx.exec("rollback to savepoint copy_journal");
-        return false;
-    }
-    tx.exec("release savepoint copy_journal");
-    return true;
-}
-
-void copy_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& rows) {
-    if (rows.empty()) return;
-    copy_lines(tx, "charges", {"invoice_id",     "project_id",       "mode",       "chain_id",
-                               "status",         "amount",           "token",      "token_symbol",
-                               "token_decimals", "payment_mode",     "merchant",   "fee_bps",
-                               "deadline",       "deposit_address",  "reference",  "return_url",
-                               "fiat",           "amount_confirmed", "exception",  "timeline",
-                               "event_count",    "last_event_id",    "created_at", "updated_at",
-                               "metadata",       "amount_refunded",  "refunds"},
-               rows, [](CopyLine& line, const ChargeRow& r) {
-                   line.text(r.invoice_id).text(r.project_id).text(r.mode).number(r.chain_id);
-                   line.text(r.status).text(r.amount).text(r.token).opt(r.token_symbol);
-                   line.opt(r.token_decimals).text(r.payment_mode).text(r.merchant);
-                   line.number(r.fee_bps).number(r.deadline).opt(r.deposit_address);
-                   line.opt(r.reference).opt(r.return_url).opt(r.fiat_json);
-                   line.text(r.amount_confirmed).opt(r.exception).text(r.timeline_json);
-                   line.number(r.event_count).text(r.last_event_id).text(r.created_at);
-                   line.text(r.updated_at).opt(r.metadata_json).text(r.amount_refunded);
-                   line.text(r.refunds_json);
-               });
 }
 
 void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& rows) {

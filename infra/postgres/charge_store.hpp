@@ -41,15 +41,12 @@ struct JournalEntry {
 std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
                                              std::span<const JournalEntry* const> entries,
                                              std::set<std::string>* first_journaled = nullptr);
-std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
-                                             const std::vector<JournalEntry>& entries,
-                                             std::set<std::string>* first_journaled = nullptr);
 
-// Bulk writes for a consumer that alone writes its tables (duepay replay into its own schema,
-// ADR 0200): COPY, which Postgres parses field by field, instead of an INSERT of column arrays.
-// Copies `entries` into the journal inside a savepoint of `tx`: false, with nothing written and
-// `tx` usable, when an event id is already journaled or twice in `entries` (the caller then
-// inserts them with insert_journal_entries). A NUL byte throws std::invalid_argument.
+// Bulk writes (charge_copy.cpp) for a consumer that alone writes its tables (duepay replay into
+// its own schema, ADR 0200): COPY, which Postgres parses field by field, instead of an INSERT of
+// column arrays. Copies `entries` into the journal inside a savepoint of `tx`: false, with nothing
+// written and `tx` usable, when an event id is already journaled or twice in `entries` (the caller
+// then inserts them with insert_journal_entries). A NUL byte throws std::invalid_argument.
 bool copy_journal_entries(pqxx::transaction_base& tx, std::span<const JournalEntry* const> entries);
 
 // Copies rows of charges that have no row yet (a duplicate invoice id fails the transaction).

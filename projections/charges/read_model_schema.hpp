@@ -49,7 +49,7 @@ void make_shadow_logged(pqxx::transaction_base& tx, const std::string& schema);
 
 // The CREATE INDEX statements of every non-unique index of a live kDeferredIndexTables table that
 // the shadow's lacks (same definition, same name), to run once the shadow is loaded, each in a
-// transaction of its own (with maintenance_work_mem raised, deferred_index_settings), several at
+// transaction of its own (with maintenance_work_mem raised, kDeferredIndexSettings), several at
 // once if wanted: CREATE INDEX's lock lets others build on the same table meanwhile. Running
 // them all and asking again gives none.
 std::vector<std::string> deferred_index_statements(pqxx::transaction_base& tx,

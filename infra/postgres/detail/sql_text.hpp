@@ -1,7 +1,9 @@
 // Text for SQL parameters shared by the Postgres adapters (internal to infra/postgres).
 #pragma once
 
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace duepay::infra::postgres::detail {
@@ -15,6 +17,13 @@ inline std::string array_literal(const std::vector<std::string>& items) {
         out += items[i];
     }
     return out + "}";
+}
+
+// Refuses a NUL byte (no Postgres text holds one, and a parameter would end there) as
+// std::invalid_argument: the projector quarantines the event that carries it.
+inline void refuse_nul(std::string_view text, const char* where) {
+    if (text.find('\0') != std::string_view::npos)
+        throw std::invalid_argument(std::string("a NUL byte in ") + where);
 }
 
 }  // namespace duepay::infra::postgres::detail

@@ -5,123 +5,23 @@
 // refused; `replay --swap` swaps while the API answers every read, and the projector and the API
 // go on with the swapped-in tables; `--drop-old` drops the retired ones. A charge straddling
 // batches, killed between them, resumes to the live row; an unlogged shadow emptied by a Postgres
-// crash is rebuilt from offset 0. Duplicate records and one Postgres refuses replay by COPY (ADR
-// 0200) to the live rows.
+// crash is rebuilt from offset 0. The fixture: replay_fixture.hpp.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <algorithm>
 #include <atomic>
-#include <limits>
 #include <map>
 #include <pqxx/pqxx>
 #include <thread>
 
-#include "domain/events/event_json.hpp"
-#include "domain/hex.hpp"
 #include "projections/charges/read_model_schema.hpp"
-#include "tests/integration/pipeline/event_stream.hpp"
-#include "tests/integration/pipeline/pipeline_support.hpp"
+#include "tests/integration/analysts/replay_fixture.hpp"
 
 namespace duepay::tests {
 namespace {
 
 constexpr int kSyntheticCharges = 3000;  // 6,750 events
-
-rapidjson::Document parse(const std::string& text) {
-    rapidjson::Document d;
-    // The report is the last line (stderr, interleaved, has the progress lines).
-    const auto start = text.rfind("\n{");
-    d.Parse(text.c_str() + (start == std::string::npos ? 0 : start + 1));
-    return d;
-}
-
-std::int64_t count(pqxx::connection& c, const std::string& sql) {
-    pqxx::read_transaction tx(c);
-    return tx.exec1(sql)[0].as<std::int64_t>();
-}
-
-class ReplayTest : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        std::string missing;
-        auto env = stack_env(missing);
-        if (!env) GTEST_SKIP() << "integration stack not configured: " << missing;
-        env_ = *env;
-        db_name_ = "duepay_replay_test_" + std::to_string(getpid());
-        url_ = create_database(env_, db_name_);
-        server_ = start_dev_server(env_, "replay", 3, {{"DATABASE_URL", url_}});
-        ASSERT_TRUE(server_.process->alive()) << server_.process->log();
-        std::string out;
-        ASSERT_EQ(run_command({duepay_binary(), "admin", "demo"}, {{"DATABASE_URL", url_}}, out,
-                              std::chrono::seconds(20)),
-                  0)
-            << out;
-        auto demo = parse(out);
-        ASSERT_TRUE(demo.IsObject()) << out;
-        key_ = demo["key"].GetString();
-        project_ = demo["projectId"].GetString();
-    }
-    void TearDown() override {
-        if (server_.process) {
-            EXPECT_EQ(server_.process->stop(), 0);
-        }
-        if (!db_name_.empty()) {
-            drop_database(env_, db_name_);
-        }
-    }
-
-    std::map<std::string, std::string> replay_env() const {
-        return {{"DATABASE_URL", url_},
-                {"DUEPAY_TOPIC", server_.topic},
-                {"DUEPAY_PROJECTOR_GROUP", server_.group}};
-    }
-
-    // The environment of a replay the test kills: its connections are named, so the test can
-    // wait for their backends to end (a COMMIT sent before the kill may land after it).
-    std::map<std::string, std::string> killed_env() const {
-        auto env = replay_env();
-        env["PGAPPNAME"] = kKilledApp;
-        return env;
-    }
-
-    // After a kill: the killed replay's backends are gone, so its last transaction either
-    // committed or never will.
-    void wait_for_killed_backends(pqxx::connection& db) {
-        ASSERT_TRUE(wait_until(
-            [&] {
-                return count(db, std::string("select count(*) from pg_stat_activity where "
-                                             "application_name = '") +
-                                     kKilledApp + "'") == 0;
-            },
-            std::chrono::seconds(30)));
-    }
-
-    static constexpr const char* kKilledApp = "duepay-replay-killed-by-test";
-
-    int replay(const std::vector<std::string>& args, std::string& out) {
-        std::vector<std::string> argv{duepay_binary(), "replay"};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_command(argv, replay_env(), out, std::chrono::seconds(120));
-    }
-
-    std::string create_charge() {
-        auto r = http("POST", server_.base_url + "/v1/invoices",
-                      {{"x-api-key", key_}, {"content-type", "application/json"}},
-                      R"({"chainId":80002,"amount":"2500000","expiresInSeconds":600})");
-        EXPECT_EQ(r.status, 201) << r.body;
-        rapidjson::Document d;
-        d.Parse(r.body.c_str());
-        return d.HasParseError() ? "" : d["data"]["invoiceId"].GetString();
-    }
-
-    StackEnv env_;
-    std::string db_name_;
-    std::string url_;
-    DevServer server_;
-    std::string key_;
-    std::string project_;
-};
 
 TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes) {
     const auto first = create_charge();
@@ -416,62 +316,6 @@ TEST_F(ReplayTest, AChargeStraddlingBatchesKilledBetweenThemResumesToTheSameRow)
     EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
     EXPECT_EQ(report["comparison"]["charges"].GetInt64(), 8) << out;
     EXPECT_EQ(count(db, "select count(*) from crashed.charge_events"), events);
-}
-
-// The replay writes its shadow by COPY (ADR 0200). A topic with duplicate records (every charge of
-// make_event_stream re-emits a detection under the same event id, and one charge is appended twice
-// over) makes the journal's COPY meet an event id already there: the batch falls back to the
-// INSERT ... ON CONFLICT path. A decodable record Postgres refuses in the charges row (a chain id
-// beyond bigint) makes the charges' COPY fail: the batch goes one record at a time and quarantines
-// it, as the live projector does. Both ways, with small batches and one big one, the shadow
-// equals the live tables, journal included.
-TEST_F(ReplayTest, DuplicateAndRefusedRecordsReplayByCopyToTheLiveRows) {
-    const std::string tag = "replay-copy-" + unique_suffix();
-    auto records = make_event_stream(12, tag);  // 60 records, 48 distinct events
-    const auto first_charge = std::vector(records.begin(), records.begin() + 5);
-    records.insert(records.end(), first_charge.begin(), first_charge.end());
-    auto huge = domain::events::decode_event(records.front().value).value();
-    huge.id = "replay-copy-huge-" + tag;
-    huge.invoice_id.bytes[31] ^= 0x5a;
-    huge.chain_id = domain::ChainId{std::numeric_limits<std::uint64_t>::max()};
-    records.push_back({domain::to_hex(huge.invoice_id), domain::events::encode_event(huge)});
-    ASSERT_EQ(produce_all(env_.kafka_bootstrap, server_.topic, records), records.size());
-    const std::int64_t distinct = 12 * 4;
-    pqxx::connection db(url_);
-    ASSERT_TRUE(wait_until(
-        [&] {
-            return count(db,
-                         "select coalesce(sum(next_offset), 0) from consumer_offsets where "
-                         "group_id = '" +
-                             server_.group + "'") == static_cast<std::int64_t>(records.size());
-        },
-        std::chrono::seconds(60)))
-        << server_.process->log();
-    ASSERT_EQ(count(db, "select count(*) from charge_events"), distinct);
-    ASSERT_EQ(count(db, "select count(*) from quarantined_events where error like '%22003%'"), 1);
-
-    std::string out;
-    for (const auto& [schema, batch] : std::vector<std::pair<std::string, std::string>>{
-             {"copy_small", "7"}, {"copy_big", "20000"}}) {
-        ASSERT_EQ(replay({"--schema", schema, "--batch", batch}, out), 0) << out;
-        const auto report = parse(out);
-        ASSERT_TRUE(report.IsObject()) << out;
-        EXPECT_EQ(report["applied"].GetInt64(), static_cast<std::int64_t>(records.size())) << out;
-        EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
-        EXPECT_EQ(report["comparison"]["charges"].GetInt64(), 12) << out;
-        EXPECT_EQ(count(db, "select count(*) from " + schema + ".charge_events"), distinct);
-        // Only the refused record: no duplicate is quarantined.
-        EXPECT_EQ(count(db,
-                        "select count(*) from quarantined_events where consumer_group = "
-                        "'duepay-replay-" +
-                            schema + "' and error like '%22003%'"),
-                  1);
-        EXPECT_EQ(count(db,
-                        "select count(*) from quarantined_events where consumer_group = "
-                        "'duepay-replay-" +
-                            schema + "'"),
-                  1);
-    }
 }
 
 }  // namespace

@@ -22,6 +22,14 @@ infra::postgres::JournalEntry entry(const std::string& event_id, const std::stri
     return {event_id, invoice_id, topic, 0, offset, "charge.created", "{}"};
 }
 
+std::set<std::string> insert(pqxx::transaction_base& tx,
+                             const std::vector<infra::postgres::JournalEntry>& entries,
+                             std::set<std::string>* first) {
+    std::vector<const infra::postgres::JournalEntry*> pointers;
+    for (const auto& e : entries) pointers.push_back(&e);
+    return infra::postgres::insert_journal_entries(tx, pointers, first);
+}
+
 // The statement itself tells which invoices had no journal row before it: not those with an
 // earlier row (from an earlier statement of the same transaction), whatever the duplicates.
 TEST(ProjectorJournal, TheInsertNamesTheInvoicesItJournalsFirst) {
@@ -33,25 +41,23 @@ TEST(ProjectorJournal, TheInsertNamesTheInvoicesItJournalsFirst) {
     infra::postgres::prepare_charge_statements(conn);
     pqxx::work tx(conn);
     std::set<std::string> first;
-    auto inserted =
-        infra::postgres::insert_journal_entries(tx, {entry(tag + "-b1", b, topic, 0)}, &first);
+    auto inserted = insert(tx, {entry(tag + "-b1", b, topic, 0)}, &first);
     EXPECT_EQ(inserted, (std::set<std::string>{tag + "-b1"}));
     EXPECT_EQ(first, (std::set<std::string>{b}));
 
     first.clear();
-    inserted = infra::postgres::insert_journal_entries(
-        tx,
-        {entry(tag + "-a1", a, topic, 1), entry(tag + "-b2", b, topic, 2),
-         entry(tag + "-a2", a, topic, 3), entry(tag + "-a1", a, topic, 4),
-         entry(tag + "-b1", b, topic, 5), entry(tag + "-c1", c, topic, 6)},
-        &first);
+    inserted = insert(tx,
+                      {entry(tag + "-a1", a, topic, 1), entry(tag + "-b2", b, topic, 2),
+                       entry(tag + "-a2", a, topic, 3), entry(tag + "-a1", a, topic, 4),
+                       entry(tag + "-b1", b, topic, 5), entry(tag + "-c1", c, topic, 6)},
+                      &first);
     EXPECT_EQ(inserted,
               (std::set<std::string>{tag + "-a1", tag + "-a2", tag + "-b2", tag + "-c1"}));
     EXPECT_EQ(first, (std::set<std::string>{a, c}));  // b had a row before this statement
 
     first.clear();
-    inserted = infra::postgres::insert_journal_entries(
-        tx, {entry(tag + "-c1", c, topic, 7), entry(tag + "-a1", a, topic, 8)}, &first);
+    inserted =
+        insert(tx, {entry(tag + "-c1", c, topic, 7), entry(tag + "-a1", a, topic, 8)}, &first);
     EXPECT_TRUE(inserted.empty());  // duplicates only
     EXPECT_TRUE(first.empty());
     tx.abort();
@@ -73,7 +79,7 @@ TEST(ProjectorJournal, TheFirstRowProbeIsAnIndexLookupEvenInAPlanMadeOnAnEmptyJo
     pqxx::work tx(conn);
     // libpqxx prepares on first use: journal one event into the empty temp journal.
     std::set<std::string> first;
-    infra::postgres::insert_journal_entries(tx, {entry("probe-1", "0xprobe", "t", 0)}, &first);
+    insert(tx, {entry("probe-1", "0xprobe", "t", 0)}, &first);
     ASSERT_EQ(first, (std::set<std::string>{"0xprobe"}));
     std::string plan;
     for (const auto& row : tx.exec("explain execute insert_journal_first("
