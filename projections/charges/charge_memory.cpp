@@ -10,10 +10,19 @@ namespace duepay::projections::charges {
 namespace ev = domain::events;
 
 void ChargeMemory::Charge::add(const ev::Event& event) {
-    if (!created && std::holds_alternative<ev::ChargeCreated>(event.data)) created = event;
+    if (!row && std::holds_alternative<ev::ChargeCreated>(event.data)) {
+        row = created_columns(event);
+        created_id = event.id;
+        created_now = true;
+    }
     last = {event.id, event.occurred_at};
     ++events;
     domain::charge::apply(state, event);
+}
+
+std::size_t ChargeMemory::KeyHash::operator()(const domain::InvoiceId& id) const {
+    return std::hash<std::string_view>{}(
+        {reinterpret_cast<const char*>(id.bytes.data()), id.bytes.size()});
 }
 
 ChargeMemory::ChargeMemory(bool journal_empty, std::size_t capacity)
@@ -23,57 +32,59 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
                                         const Loader& load) {
     staged_.clear();
     ++folds_;
-    std::vector<std::string> touched;
+    std::vector<const domain::InvoiceId*> touched;
     std::vector<std::string> missing;
     for (const auto* event : fresh) {
-        auto id = domain::to_hex(event->invoice_id);
-        if (staged_.contains(id)) continue;
-        if (const auto held = held_.find(id); held != held_.end()) {
-            staged_.emplace(id, held->second);
-        } else if (complete_) {
-            staged_.emplace(id, Charge{});
+        const auto& key = event->invoice_id;
+        if (staged_.contains(key)) continue;
+        if (const auto held = held_.find(key); held != held_.end()) {
+            staged_.emplace(key, held->second).first->second.created_now = false;
         } else {
-            missing.push_back(id);
-            staged_.emplace(id, Charge{});
+            if (!complete_) missing.push_back(domain::to_hex(key));
+            staged_.emplace(key, Charge{});
         }
-        touched.push_back(std::move(id));
+        touched.push_back(&key);
     }
     // A charge folded from its journal already has the fresh events (journaled before this).
-    std::unordered_set<std::string> from_journal;
+    std::unordered_set<domain::InvoiceId, KeyHash> from_journal;
     if (!missing.empty()) {
+        std::unordered_set<std::string_view> fresh_ids;
+        for (const auto* event : fresh) fresh_ids.insert(event->id);
         for (auto& [id, events] : load(missing)) {
-            auto& charge = staged_[id];
+            if (events.empty()) continue;
+            auto& charge = staged_[events.front().invoice_id];
             charge = Charge{};
             for (const auto& event : events) charge.add(event);
-            from_journal.insert(id);
+            charge.created_now = charge.row && fresh_ids.contains(charge.created_id);
+            from_journal.insert(events.front().invoice_id);
             ++loaded_;
         }
     }
     for (const auto* event : fresh) {
-        auto id = domain::to_hex(event->invoice_id);
-        if (!from_journal.contains(id)) staged_[id].add(*event);
+        if (!from_journal.contains(event->invoice_id)) staged_[event->invoice_id].add(*event);
     }
-    std::unordered_set<std::string_view> fresh_ids;
-    for (const auto* event : fresh) fresh_ids.insert(event->id);
     Folded out;
     out.rows.reserve(touched.size());
-    for (const auto& id : touched) {
-        auto& charge = staged_[id];
+    for (const auto* key : touched) {
+        auto& charge = staged_[*key];
         charge.touched = folds_;
-        if (charge.created) {
-            auto row = to_row(charge.state, *charge.created, charge.last, charge.events);
-            (fresh_ids.contains(charge.created->id) ? out.new_rows : out.rows)
-                .push_back(std::move(row));
+        if (charge.row) {
+            auto row = *charge.row;
+            set_state_columns(row, charge.state, charge.last, charge.events);
+            (charge.created_now ? out.new_rows : out.rows).push_back(std::move(row));
         } else {
-            out.deferred.push_back(id);
+            out.deferred.push_back(domain::to_hex(*key));
         }
     }
     return out;
 }
 
 void ChargeMemory::keep() {
-    for (auto& [id, charge] : staged_) held_.insert_or_assign(id, std::move(charge));
-    staged_.clear();
+    while (!staged_.empty()) {
+        auto node = staged_.extract(staged_.begin());
+        held_.erase(node.key());
+        held_.insert(std::move(node));
+    }
     if (held_.size() <= capacity_) return;
     std::erase_if(held_, [&](const auto& entry) { return entry.second.touched + 1 < folds_; });
     complete_ = false;  // a dropped charge must be loaded from its journal when it comes back

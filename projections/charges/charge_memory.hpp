@@ -67,19 +67,26 @@ class ChargeMemory {
   private:
     struct Charge {
         domain::charge::ChargeState state = domain::charge::initial_state();
-        std::optional<domain::events::Event> created;  // the first charge.created
+        // created_columns of the first charge.created (mapped once), and that event's id.
+        std::optional<infra::postgres::ChargeRow> row;
+        std::string created_id;
+        bool created_now = false;  // that charge.created is among the current fold's events
         LastEvent last;
         int events = 0;  // journaled events (the row's event_count)
         std::uint64_t touched = 0;
         void add(const domain::events::Event& event);
     };
+    struct KeyHash {
+        std::size_t operator()(const domain::InvoiceId& id) const;
+    };
+    using Charges = std::unordered_map<domain::InvoiceId, Charge, KeyHash>;
 
     bool complete_;
     std::size_t capacity_;
     std::uint64_t folds_ = 0;
     std::size_t loaded_ = 0;
-    std::unordered_map<std::string, Charge> held_;
-    std::unordered_map<std::string, Charge> staged_;
+    Charges held_;
+    Charges staged_;
 };
 
 }  // namespace duepay::projections::charges

@@ -77,8 +77,7 @@ std::string refunds_json(const std::vector<ch::RefundRecord>& refunds) {
 
 }  // namespace
 
-infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
-                                  const LastEvent& last, int event_count) {
+infra::postgres::ChargeRow created_columns(const ev::Event& created_event) {
     const auto* created = std::get_if<ev::ChargeCreated>(&created_event.data);
     if (created == nullptr)
         throw std::invalid_argument("to_row: the first event is not charge.created");
@@ -87,7 +86,6 @@ infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event&
     row.project_id = created_event.project_id;
     row.mode = std::string(ev::to_string(created_event.mode));
     row.chain_id = created_event.chain_id.value;
-    row.status = std::string(ch::to_string(state.status));
     row.amount = domain::money::to_string(created->amount);
     row.token = domain::evm::to_checksum(created->token);
     row.token_symbol = created->token_symbol;
@@ -102,16 +100,29 @@ infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event&
     row.return_url = created->return_url;
     if (created->fiat) row.fiat_json = ev::encode_fiat_quote(*created->fiat);
     if (!created->metadata.empty()) row.metadata_json = ev::encode_metadata(created->metadata);
+    row.created_at = created_event.occurred_at;
+    return row;
+}
+
+void set_state_columns(infra::postgres::ChargeRow& row, const ch::ChargeState& state,
+                       const LastEvent& last, int event_count) {
+    row.status = std::string(ch::to_string(state.status));
     row.amount_confirmed = domain::money::to_string(state.amount_confirmed);
+    row.exception.reset();
     if (state.exception != ch::Exception::none)
         row.exception = std::string(ch::to_string(state.exception));
     row.timeline_json = timeline_json(state.timeline);
     row.event_count = event_count;
     row.last_event_id = last.id;
-    row.created_at = created_event.occurred_at;
     row.updated_at = last.occurred_at;
     row.amount_refunded = domain::money::to_string(state.amount_refunded);
     row.refunds_json = refunds_json(state.refunds);
+}
+
+infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
+                                  const LastEvent& last, int event_count) {
+    auto row = created_columns(created_event);
+    set_state_columns(row, state, last, event_count);
     return row;
 }
 

@@ -24,10 +24,19 @@ struct LastEvent {
 };
 
 // The row for a charge whose state is `state` after `event_count` events, the last being `last`.
-// `created` must hold ChargeCreated data (else std::invalid_argument).
+// `created` must hold ChargeCreated data (else std::invalid_argument). It is created_columns then
+// set_state_columns: a consumer that keeps a charge (ChargeMemory) maps its charge.created once.
 infra::postgres::ChargeRow to_row(const domain::charge::ChargeState& state,
                                   const domain::events::Event& created, const LastEvent& last,
                                   int event_count);
+
+// The columns a charge's charge.created fixes (all but set_state_columns'), from `created`
+// (ChargeCreated data, else std::invalid_argument).
+infra::postgres::ChargeRow created_columns(const domain::events::Event& created);
+
+// Sets the columns that follow the charge's state and its latest event.
+void set_state_columns(infra::postgres::ChargeRow& row, const domain::charge::ChargeState& state,
+                       const LastEvent& last, int event_count);
 
 // Folds `events` (one charge, log order) and maps the result; nullopt while no charge.created is
 // among them (an orphan chain fact waits for its charge).

@@ -87,6 +87,27 @@ TEST(ChargeMemory, AChargeItDoesNotHoldIsFoldedFromItsJournalOnceThenKept) {
     EXPECT_EQ(rest.rows[0], *project_charge(all));
 }
 
+TEST(ChargeMemory, AChargeLoadedWithItsChargeCreatedAmongTheFreshEventsIsANewRow) {
+    // A memory that is not complete (a resume, an eviction) meets a charge whose first events are
+    // this fold's: the loader returns them (journaled just before), and the row is new.
+    const auto journal = journal_of_one_charge();
+    const std::span<const ev::Event> all(journal);
+    const auto id = domain::to_hex(journal[0].invoice_id);
+    ChargeMemory memory(false);
+    auto first = memory.fold(pointers(all.first(3)), [&](const auto&) {
+        return ChargeEvents{{id, {journal.begin(), journal.begin() + 3}}};
+    });
+    memory.keep();
+    EXPECT_TRUE(first.rows.empty());
+    ASSERT_EQ(first.new_rows.size(), 1u);
+    EXPECT_EQ(first.new_rows[0], *project_charge(all.first(3)));
+    auto rest = memory.fold(pointers(all.subspan(3)), no_load);
+    memory.keep();
+    EXPECT_TRUE(rest.new_rows.empty());
+    ASSERT_EQ(rest.rows.size(), 1u);
+    EXPECT_EQ(rest.rows[0], *project_charge(all));
+}
+
 TEST(ChargeMemory, DiscardDropsWhatASavepointRolledBack) {
     const auto journal = journal_of_one_charge();
     const std::span<const ev::Event> all(journal);
