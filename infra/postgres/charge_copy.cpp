@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/detail/charge_columns.hpp"
 #include "infra/postgres/detail/sql_text.hpp"
 
 namespace duepay::infra::postgres {
@@ -49,6 +50,16 @@ class CopyLine {
         if (value) return number(*value);
         return opt(std::optional<std::string>{});
     }
+    // The named forms detail::visit_columns calls (the name is COPY's column list's business).
+    void text(const char*, const std::string& value) { text(value); }
+    void text(const char*, const std::optional<std::string>& value) { opt(value); }
+    template <class Integer>
+    void number(const char*, Integer value) {
+        number(value);
+    }
+    void number(const char*, std::optional<int> value) { opt(value); }
+    void json(const char*, const std::string& value) { text(value); }
+    void json(const char*, const std::optional<std::string>& value) { opt(value); }
     const std::string& line() const { return line_; }
     void clear() {
         line_.clear();
@@ -83,6 +94,14 @@ void copy_lines(pqxx::transaction_base& tx, const std::string& table,
     writer.complete();
 }
 
+// The column list of COPY charges, from the same walk as its lines.
+struct ColumnNames {
+    std::vector<std::string> names;
+    void text(const char* name, const auto&) { names.emplace_back(name); }
+    void number(const char* name, const auto&) { names.emplace_back(name); }
+    void json(const char* name, const auto&) { names.emplace_back(name); }
+};
+
 }  // namespace
 
 bool copy_journal_entries(pqxx::transaction_base& tx,
@@ -107,24 +126,10 @@ bool copy_journal_entries(pqxx::transaction_base& tx,
 
 void copy_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& rows) {
     if (rows.empty()) return;
-    copy_lines(tx, "charges", {"invoice_id",     "project_id",       "mode",       "chain_id",
-                               "status",         "amount",           "token",      "token_symbol",
-                               "token_decimals", "payment_mode",     "merchant",   "fee_bps",
-                               "deadline",       "deposit_address",  "reference",  "return_url",
-                               "fiat",           "amount_confirmed", "exception",  "timeline",
-                               "event_count",    "last_event_id",    "created_at", "updated_at",
-                               "metadata",       "amount_refunded",  "refunds"},
-               rows, [](CopyLine& line, const ChargeRow& r) {
-                   line.text(r.invoice_id).text(r.project_id).text(r.mode).number(r.chain_id);
-                   line.text(r.status).text(r.amount).text(r.token).opt(r.token_symbol);
-                   line.opt(r.token_decimals).text(r.payment_mode).text(r.merchant);
-                   line.number(r.fee_bps).number(r.deadline).opt(r.deposit_address);
-                   line.opt(r.reference).opt(r.return_url).opt(r.fiat_json);
-                   line.text(r.amount_confirmed).opt(r.exception).text(r.timeline_json);
-                   line.number(r.event_count).text(r.last_event_id).text(r.created_at);
-                   line.text(r.updated_at).opt(r.metadata_json).text(r.amount_refunded);
-                   line.text(r.refunds_json);
-               });
+    ColumnNames columns;
+    detail::visit_columns(rows.front(), columns);
+    copy_lines(tx, "charges", columns.names, rows,
+               [](CopyLine& line, const ChargeRow& r) { detail::visit_columns(r, line); });
 }
 
 }  // namespace duepay::infra::postgres

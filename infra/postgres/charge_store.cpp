@@ -5,8 +5,10 @@
 
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
 
 #include "domain/events/event.hpp"
+#include "infra/postgres/detail/charge_columns.hpp"
 #include "infra/postgres/detail/sql_text.hpp"
 
 namespace duepay::infra::postgres {
@@ -89,28 +91,47 @@ ChargeRow row_of(const pqxx::row& r, std::int64_t* created_us = nullptr) {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void put(JsonWriter& w, const char* key, const std::string& value) {
-    w.Key(key);
-    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-void put(JsonWriter& w, const char* key, const std::optional<std::string>& value) {
-    w.Key(key);
-    if (value) {
-        w.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
-    } else {
-        w.Null();
+// A ChargeRow as a JSON object, column name -> value (visit_columns), as the upsert's
+// json_populate_recordset reads it: numbers as numbers, the JSON columns as JSON, nulls as null.
+class JsonColumns {
+  public:
+    explicit JsonColumns(JsonWriter& w) : w_(w) {}
+    void text(const char* name, const std::string& value) {
+        w_.Key(name);
+        w_.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
     }
-}
-
-void put_raw(JsonWriter& w, const char* key, const std::optional<std::string>& json) {
-    w.Key(key);
-    if (json) {
-        w.RawValue(json->data(), json->size(), rapidjson::kObjectType);
-    } else {
-        w.Null();
+    void text(const char* name, const std::optional<std::string>& value) {
+        if (value) return text(name, *value);
+        w_.Key(name);
+        w_.Null();
     }
-}
+    template <class Integer>
+    void number(const char* name, Integer value) {
+        w_.Key(name);
+        if constexpr (std::is_unsigned_v<Integer>) {
+            w_.Uint64(value);
+        } else {
+            w_.Int64(value);
+        }
+    }
+    void number(const char* name, std::optional<int> value) {
+        if (value) return number(name, *value);
+        w_.Key(name);
+        w_.Null();
+    }
+    void json(const char* name, const std::string& value) {
+        w_.Key(name);
+        w_.RawValue(value.data(), value.size(), rapidjson::kObjectType);
+    }
+    void json(const char* name, const std::optional<std::string>& value) {
+        if (value) return json(name, *value);
+        w_.Key(name);
+        w_.Null();
+    }
+
+  private:
+    JsonWriter& w_;
+};
 
 // The rows a list statement fetches for `limit` wanted: one of a few sizes (the page sizes 1, 5,
 // 10, 20, 25, 50 and 100 plus the hasMore row), so that a connection holds at most 7 statements a
@@ -186,46 +207,10 @@ void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& ro
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
     w.StartArray();
+    JsonColumns columns(w);
     for (const auto& r : rows) {
         w.StartObject();
-        put(w, "invoice_id", r.invoice_id);
-        put(w, "project_id", r.project_id);
-        put(w, "mode", r.mode);
-        w.Key("chain_id");
-        w.Uint64(r.chain_id);
-        put(w, "status", r.status);
-        put(w, "amount", r.amount);
-        put(w, "token", r.token);
-        put(w, "token_symbol", r.token_symbol);
-        w.Key("token_decimals");
-        if (r.token_decimals) {
-            w.Int(*r.token_decimals);
-        } else {
-            w.Null();
-        }
-        put(w, "payment_mode", r.payment_mode);
-        put(w, "merchant", r.merchant);
-        w.Key("fee_bps");
-        w.Int(r.fee_bps);
-        w.Key("deadline");
-        w.Int64(r.deadline);
-        put(w, "deposit_address", r.deposit_address);
-        put(w, "reference", r.reference);
-        put(w, "return_url", r.return_url);
-        put_raw(w, "fiat", r.fiat_json);
-        put(w, "amount_confirmed", r.amount_confirmed);
-        put(w, "exception", r.exception);
-        w.Key("timeline");
-        w.RawValue(r.timeline_json.data(), r.timeline_json.size(), rapidjson::kArrayType);
-        w.Key("event_count");
-        w.Int(r.event_count);
-        put(w, "last_event_id", r.last_event_id);
-        put(w, "created_at", r.created_at);
-        put(w, "updated_at", r.updated_at);
-        put_raw(w, "metadata", r.metadata_json);
-        put(w, "amount_refunded", r.amount_refunded);
-        w.Key("refunds");
-        w.RawValue(r.refunds_json.data(), r.refunds_json.size(), rapidjson::kArrayType);
+        detail::visit_columns(r, columns);
         w.EndObject();
     }
     w.EndArray();
