@@ -44,13 +44,6 @@ TestProject make_free_project(const StackEnv& env, const std::string& tag) {
     return p;
 }
 
-std::int64_t count_charges(const StackEnv& env, const std::string& project_id) {
-    pqxx::connection conn(env.database_url);
-    pqxx::nontransaction tx(conn);
-    return tx.exec_params1("select count(*) from charges where project_id = $1", project_id)[0]
-        .as<std::int64_t>();
-}
-
 std::int64_t month_count(const StackEnv& env, const std::string& project_id) {
     pqxx::connection conn(env.database_url);
     pqxx::nontransaction tx(conn);

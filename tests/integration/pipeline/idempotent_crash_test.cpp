@@ -99,19 +99,9 @@ TEST(IdempotentCrashIt, ARetryAfterACrashPastTheAckAnswersTheSameChargeNotASecon
     EXPECT_EQ(invoices, std::set<std::string>{invoice});
     EXPECT_EQ(event_ids.size(), 1u);
     // The read model: one charge for the project.
-    ASSERT_TRUE(wait_until(
-        [&] {
-            pqxx::connection conn(env.database_url);
-            pqxx::nontransaction tx(conn);
-            return tx.exec_params1("select count(*) from charges where project_id = $1", project)[0]
-                       .as<int>() >= 1;
-        },
-        std::chrono::seconds(10)));
-    pqxx::connection conn(env.database_url);
-    pqxx::nontransaction tx(conn);
-    EXPECT_EQ(
-        tx.exec_params1("select count(*) from charges where project_id = $1", project)[0].as<int>(),
-        1);
+    ASSERT_TRUE(
+        wait_until([&] { return count_charges(env, project) >= 1; }, std::chrono::seconds(10)));
+    EXPECT_EQ(count_charges(env, project), 1);
     // And the key now replays that 201.
     auto replay = http("POST", base + "/v1/invoices", headers, kBody);
     EXPECT_EQ(replay.status, 201);

@@ -111,19 +111,9 @@ TEST(IdempotentUnknownOutcomeIt, ARetryAfterPossiblyPersistedAnswersTheSameCharg
     EXPECT_EQ(invoices_of_key.size(), 2u);
     EXPECT_TRUE(invoices_of_key.contains(invoice));
     EXPECT_EQ(event_ids.size(), 1u);
-    ASSERT_TRUE(wait_until(
-        [&] {
-            pqxx::connection conn(env.database_url);
-            pqxx::nontransaction tx(conn);
-            return tx.exec_params1("select count(*) from charges where project_id = $1", project)[0]
-                       .as<int>() >= 2;
-        },
-        std::chrono::seconds(15)));
-    pqxx::connection conn(env.database_url);
-    pqxx::nontransaction tx(conn);
-    EXPECT_EQ(
-        tx.exec_params1("select count(*) from charges where project_id = $1", project)[0].as<int>(),
-        2);
+    ASSERT_TRUE(
+        wait_until([&] { return count_charges(env, project) >= 2; }, std::chrono::seconds(15)));
+    EXPECT_EQ(count_charges(env, project), 2);
     EXPECT_EQ(server.process->stop(), 0);
 }
 

@@ -363,6 +363,13 @@ void drop_database(const StackEnv& env, const std::string& name) {
     tx.exec("drop database if exists " + name + " with (force)");
 }
 
+std::int64_t count_charges(const StackEnv& env, const std::string& project_id) {
+    pqxx::connection conn(env.database_url);
+    pqxx::nontransaction tx(conn);
+    return tx.exec_params1("select count(*) from charges where project_id = $1", project_id)[0]
+        .as<std::int64_t>();
+}
+
 int last_assignment(const std::string& log) {
     static const std::regex line("assigned ([0-9]+) partition");
     int n = -1;

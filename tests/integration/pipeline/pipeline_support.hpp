@@ -114,6 +114,9 @@ DevServer start_dev_server(const StackEnv& env, const std::string& name,
 std::string create_database(const StackEnv& env, const std::string& name);
 void drop_database(const StackEnv& env, const std::string& name);
 
+// The rows of `project_id` in the stack's charges read model.
+std::int64_t count_charges(const StackEnv& env, const std::string& project_id);
+
 // The partition count of the last "assigned N partition(s)" line of a projector log (-1: none).
 int last_assignment(const std::string& log);
 
