@@ -5,7 +5,7 @@
 
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/detail/charge_columns.hpp"
-#include "infra/postgres/detail/sql_text.hpp"
+#include "infra/postgres/detail/copy_text.hpp"
 
 namespace duepay::infra::postgres {
 namespace {
@@ -15,23 +15,8 @@ namespace {
 class CopyLine {
   public:
     CopyLine& text(std::string_view value) {
-        detail::refuse_nul(value, "a copied column");
         separate();
-        std::size_t from = 0;
-        for (std::size_t i = 0; i < value.size(); ++i) {
-            const char c = value[i];
-            const char escaped = c == '\\'   ? '\\'
-                                 : c == '\n' ? 'n'
-                                 : c == '\r' ? 'r'
-                                 : c == '\t' ? 't'
-                                             : 0;
-            if (escaped == 0) continue;
-            line_.append(value.substr(from, i - from));
-            line_ += '\\';
-            line_ += escaped;
-            from = i + 1;
-        }
-        line_.append(value.substr(from));
+        detail::append_copy_text(line_, value, "a copied column");
         return *this;
     }
     CopyLine& opt(const std::optional<std::string>& value) {
