@@ -5,7 +5,8 @@
 #   source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 #   bench_setup wrk psql          # ROOT, var/dev.env in the environment, BIN, BASE, OUT; the tools
 #   bench_ensure_api dev.log      # a duepay dev if nothing answers on $BASE, stopped at exit
-#   ticks_of PID, tree_ticks PID  # CPU ticks (bench/load/sweep.sh uses these alone)
+#   ticks_of PID, tree_ticks PID  # CPU ticks (bench/load/sweep.sh, bench/replay/run.sh use
+#                                 # these alone, with superuser_url URL)
 #
 # Reads DUEPAY_ENV_FILE (default var/dev.env), DUEPAY_BIN (default build/duepay) and
 # DUEPAY_BASE_URL (default http://127.0.0.1:8080).
@@ -50,6 +51,10 @@ bench_ensure_api() {
   fi
   curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
 }
+
+# The URL of the stack's superuser (postgres) on the database of URL $1: CHECKPOINT and
+# DROP DATABASE ... WITH (FORCE) against autovacuum need it.
+superuser_url() { sed -E 's#://([^@/]*@)?#://postgres@#' <<<"$1"; }
 
 # CPU ticks of a process (utime + stime + waited-for children); 0 when it is gone.
 ticks_of() {

@@ -31,7 +31,7 @@ if [[ "$SEED" == 1 ]]; then
   # Write the seed's pages out now: otherwise the checkpoint its WAL triggers runs through the
   # whole bench (93 s at 1,000,000 rows, 20:38-20:40 UTC in bench/RESULTS.md), and its CPU and
   # write-back land on the pages measured. CHECKPOINT needs the stack's superuser, postgres.
-  psql -X -q -d "$(sed -E 's#://([^@/]*@)?#://postgres@#' <<<"$DATABASE_URL")" -c checkpoint
+  psql -X -q -d "$(superuser_url "$DATABASE_URL")" -c checkpoint
 fi
 
 bench_ensure_api list-dev.log

@@ -14,7 +14,8 @@
 # a minute more; FLOOR=0 skips it). The figure lands in bench/RESULTS.md with the command. Never
 # run it in CI.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"  # ROOT, superuser_url, tree_ticks
 EVENTS="${1:-1000000}"
 PARTITIONS="${2:-6}"
 BIN="${DUEPAY_BIN:-$ROOT/build/duepay}"
@@ -35,8 +36,8 @@ done
 cleanup() {
   [[ -n "${PROJECTOR_PID:-}" ]] && kill "$PROJECTOR_PID" 2>/dev/null && wait "$PROJECTOR_PID" || true
   # As the superuser: WITH (FORCE) must end autovacuum's workers on the fresh tables too.
-  psql -X -q -d "$(sed -E 's#://([^@/]*@)?#://postgres@#' <<<"$DEV_URL")" \
-    -c "drop database if exists $DB with (force)" >/dev/null || true
+  psql -X -q -d "$(superuser_url "$DEV_URL")" -c "drop database if exists $DB with (force)" \
+    >/dev/null || true
 }
 trap cleanup EXIT
 
@@ -77,12 +78,8 @@ echo "load average after replay: $(cut -d' ' -f1-3 /proc/loadavg)"
 SESSIONS="${SESSIONS:-2}"
 DIR="$(mktemp -d /tmp/duepay-replay-floor.XXXXXX)"
 trap 'rm -rf "$DIR"; cleanup' EXIT
-SUPER_URL="$(sed -E 's#://([^@/]*@)?#://postgres@#' <<<"$DATABASE_URL")"
-pg_cpu() {  # CPU ticks (1/100 s) of every postgres process so far, the postmaster's children too
-  local pm; pm=$(head -1 "$ROOT/var/pg/data/postmaster.pid")
-  { for p in $(pgrep -x postgres); do awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null; done
-    awk '{print $16+$17}' "/proc/$pm/stat"; } | awk '{s+=$1} END {print s}'
-}
+SUPER_URL="$(superuser_url "$DATABASE_URL")"
+pg_cpu() { tree_ticks "$(head -1 "$ROOT/var/pg/data/postmaster.pid")"; }  # 1/100 s, backends too
 now_ms() { date +%s%3N; }
 JOURNAL_COLUMNS='event_id, invoice_id, topic, partition, "offset", type, payload'
 INVOICE_INDEX='(invoice_id, partition, "offset")'

@@ -1,5 +1,6 @@
 #include "projections/charges/charge_memory.hpp"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_set>
 
@@ -12,7 +13,6 @@ namespace ev = domain::events;
 void ChargeMemory::Charge::add(const ev::Event& event) {
     if (!row && std::holds_alternative<ev::ChargeCreated>(event.data)) {
         row = created_columns(event);
-        created_id = event.id;
         created_now = true;
     }
     last = {event.id, event.occurred_at};
@@ -55,7 +55,11 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
             auto& charge = staged_[events.front().invoice_id];
             charge = Charge{};
             for (const auto& event : events) charge.add(event);
-            charge.created_now = charge.row && fresh_ids.contains(charge.created_id);
+            // The row is new when the charge.created it was mapped from is a fresh event.
+            const auto created = std::find_if(events.begin(), events.end(), [](const auto& e) {
+                return std::holds_alternative<ev::ChargeCreated>(e.data);
+            });
+            charge.created_now = created != events.end() && fresh_ids.contains(created->id);
             from_journal.insert(events.front().invoice_id);
             ++loaded_;
         }

@@ -67,9 +67,8 @@ class ChargeMemory {
   private:
     struct Charge {
         domain::charge::ChargeState state = domain::charge::initial_state();
-        // created_columns of the first charge.created (mapped once), and that event's id.
+        // created_columns of the first charge.created (mapped once).
         std::optional<infra::postgres::ChargeRow> row;
-        std::string created_id;
         bool created_now = false;  // that charge.created is among the current fold's events
         LastEvent last;
         int events = 0;  // journaled events (the row's event_count)

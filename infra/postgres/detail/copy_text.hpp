@@ -42,14 +42,14 @@ inline std::size_t next_copy_special(std::string_view s, std::size_t from) {
 }
 
 // Appends `value` to `line` as one field of COPY's text format: backslash, newline, carriage
-// return and tab escaped; a NUL byte refused as std::invalid_argument (refuse_nul's message for
+// return and tab escaped; a NUL byte refused as std::invalid_argument (throw_nul's message for
 // `where`), so the projector quarantines the event that carries it.
 inline void append_copy_text(std::string& line, std::string_view value, const char* where) {
     std::size_t from = 0;
     for (auto i = next_copy_special(value, 0); i < value.size();
          i = next_copy_special(value, from)) {
         const char c = value[i];
-        if (c == '\0') refuse_nul(value.substr(i, 1), where);
+        if (c == '\0') throw_nul(where);
         line.append(value.substr(from, i - from));
         line += '\\';
         line += c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r' : 't';

@@ -21,9 +21,11 @@ inline std::string array_literal(const std::vector<std::string>& items) {
 
 // Refuses a NUL byte (no Postgres text holds one, and a parameter would end there) as
 // std::invalid_argument: the projector quarantines the event that carries it.
+[[noreturn]] inline void throw_nul(const char* where) {
+    throw std::invalid_argument(std::string("a NUL byte in ") + where);
+}
 inline void refuse_nul(std::string_view text, const char* where) {
-    if (text.find('\0') != std::string_view::npos)
-        throw std::invalid_argument(std::string("a NUL byte in ") + where);
+    if (text.find('\0') != std::string_view::npos) throw_nul(where);
 }
 
 }  // namespace duepay::infra::postgres::detail
