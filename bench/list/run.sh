@@ -11,7 +11,7 @@
 # If nothing answers on $DUEPAY_BASE_URL/healthz, the script starts `$DUEPAY_BIN dev` (default
 # build/duepay) and stops it at the end. Each page also prints the CPU per request of duepay and of
 # Postgres (`cpu:` line; the duepay figure needs DUEPAY_PID when the api was already running).
-# Target (issue 16): p99 <= 10 ms for the first and the deep page at 16 connections.
+# Target: p99 <= 10 ms for the first and the deep page at 16 connections.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"

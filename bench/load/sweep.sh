@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The create/status sweep of issue 14 (bench/README.md, "sweep"; figures in bench/RESULTS.md):
+# The create/status sweep (bench/README.md, "sweep"; figures in bench/RESULTS.md):
 #   1. the floor of a create, measured first on the same stack (build/bench/floor/floor_bench);
 #   2. its own `duepay dev` (api + projector), warmed up with $WARMUP (30) s of creates;
 #   3. for each connection count (1 8 32 64 128): wrk on create.lua, status.lua, create_full.lua;
@@ -88,7 +88,7 @@ curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" 
 
 # Warm-up (not reported): the producer id, the projector's first assignment, and the broker's JIT:
 # on the loaded dev machine the broker's CPU per create fell ~4x over the first minute of load
-# (bench/RESULTS.md, issue 14), whatever the route.
+# (bench/RESULTS.md, the create/status sweep), whatever the route.
 wrk -t2 -c16 -d"${WARMUP:-30}s" -s "$ROOT/bench/load/create.lua" "$BASE" >/dev/null
 
 ids_file="$OUT/ids.txt"
