@@ -1,5 +1,5 @@
 # Helpers so every target is declared the same way: duepay_library, duepay_test, duepay_benchmark.
-# Target links enforce the layering of DESIGN section 2 (domain links no I/O library).
+# Target links enforce the layering of docs/design.md (domain links no I/O library).
 
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)

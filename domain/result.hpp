@@ -1,5 +1,5 @@
-// Result<T>: the first error tier of STYLE.md. A rejection of input is a value carrying a stable
-// machine code (snake_case, the same string the API puts in meta.code) and a human message.
+// Result<T>: the first error tier (docs/style.md). A rejection of input is a value carrying a
+// stable machine code (snake_case, the same string the API puts in meta.code) and a human message.
 #pragma once
 
 #include <string>

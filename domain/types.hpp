@@ -1,4 +1,4 @@
-// Strong types for what must not be mixed up (STYLE.md rule 5). Byte-array values compare and
+// Strong types for what must not be mixed up (docs/style.md). Byte-array values compare and
 // hash by content; their text forms (0x-hex) live in domain/hex.hpp and domain/evm/address.hpp.
 #pragma once
 

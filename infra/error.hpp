@@ -1,4 +1,4 @@
-// The one base of infrastructure failures (STYLE rule 3: input rejections are values, failures of
+// The one base of infrastructure failures (docs/style.md: input rejections are values, failures of
 // the world are exceptions). retryable() says whether the same call may succeed later (a timeout,
 // an unreachable server) or cannot (the server refused the request as such). Adapters throw their
 // own subclass (RpcError, RateUnavailable, DatabaseUnavailable) so callers can catch one kind, or

@@ -1,11 +1,11 @@
-// The public routes of `duepay checkout` (DESIGN 6a, docs/checkout.md), independent of Pistache so
-// their rules are unit-tested with doubles:
+// The public routes of `duepay checkout` (docs/design.md, Hosted checkout; docs/checkout.md),
+// independent of Pistache so their rules are unit-tested with doubles:
 //   GET /c/:invoiceId                  the page (HTML, rendered here; works without JavaScript)
 //   GET /v1/checkout/:invoiceId        the public charge in the envelope (JSON)
 //   GET /static/checkout.{js,css}, /static/accent/RRGGBB.css   assets from our own origin
 // (the SSE route GET /v1/checkout/:invoiceId/events is served by CheckoutServer, which asks
-// these routes for each event's view). No API key (spec 5.8); a per-client token bucket answers
-// 429 rate_limited in the envelope; every page carries a strict CSP.
+// these routes for each event's view). No API key (docs/product.md, Keys and modes); a per-client
+// token bucket answers 429 rate_limited in the envelope; every page carries a strict CSP.
 #pragma once
 
 #include <chrono>

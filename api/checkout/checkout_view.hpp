@@ -1,4 +1,4 @@
-// The hosted checkout's view of a charge (DESIGN 6a, docs/checkout.md): what a buyer needs and
+// The hosted checkout's view of a charge (docs/design.md, docs/checkout.md): what a buyer needs and
 // nothing else (no project id, no key data, no fee recipient). One CheckoutView feeds both the
 // public JSON (GET /v1/checkout/:id) and the server-rendered page (GET /c/:id), so the two can
 // never disagree. Pure: no I/O, no clock (the caller passes `now`), no QR drawing (the caller

@@ -19,7 +19,7 @@ std::string_view clipped(std::string_view value, std::size_t max_bytes, std::str
 }
 
 // The access log line's fields, each given to `field(key, value)`: written straight into the
-// record, without a Fields vector and a copy of each value first (issue 14).
+// record, without a Fields vector and a copy of each value first (CPU per request).
 template <class Field>
 void each_access_field(std::string_view request_id, std::string_view method, std::string_view path,
                        int status, std::chrono::steady_clock::duration latency, Field&& field) {
@@ -83,8 +83,8 @@ std::string route_label(std::string_view path, int status) {
 void observe_request(std::string_view role, std::string_view path, int status,
                      std::chrono::steady_clock::duration latency) {
     // Each reactor thread finds the series of a (role, route, status) in its own map: no lock,
-    // label list or allocation per request (issue 14). The registry is asked once per series and
-    // thread; its series live as long as the process, and route labels are a bounded set.
+    // label list or allocation per request (CPU per request). The registry is asked once per series
+    // and thread; its series live as long as the process, and route labels are a bounded set.
     thread_local std::string key;
     thread_local std::unordered_map<std::string, infra::metrics::Histogram*> series;
     key.assign(role);

@@ -1,6 +1,6 @@
 // POST /v1/invoices past parsing (create_request.hpp): idempotency, then rate limit and quota,
-// then price, decide, sign and append (DESIGN 4, docs/limits.md); the guard (create_guard.hpp)
-// settles the key and the quota unit on every outcome.
+// then price, decide, sign and append (docs/design.md, docs/limits.md); the guard
+// (create_guard.hpp) settles the key and the quota unit on every outcome.
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -203,7 +203,8 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
     if (auto* error = std::get_if<ApiResponse>(&parsed)) return respond(std::move(*error));
     auto& in = std::get<CreateInput>(parsed);
 
-    // DESIGN 4: idempotency, then rate limit + quota, then price and append (docs/limits.md).
+    // Idempotency, then rate limit + quota, then price and append (docs/design.md, The create
+    // path; docs/limits.md).
     auto guard = std::make_shared<CreateGuard>();
     guard->keys = deps_.idempotency;
     guard->limiter = deps_.limiter;

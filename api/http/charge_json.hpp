@@ -1,5 +1,5 @@
-// The charge as JSON, from one ChargeView (api/http/ports.hpp): the 201 of a create (spec 2.2) and
-// the full read (spec 2.5, also each item of the list). Shape rule: wallet -> intent and signature,
+// The charge as JSON, from one ChargeView (api/http/ports.hpp): the 201 of a create and the full
+// read (also each item of the list), docs/product.md. Shape rule: wallet -> intent and signature,
 // transfer -> depositAddress, both -> everything; checkoutUrl always.
 #pragma once
 
@@ -28,7 +28,7 @@ ChargeView view_of_created(const domain::events::Event& event);
 std::string created_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
                          const domain::evm::Signer* signer, const std::string& checkout_url);
 
-// The full read (spec 2.5): the terms as above plus the read-model fields (status, token metadata
+// The full read: the terms as above plus the read-model fields (status, token metadata
 // {address EIP-55, symbol, decimals, name}, branding (null when `branding` is null), amounts
 // confirmed and refunded, refunds, timeline, timestamps).
 std::string charge_read_json(const ChargeView& charge, const infra::config::ChainInfo* chain,

@@ -1,4 +1,4 @@
-// GET /v1/charges (issue 16 item 1, docs/api.md "Listing charges"): the query parameters,
+// GET /v1/charges (docs/api.md "Listing charges"): the query parameters,
 // validated, and the opaque keyset cursor. Pure (no I/O, no clock), so every rule is unit-tested;
 // ChargesApi runs the query (the ChargeLister port) and renders the page.
 #pragma once

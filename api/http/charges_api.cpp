@@ -113,7 +113,7 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
         if (request.method != route.method) return respond(method_not_allowed(route.method));
         auto owner = auth_.authenticate(request);
         if (!owner) return respond(unauthorized());
-        // The list has its parameters; the create and the reads take none (issue 16 item 7).
+        // The list has its parameters; the create and the reads take none (ADR 0162).
         if (!route.has_params) {
             if (auto unknown = reject_unknown_params(request, {}))
                 return respond(std::move(*unknown));

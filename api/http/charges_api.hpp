@@ -1,4 +1,4 @@
-// The routes of the REST API (spec 4): POST /v1/invoices, GET /v1/charges (the list, issue 16),
+// The routes of the REST API (docs/api.md): POST /v1/invoices, GET /v1/charges (the list),
 // GET /v1/charges/:id and GET /v1/charges/:id/status, plus 404/405 for everything else. Independent
 // of Pistache: a route gets an ApiRequest and answers through a Responder, possibly later from
 // another thread (create answers once the event log acked and the projection has the row).

@@ -1,4 +1,4 @@
-// The guard of an admitted create (DESIGN 4, docs/limits.md): what POST /v1/invoices holds from
+// The guard of an admitted create (docs/design.md, docs/limits.md): what the create holds from
 // the Idempotency-Key claim and the quota unit until it answers, and how each outcome settles it.
 #pragma once
 

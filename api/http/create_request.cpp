@@ -87,7 +87,7 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     if (auto bad = find_unstorable_string(doc, "")) {
         return bad_request("invalid_string", *bad + " must be valid UTF-8 without NUL characters");
     }
-    // No silent drops (issue 16 item 7): a member we do not know is refused, not ignored.
+    // No silent drops (ADR 0162): a member we do not know is refused, not ignored.
     if (auto unknown = reject_unknown_members(
             doc, {"chainId", "amount", "fiat", "token", "paymentMode", "reference", "returnUrl",
                   "expiresInSeconds", "merchant", "metadata"})) {
@@ -187,7 +187,7 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
             return bad_request("transfer_rail_unavailable",
                                "this chain has no transfer rail; use wallet");
         }
-        in.payment_mode = ev::PaymentMode::wallet;  // spec 4.1: both falls back to wallet
+        in.payment_mode = ev::PaymentMode::wallet;  // docs/product.md: both falls back to wallet
     }
     if (doc.HasMember("reference") && !doc["reference"].IsNull()) {
         const auto& r = doc["reference"];

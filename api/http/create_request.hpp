@@ -1,4 +1,4 @@
-// The body of POST /v1/invoices (spec 4.1), parsed and validated in spec order: one strict read of
+// The body of POST /v1/invoices (docs/product.md) parsed and validated in order: one strict read of
 // the JSON, the storable-text rule for every string (ADR 0043), no unknown member (ADR 0162), then
 // chain, key mode, payout wallet, price and options. Pure: the answer is the validated input or the
 // 4xx the route returns as is.
@@ -31,8 +31,8 @@ struct CreateInput {
     domain::events::Metadata metadata;
 };
 
-// Parses and validates the body of POST /v1/invoices in spec order: chain and key mode first
-// (nothing is signed before that), then the account, then the price and options.
+// Parses and validates the body of POST /v1/invoices in the create path's order: chain and key mode
+// first (nothing is signed before that), then the account, then the price and options.
 std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, const KeyOwner& owner,
                                                     const infra::config::ChainRegistry& chains);
 

@@ -1,5 +1,5 @@
-// The response envelope of spec 2.1: {"success","data","error","meta"}. Every failure carries a
-// stable meta.code (docs/api-errors.md).
+// The response envelope (docs/product.md): {"success","data","error","meta"}. Every failure carries
+// a stable meta.code (docs/api-errors.md).
 #pragma once
 
 #include <optional>

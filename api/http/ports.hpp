@@ -1,4 +1,4 @@
-// What the routes need from the world, as small interfaces (STYLE rule 2), and the vocabulary
+// What the routes need from the world, as small interfaces (docs/style.md), and the vocabulary
 // they speak: every type a port takes or returns is declared here, in domain terms, never an
 // adapter's type (ADR 0182; the model is Envoy's ratelimit.h with its own LimitStatus, apart from
 // ratelimit_impl.h). The Postgres adapters implement these classes directly in infra/postgres/
@@ -42,7 +42,7 @@ struct KeyOwner {
     int payment_window_seconds = 3600;
     std::optional<std::string> payout_address;  // verified payout wallet, EIP-55
     KeyHash key_hash{};
-    // Branding shown on the full charge read and the checkout (spec 2.5).
+    // Branding shown on the full charge read and the checkout.
     std::string project_name;
     std::optional<std::string> logo_url;
     std::optional<std::string> accent_color;  // #RRGGBB
@@ -51,7 +51,7 @@ struct KeyOwner {
     std::optional<std::int64_t> expires_in_ms;
 };
 
-// The project's branding on the full read and the checkout (spec 2.5; `duepay admin project`).
+// The project's branding on the full read and the checkout (`duepay admin project`).
 struct Branding {
     std::string project_name;
     std::optional<std::string> logo_url;
@@ -220,7 +220,7 @@ class WebhookEndpoints {
 
 // ---- Charges ----
 
-// A charge as the API shows it (spec 2.2 on create, 2.5 on the full read): built from the
+// A charge as the API shows it (on create and on the full read, docs/product.md): built from the
 // charge.created event for the 201 (charge_json.hpp view_of_created) and from the read model for
 // reads. Ids, addresses and amounts are in their canonical text (0x lower-case hex, EIP-55,
 // decimal), as the projection stores them and the JSON shows them.

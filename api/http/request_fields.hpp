@@ -1,4 +1,4 @@
-// No silent drops (issue 16 item 7, docs/api.md "Unknown fields"): a body member or a query
+// No silent drops (ADR 0162, docs/api.md "Unknown fields"): a body member or a query
 // parameter that a route does not know is refused with 400 `unknown_field` naming it, as Stripe
 // does, instead of being ignored. Each route lists what it accepts; these check the rest.
 #pragma once

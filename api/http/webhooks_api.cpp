@@ -145,7 +145,7 @@ Route route_of(std::string_view path) {
     return r;
 }
 
-// What each route accepts (issue 16 item 7): any other body member or query parameter is 400
+// What each route accepts (ADR 0162): any other body member or query parameter is 400
 // unknown_field, never ignored.
 std::optional<ApiResponse> reject_unknown(const Route& route, const std::string& m,
                                           const ApiRequest& request, const rapidjson::Value& doc) {

@@ -1,4 +1,4 @@
-// `duepay admin …`: account management that prints JSON (DESIGN 7). Projects, keys, payout wallet
+// `duepay admin …`: account management, JSON out (docs/design.md). Projects, keys, payout wallet
 // proof (admin_accounts.cpp) and the chain registry (admin_chains.cpp), docs/accounts.md; the
 // demo project and its deterministic test key; topic creation for isolated test topics;
 // quarantine (admin_quarantine.cpp) and webhook endpoints (admin_webhooks.cpp). Its words are

@@ -1,4 +1,4 @@
-// The chainwatch role (STYLE rule 6), one per chain: `duepay chainwatch --chain <id>`. This file
+// The chainwatch role (docs/style.md), one per chain: `duepay chainwatch --chain <id>`. This file
 // is the loop: it learns the charges of its chain from the event topic (its own consumer group,
 // replayed from the beginning on every start and folded with domain::charge), follows the chain
 // block range by block range, turns what infra/rpc/chain_scan finds (router InvoicePaid, ERC-20

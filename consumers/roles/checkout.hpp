@@ -1,4 +1,4 @@
-// The checkout role: the hosted checkout (api/checkout; DESIGN 6a, docs/checkout.md) wired to
+// The checkout role: the hosted checkout (api/checkout; docs/design.md, docs/checkout.md) wired to
 // Postgres (charges, branding, LISTEN), the chain registry and heads, the signer and libqrencode,
 // all from the environment: DATABASE_URL, DUEPAY_CHAINS_FILE, DUEPAY_SIGNER_KEY,
 // DUEPAY_CHECKOUT_LISTEN (default: the host:port of DUEPAY_CHECKOUT_URL, else 127.0.0.1:8081),

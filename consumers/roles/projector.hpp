@@ -1,4 +1,4 @@
-// The projector role (STYLE rule 6): one loop that polls the charge-event topic with a short
+// The projector role (docs/style.md): one loop that polls the charge-event topic with a short
 // timeout, applies each batch to Postgres in one transaction (events, rows, offsets), and only
 // then polls again. Offsets live in Postgres; Kafka never gets a commit from this role.
 #pragma once

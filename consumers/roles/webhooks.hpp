@@ -1,4 +1,4 @@
-// The webhooks role (`duepay webhooks`, DESIGN 6, docs/webhooks.md). Two loops in one process:
+// `duepay webhooks` (docs/design.md, docs/webhooks.md). Two loops in one process:
 //  - the enqueuer: its own consumer group on the charge-event topic; journals each event, re-folds
 //    the touched charges with domain/charge and, for each status change, stores the webhook event
 //    and one delivery per subscribed endpoint in the SAME transaction as its offsets (a crash never

@@ -1,5 +1,5 @@
-// The charge as a decider's state (STYLE rule 1): initial_state(), evolve(state, event), fold;
-// the decisions that produce those events are decide (decide.hpp).
+// The charge as a decider's state (docs/style.md, A pure core): initial_state(), evolve(state,
+// event), fold; the decisions that produce those events are decide (decide.hpp).
 // Status is derived from the facts seen so far (payments keyed by (txHash, logIndex), the expiry
 // fact, failure and refund), never from the order in which same-block facts arrive, so a replay
 // or a re-emitted chain fact can never change the answer. The full transition table (status x

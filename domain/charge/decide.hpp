@@ -1,6 +1,6 @@
-// The charge's decisions (STYLE rule 1): decide(state, command) -> the events that record what
-// happened, or a rejection; evolve (charge_state.hpp) folds those events back into the state.
-// Every rule of a charge's life that is not a fold lives here: how a charge is created (its
+// The charge's decisions (docs/style.md, A pure core): decide(state, command) -> the events that
+// record what happened, or a rejection; evolve (charge_state.hpp) folds those events back into the
+// state. Every rule of a charge's life that is not a fold lives here: how a charge is created (its
 // deadline, grace and CREATE2 deposit address), which payment is inside the window, what a
 // confirmed payment leads to (paid, underpaid, late, wrong token), when chain time expires a
 // charge, which detection a reorg withdraws. Callers (the api's create, chainwatch) gather facts

@@ -1,4 +1,4 @@
-// The charge event model (DESIGN section 3): one envelope, thirteen data types. Events are the
+// The charge event model (docs/design.md): one envelope, thirteen data types. Events are the
 // source of truth on the Kafka topic; their JSON form is in event_json.hpp and their JSON Schemas
 // in schemas/events/<type>.v1.json. What each type means for status: docs/events.md.
 #pragma once

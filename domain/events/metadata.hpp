@@ -1,4 +1,4 @@
-// A merchant's own order data on a charge (issue 16 item 2, docs/api.md "Metadata"): up to 20
+// A merchant's own order data on a charge (docs/api.md "Metadata", ADR 0160): up to 20
 // string values under keys of 1-40 characters of [A-Za-z0-9_.-], values up to 500 characters
 // (code points, never bytes) of storable text (domain/text.hpp). One rule for the API request,
 // the decider and the event codec, so nothing reaches the topic that the rules refuse.

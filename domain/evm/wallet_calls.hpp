@@ -1,5 +1,5 @@
 // What a buyer's wallet sends on each rail, as plain bytes and text, so the hosted checkout needs
-// no Ethereum library in the browser (DESIGN 6a, docs/checkout.md):
+// no Ethereum library in the browser (docs/design.md, docs/checkout.md):
 // - wallet rail: ERC-20 `approve(router, amount)` on the token, then
 //   `Router.pay((bytes32,address,address,uint256,uint16,uint256),bytes)` with the signed intent
 //   (infra/chain/contracts/Router.sol);

@@ -1,4 +1,4 @@
-// The strings each signature scheme signs and the header values that carry the MACs (DESIGN 6,
+// What each signature scheme signs and the header values that carry the MACs (docs/design.md,
 // docs/webhooks.md). The MACs themselves (HMAC-SHA256, OpenSSL) are computed in infra/webhooks.
 //  - duepay/Stripe scheme: x-duepay-signature: t=<unix>,v1=<hex>[,v1=<hex>...] over "<t>.<body>",
 //    keyed with the whole secret string ("whsec_..."), as Stripe's libraries expect.

@@ -1,4 +1,4 @@
-// The webhook events a charge event causes (DESIGN 6, docs/webhooks.md): one per status change of
+// The webhook events of a charge event (docs/design.md, docs/webhooks.md): one per status change of
 // the fold (`invoice.<status>`, none for a return to pending), `invoice.late_payment` for a late
 // deposit and `invoice.refunded` for every recorded refund, partial ones included. Body {id, type,
 // createdAt, mode, data}; the id is stable per (charge event, type), so a replay of the topic or a

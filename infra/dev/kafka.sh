@@ -239,7 +239,7 @@ create_topic() {
   ensure_libs
   have="$(partition_count "$topic")"
   if [[ -z "$have" ]]; then
-    # Infinite retention: the topic is the source of truth (DESIGN 1).
+    # Infinite retention: the topic is the source of truth (docs/design.md).
     tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --if-not-exists \
       --topic "$topic" --partitions "$parts" --replication-factor 1 --config retention.ms=-1 >/dev/null
     local i

@@ -1,4 +1,4 @@
-// Owners of librdkafka C handles (STYLE rule 4). Internal to infra/kafka.
+// Owners of librdkafka C handles (docs/style.md), internal to infra/kafka.
 #pragma once
 
 #include <librdkafka/rdkafka.h>

@@ -1,4 +1,4 @@
-// KafkaConsumer: a group member with manual offsets for the projector (STYLE rule 6). Offsets are
+// KafkaConsumer: a group member with manual offsets for the projector (docs/style.md). Offsets are
 // not committed to Kafka: the caller stores each partition's next offset in its own database
 // transaction, and on every assignment the rebalance callback asks `OffsetLookup` for them and
 // assigns with them (no stored offset = the beginning of the partition). If the lookup fails (the

@@ -15,7 +15,7 @@ struct TopicSettings {
     // Default: a majority of the replicas, (rf + 1) / 2: 1 for rf 1 and 2, 2 for rf 3, 3 for rf 5.
     // With acks=all (our producer) a write then survives the loss of any minority of brokers.
     std::optional<int> min_insync_replicas;
-    // The topic is the source of truth (DESIGN 1): retention.ms=-1 and retention.bytes=-1.
+    // The topic is the source of truth (docs/design.md): retention.ms=-1 and retention.bytes=-1.
 };
 
 // min.insync.replicas for `s` (the default above, or the explicit value).

@@ -1,5 +1,5 @@
-// Projects and API keys (account data the spec leaves to the dashboard). Only SHA-256 hashes of
-// keys are stored.
+// Projects and API keys (account data left to a dashboard; docs/product.md, Accounts). Only SHA-256
+// hashes of keys are stored.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// Idempotency keys for POST /v1/invoices, Stripe semantics scoped to the project (spec 4.1 rule 4,
-// DESIGN 4): begin() claims a key (or reports a replay, an in-flight duplicate or a reused key
-// with another request), complete() stores the 201 response, abandon() frees the key after a
+// Idempotency keys for POST /v1/invoices, Stripe semantics scoped to the project (docs/product.md,
+// docs/design.md): begin() claims a key (or reports a replay, an in-flight duplicate, or a key
+// reused with another request), complete() stores the 201 response, abandon() frees the key after a
 // failure so a retry can proceed. Rows live in idempotency_keys (migration 0030), at least 24 h.
 //
 // Bound keys (migration 0060, ADR 0091): before appending, prepare() binds the key to the charge

@@ -20,7 +20,7 @@ struct CreationLimits {
     bool unmetered = false;  // dev/ops plan `unmetered`: no rate limit, no quota, no database call
 };
 
-// Spec 8: free 30/min and 8,000 a month; pro 60/min; scale 120/min (no quota). An unknown plan
+// Per plan: free 30/min and 8,000 a month; pro 60/min; scale 120/min (no quota). An unknown plan
 // gets the free limits (the safe side). `unmetered` (set only by `duepay admin`, for the demo
 // project and load benches) has no limit at all.
 CreationLimits creation_limits_for_plan(std::string_view plan);

@@ -11,7 +11,7 @@ namespace {
 
 // SHA-256 fetched from the provider once: EVP_sha256() makes OpenSSL 3 look the algorithm up in
 // its provider store (a lock and a search) on every digest, which was two thirds of the cost of
-// hashing an API key on each request (issue 14; bench/RESULTS.md). Kept for the process.
+// hashing an API key on each request (bench/RESULTS.md). Kept for the process.
 const EVP_MD* sha256_md() {
     static EVP_MD* const md = [] {
         EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);

@@ -1,4 +1,4 @@
-// The rate-source port (STYLE rule 2): how many units of a fiat currency buy ONE whole token on a
+// The rate-source port (docs/style.md): how many units of a fiat currency buy ONE whole token on a
 // chain, as an exact rational (domain/money/rate.hpp), with where and when it was read. Adapters:
 // chainlink_rate_source (on-chain aggregators, the first choice), http_json_rate_source (a JSON
 // endpoint), cached_rate_source (a short-TTL decorator). No double anywhere (docs/pricing.md).

@@ -1,4 +1,4 @@
-// Rates read from memory, refreshed in the background (issue 9 item 5, docs/pricing.md "Refresh",
+// Rates read from memory, refreshed in the background (docs/pricing.md "Refresh",
 // ADR 0092). quote() never does I/O and never waits on a lock held during I/O, so a hung RPC node
 // or rate endpoint cannot hold an API reactor thread: one refresher thread per chain asks the
 // inner source for every wanted (fiat, token, chain) every `interval`, and quote() answers from

@@ -2,8 +2,8 @@
 // unique_ptr; not thread-safe: one client per thread). Requests and responses are RapidJSON; the
 // encoding of requests and the parsing of results are free functions (detail below) so they are
 // unit-tested without a network. Failures are RpcError, which says whether a retry can help
-// (STYLE rule 3): transport errors and timeouts are retryable, a JSON-RPC error object (e.g. a
-// reverted call) is not.
+// (docs/style.md, Errors in three tiers): transport errors and timeouts are retryable, a JSON-RPC
+// error object (e.g. a reverted call) is not.
 #pragma once
 
 #include <chrono>

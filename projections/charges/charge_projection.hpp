@@ -1,4 +1,4 @@
-// The pure event -> read-model mapping (STYLE rule 6): from a charge's folded state and its
+// The pure event -> read-model mapping (docs/style.md): from a charge's folded state and its
 // charge.created event to the `charges` row. No I/O; charge_projector.cpp does the SQL.
 #pragma once
 

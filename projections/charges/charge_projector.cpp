@@ -83,7 +83,7 @@ ChargeMemory::Folded fold_touched(pqxx::transaction_base& tx,
     }
     ChargeMemory::Folded out;
     // A brand-new charge (a create, under load nearly every charge of a batch) needs no journal
-    // read-back (issue 14): the batch's fresh records of it, in log order.
+    // read-back (ADR 0186): the batch's fresh records of it, in log order.
     std::map<std::string, std::vector<const Decoded*>> new_charges;
     std::set<std::string> journaled;
     for (const auto* r : fresh) {

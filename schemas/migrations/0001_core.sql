@@ -1,6 +1,6 @@
 -- 0001_core: accounts (projects, API key hashes), the event journal of the projector, the charges
 -- read model and the consumer offsets. Everything except projects and api_keys can be rebuilt
--- from the Kafka topic (DESIGN 1). Applied in one transaction by infra/dev (see contract).
+-- from the Kafka topic (docs/design.md). Applied in one transaction by infra/dev (see contract).
 
 create table projects (
     id                     text primary key,               -- 'prj_' + 24 hex

@@ -1,5 +1,5 @@
 -- 0060_idempotency_bound_event: an Idempotency-Key stays bound to the charge its first attempt
--- prepared (issue 9 item 2, docs/limits.md "Unknown outcomes", ADR 0091). Before appending, the
+-- prepared (docs/limits.md "Unknown outcomes", ADR 0091). Before appending, the
 -- API stores the invoice id, the exact event bytes and the 201 body in the key's row; when the
 -- append's outcome is unknown (possibly persisted) or the process dies after the broker's ack,
 -- the row is not deleted, so a retry with the same key either finds the charge (and answers the

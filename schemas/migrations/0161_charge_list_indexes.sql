@@ -1,4 +1,4 @@
--- 0161_charge_list_indexes: GET /v1/charges (issue 16 item 1, docs/api.md "Listing charges",
+-- 0161_charge_list_indexes: GET /v1/charges (docs/api.md "Listing charges",
 -- ADR 0161). A page is `where project_id = $1 and mode = $2 [and <filter>] [and (created_at,
 -- invoice_id) < cursor] order by created_at desc, invoice_id desc limit n`: each index below
 -- starts with the equality columns of one filter and ends with the keyset, so a first page and a

@@ -1,4 +1,4 @@
-// `duepay admin` edges against the real stack (issue 9 item 8): `topic create` makes a topic that
+// `duepay admin` edges against the real stack: `topic create` makes a topic that
 // keeps events forever with the replication the operator asked for, and `demo` never revives a
 // revoked demo key. The binary of this build tree runs as a subprocess.
 #include <gtest/gtest.h>

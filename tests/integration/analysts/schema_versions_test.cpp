@@ -1,4 +1,4 @@
-// Schema evolution over the real stack (label integration; issue 12 item 4, ADR 0199): a topic
+// Schema evolution over the real stack (label integration; ADR 0199): a topic
 // holding version 1 and version 2 of charge.paid is projected by the real projector loop and
 // rebuilt by the real replay into the same read model rows. This build has no version 2 yet, so
 // the test passes its own version table (tests/support/paid_v2.hpp) to run_projector and

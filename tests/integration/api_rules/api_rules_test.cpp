@@ -1,7 +1,7 @@
-// One test per rule of the REST API (spec 4.1, 5, 7; docs/api.md, docs/api-errors.md), over real
+// One test per rule of the REST API (docs/product.md; docs/api.md, docs/api-errors.md), over real
 // HTTP against `duepay dev` (api + projector) on a fresh topic of the real stack (var/dev.env).
 // Each failure is checked for its HTTP status, the envelope {success:false,data:null,error:<msg>},
-// meta.code and the x-request-id header; each success for the shape of spec 2.2.
+// meta.code and the x-request-id header; each success for the shape of the charge on create.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -52,7 +52,7 @@ class ApiRules : public DevServerSuite<ApiRules> {
 
 const std::string kZeroId = "0x" + std::string(64, '0');
 
-// --- authentication (spec 5) ---
+// --- authentication (docs/product.md, Keys and modes) ---
 
 TEST_F(ApiRules, MissingKeyIs401WithTheExactMessage) {
     auto r = http("POST", url("/v1/invoices"), {{"content-type", "application/json"}},
@@ -278,7 +278,7 @@ TEST_F(ApiRules, RequestIdIsEchoedWhenWellFormedElseMinted) {
         std::chrono::seconds(5)));
 }
 
-// --- the 201 (spec 2.2) ---
+// --- the 201 (docs/product.md, The charge on create) ---
 
 TEST_F(ApiRules, ShapeRuleWalletTransferBoth) {
     const auto now = std::chrono::duration_cast<std::chrono::seconds>(

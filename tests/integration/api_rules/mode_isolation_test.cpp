@@ -1,4 +1,4 @@
-// Reads are scoped by the key's mode, as creates are (issue 9 item 3): one project with a test key
+// Reads are scoped by the key's mode, as creates are: one project with a test key
 // and a live key, one charge of each mode through the real API (`duepay dev` on a fresh topic of
 // the dev stack, chain 80002 testnet and 137 mainnet); each key reads its own mode's charge and
 // gets 404 charge_not_found for the other's, on the full read and on the status route.

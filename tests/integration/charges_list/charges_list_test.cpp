@@ -1,4 +1,4 @@
-// Merchant search over REST against the real stack (issue 16 items 1, 2, 7; docs/api.md): one
+// Merchant search over REST against the real stack (docs/api.md): one
 // `duepay dev` (api + projector) on a fresh topic, a project and test key of the suite's own so
 // that the list holds exactly the charges this suite created. Metadata: carried, echoed, stored
 // and refused (nothing appended); the list: keyset pages, filters, cursor, scoping.

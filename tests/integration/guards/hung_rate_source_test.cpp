@@ -1,4 +1,4 @@
-// Issue 9 item 5 on the real stack: chain 80002's RPC URL points at a loopback listener that
+// A hung node (ADR 0092), real stack: chain 80002's RPC URL points at a loopback listener that
 // accepts connections and never answers (a hung node). Fiat creates answer 503 rate_unavailable
 // at once, and neither /healthz nor token-priced creates wait for the hung node (before, the rate
 // was read on the reactor thread under a per-chain lock: /healthz took seconds). The URL carries

@@ -193,8 +193,8 @@ namespace {
 
 using infra::postgres::PreparedCreate;
 
-// Issue 9 item 2 on the real store: a key bound to a prepared charge is never freed by a failure
-// and is resumed, with the exact bytes, by the next request with the same body.
+// Unknown outcomes (ADR 0091) on the real store: a key bound to a prepared charge is never freed by
+// a failure and is resumed, with the exact bytes, by the next request with the same body.
 class BoundIdempotencyIt : public IdempotencyIt {};
 
 TEST_F(BoundIdempotencyIt, AnUnlockedBoundKeyIsResumedOnceWithTheSameEventBytes) {

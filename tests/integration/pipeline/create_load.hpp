@@ -62,7 +62,7 @@ struct TopicCheck {
     std::size_t unknown_in_topic = 0;  // outcome unknown, and in the topic
     // Records that repeat an earlier one byte for byte (same event id): the idempotent producer
     // is meant to prevent them, but librdkafka can still write one when a partition's leader
-    // moves (its issue 4953); consumers drop them by event id, so they are counted, not failed.
+    // moves (ADR 0135); consumers drop them by event id, so they are counted, not failed.
     std::size_t redelivered = 0;
     std::vector<std::string> errors;  // a 201 missing or as two events, an unavailable one present
 };

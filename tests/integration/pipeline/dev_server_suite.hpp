@@ -1,5 +1,5 @@
 // Shared scaffolding of the HTTP integration suites: one `duepay dev` (api + projector on a fresh
-// topic of the real stack) per suite with the demo key, and the exact failure envelope of spec 2.1.
+// topic of the real stack) per suite with the demo key, and the exact failure envelope.
 #pragma once
 
 #include <gtest/gtest.h>

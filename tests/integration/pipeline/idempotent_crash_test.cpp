@@ -1,4 +1,4 @@
-// Issue 9 item 2 on the real stack: the api process dies after the broker acknowledged a create
+// ADR 0091 on the real stack: the api process dies after the broker acknowledged a create
 // (kill -9 while it waits for the projection, `duepay api` runs without a projector), and the
 // client's retry with the same Idempotency-Key gets the 201 of THAT charge: the topic never
 // holds a second charge for the key, and the read model has exactly one.

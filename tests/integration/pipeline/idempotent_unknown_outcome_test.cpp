@@ -1,4 +1,4 @@
-// Issue 9 item 2 on the real stack, the unknown outcome itself: the dev broker is frozen
+// ADR 0091 on the real stack, the unknown outcome itself: the dev broker is frozen
 // (SIGSTOP) while a create with an Idempotency-Key is in flight, so the producer sends the record
 // and never hears back: 503 event_log_outcome_unknown. The broker then resumes (SIGCONT) and
 // writes the record it had received. The client's retry with the same key must answer 201 for

@@ -1,4 +1,4 @@
-// Issue 9 item 1 on the real stack (ADR 0043): one request or one record can no longer stop or
+// No poison event on the real stack (ADR 0043): one request or one record can no longer stop or
 // silently drop anything. The API refuses NUL and invalid UTF-8 in any string with a 400 and
 // appends nothing; records that reach the topic anyway (produced straight onto it) are quarantined
 // by the projector, which moves on: a charge created after them on the SAME partition (the topic

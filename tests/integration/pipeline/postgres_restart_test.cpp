@@ -1,4 +1,4 @@
-// Issue 9 item 6 on the real stack (ADR 0044): Postgres restarts during a stream of creates and
+// A database outage on the real stack (ADR 0044): Postgres restarts during a stream of creates and
 // reads, and a projector of the same group leaves while it is down (a rebalance whose offset lookup
 // meets a dead connection: this used to std::abort() the whole `duepay dev`). Afterwards: the
 // process is alive, nothing is lost (every 201 reads 200, the read model equals the fold of the

@@ -1,5 +1,5 @@
 // The live projector folds a charge journaled for the first time by a batch from that batch's
-// records, and re-reads the journal of every other charge (issue 14). Both must give the rows the
+// records, and re-reads the journal of every other charge (ADR 0186). Both must give the rows the
 // fold of the whole topic gives, whatever the batch boundaries, duplicates and order.
 #include <gtest/gtest.h>
 

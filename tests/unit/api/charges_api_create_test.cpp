@@ -303,7 +303,7 @@ TEST_F(ChargesApiTest, ReturnUrlIsParsedLiveKeysGetHttpsOnly) {
     EXPECT_EQ(live_https.status, 201) << live_https.body;
 }
 
-// ---- Idempotency-Key, rate limit and quota on the create path (DESIGN 4, docs/limits.md) ----
+// ---- Idempotency-Key, rate limit and quota on the create path (docs/limits.md) ----
 
 TEST_F(ChargesApiTest, AnUnknownBodyFieldIs400NamingItAndNothingIsAppended) {
     struct Case {

@@ -116,7 +116,7 @@ TEST_F(ChargesApiTest, NotPersistedFreesTheKeyAndRefundsTheQuotaSoTheRetrySuccee
     EXPECT_EQ(limiter_.refunds.size(), 1u);
 }
 
-// Issue 9 item 2: an unknown outcome must not let the retry create a second charge.
+// ADR 0091: an unknown outcome must not let the retry create a second charge.
 TEST_F(ChargesApiTest, PossiblyPersistedKeepsTheKeyBoundAndTheRetryAppendsTheSameEvent) {
     use_counting_ids();
     log_.outcome = infra::kafka::AppendStatus::possibly_persisted;

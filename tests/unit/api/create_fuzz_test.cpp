@@ -1,4 +1,4 @@
-// Seeded fuzzing of POST /v1/invoices (issue 9 item 1, ADR 0043): at least 10,000 create bodies —
+// Seeded fuzzing of POST /v1/invoices (ADR 0043): at least 10,000 create bodies —
 // random and mutated valid ones: NULs, invalid UTF-8, overlong forms, surrogates, huge numbers, odd
 // JSON types, long strings, Thai, emoji, byte flips — through validation -> event -> decode ->
 // projection row. Every answer is either a 4xx with a code (and no invalid byte echoed), or a 201
