@@ -1,6 +1,7 @@
 # duepay: the two commands are `make run` and `make test`. Everything else is a step of those.
-#   make run         deps + build + dev stack up + banner + `build/duepay dev` in the foreground;
-#                    Ctrl-C stops the roles, then the stack
+#   make run         deps + build + dev stack up + banner + `build/duepay dev --supervise` in the
+#                    foreground (each role its own process, restarted if it dies); Ctrl-C stops
+#                    the roles, then the stack
 #   make test        deps + build + dev stack up + every ctest test (var/dev.env in the
 #                    environment) + the log secrets grep + stack down; exits non-zero when
 #                    ctest or the grep fails
@@ -23,10 +24,12 @@ deps:
 	scripts/install-deps.sh
 
 # ccache, when installed, makes rebuilds in several work trees cheap; the build never needs it.
-CCACHE := $(shell command -v ccache 2>/dev/null)
-
+# It is looked up when the recipe runs, not when make reads this file: `make run` on a fresh
+# machine installs it (deps) before building, and a configure line that gained it on the second
+# run would rebuild the whole tree once.
 build:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
+	  $$(c=$$(command -v ccache) && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=$$c -DCMAKE_C_COMPILER_LAUNCHER=$$c") >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
 unit: build
@@ -43,7 +46,7 @@ test: deps build
 run: deps build
 	@test -x $(BUILD)/duepay || { echo "no $(BUILD)/duepay: the build made no binary" >&2; exit 1; }
 	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay scripts/with-stack.sh --banner \
-	  $(BUILD)/duepay dev --with-chainwatch --with-webhooks
+	  $(BUILD)/duepay dev --supervise --with-chainwatch --with-webhooks
 
 stack-up:
 	infra/dev/stack.sh up

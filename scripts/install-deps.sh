@@ -20,7 +20,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libcurl4-openssl-dev
   postgresql postgresql-client wrk openjdk-17-jre-headless maven nodejs npm python3-venv
   libqrencode-dev chromium zbar-tools fonts-thai-tlwg ccache clang-format libcli11-dev
-  gnuplot-nox linux-perf prometheus
+  gnuplot-nox linux-perf prometheus clang-tidy
 )
 
 # present PACKAGE: installed by dpkg, or (for tools that also come from elsewhere) on PATH.

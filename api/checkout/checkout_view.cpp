@@ -16,6 +16,7 @@
 #include "domain/evm/eip712.hpp"
 #include "domain/evm/wallet_calls.hpp"
 #include "domain/hex.hpp"
+#include "domain/json.hpp"
 #include "domain/money/token_amount.hpp"
 #include "domain/text.hpp"
 
@@ -36,8 +37,9 @@ std::string checksum_or(const std::string& text) {
 // The latest non-empty txHash of the timeline (a JSON array of {status, at, txHash}).
 std::optional<std::string> latest_tx(const std::string& timeline_json) {
     rapidjson::Document doc;
-    doc.Parse(timeline_json.data(), timeline_json.size());
-    if (doc.HasParseError() || !doc.IsArray()) return std::nullopt;
+    if (domain::json::parse(doc, timeline_json).refusal != domain::json::Refusal::none ||
+        !doc.IsArray())
+        return std::nullopt;
     std::optional<std::string> found;
     for (const auto& entry : doc.GetArray()) {
         if (entry.IsObject() && entry.HasMember("txHash") && entry["txHash"].IsString()) {
@@ -151,8 +153,8 @@ CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* c
 
     if (row.fiat_json) {
         rapidjson::Document fiat;
-        fiat.Parse(row.fiat_json->data(), row.fiat_json->size());
-        if (!fiat.HasParseError() && fiat.IsObject()) {
+        const auto problem = domain::json::parse(fiat, *row.fiat_json);
+        if (problem.refusal == domain::json::Refusal::none && fiat.IsObject()) {
             if (fiat.HasMember("currency") && fiat["currency"].IsString()) {
                 v.fiat_currency = fiat["currency"].GetString();
             }

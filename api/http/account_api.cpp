@@ -72,27 +72,10 @@ std::string project_json(const ProjectView& p) {
     return text_of(b);
 }
 
-// The body as a JSON object whose strings are all storable text (ADR 0043); an empty body is {}.
+// The body as a JSON object whose strings are all storable text (ADR 0043), bounded (ADR 0202);
+// an empty body is {}.
 std::optional<ApiResponse> parse_body(const std::string& body, rapidjson::Document& doc) {
-    if (body.empty()) {
-        doc.SetObject();
-        return std::nullopt;
-    }
-    doc.Parse(body.data(), body.size());
-    if (doc.HasParseError() || !doc.IsObject()) {
-        return bad_request("invalid_json", "request body must be a JSON object");
-    }
-    for (const auto& m : doc.GetObject()) {
-        const std::string_view name(m.name.GetString(), m.name.GetStringLength());
-        const bool bad_value =
-            m.value.IsString() &&
-            !domain::is_storable_text({m.value.GetString(), m.value.GetStringLength()});
-        if (!domain::is_storable_text(name) || bad_value) {
-            return bad_request("invalid_string",
-                               "body strings must be valid UTF-8 without NUL characters");
-        }
-    }
-    return std::nullopt;
+    return parse_object_body(body, doc, kStorableBodyOrEmpty);
 }
 
 // The string, or "" for any other JSON type (which every field rule refuses).

@@ -9,6 +9,7 @@
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip712.hpp"
 #include "domain/hex.hpp"
+#include "domain/json.hpp"
 #include "domain/money/token_amount.hpp"
 
 namespace duepay::api {
@@ -34,8 +35,8 @@ std::string metadata_json(const std::optional<std::string>& stored) {
         char pool[2048];
         rapidjson::MemoryPoolAllocator<> allocator(pool, sizeof pool);
         rapidjson::Document doc(&allocator);
-        doc.Parse(stored->data(), stored->size());
-        if (doc.IsObject()) {
+        const auto problem = domain::json::parse(doc, *stored);
+        if (problem.refusal == domain::json::Refusal::none && doc.IsObject()) {
             for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
                 if (!it->value.IsString()) continue;
                 m.emplace(std::string(it->name.GetString(), it->name.GetStringLength()),

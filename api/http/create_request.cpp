@@ -20,34 +20,6 @@ namespace ev = domain::events;
 // A JSON string's full bytes (RapidJSON strings may hold NUL: never read them through the char*).
 std::string_view str(const rapidjson::Value& v) { return {v.GetString(), v.GetStringLength()}; }
 
-// The path of the first string in `v` (a member name or a value) that is not storable text
-// (domain/text.hpp: strict UTF-8 without NUL), e.g. "fiat.amount"; nullopt when all are. The
-// offending bytes are never echoed: a bad member name is reported by its parent's path.
-std::optional<std::string> find_unstorable_string(const rapidjson::Value& v,
-                                                  const std::string& path) {
-    if (v.IsString()) {
-        if (domain::is_storable_text(str(v))) return std::nullopt;
-        return path.empty() ? std::string("body") : path;
-    }
-    if (v.IsObject()) {
-        for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
-            const auto name = str(it->name);
-            if (!domain::is_storable_text(name)) {
-                return path.empty() ? std::string("a member name") : "a member name in " + path;
-            }
-            const std::string child =
-                path.empty() ? std::string(name) : path + "." + std::string(name);
-            if (auto bad = find_unstorable_string(it->value, child)) return bad;
-        }
-    } else if (v.IsArray()) {
-        for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-            if (auto bad = find_unstorable_string(v[i], path + "[" + std::to_string(i) + "]"))
-                return bad;
-        }
-    }
-    return std::nullopt;
-}
-
 // `metadata` of a create: an object of string values under the rules of
 // domain/events/metadata.hpp; null or {} means none. Anything else is invalid_metadata.
 std::variant<ev::Metadata, ApiResponse> parse_metadata(const rapidjson::Value& v) {
@@ -65,10 +37,7 @@ std::variant<ev::Metadata, ApiResponse> parse_metadata(const rapidjson::Value& v
             return bad_request("invalid_metadata",
                                "metadata." + std::string(key) + " must be a string");
         }
-        if (!m.emplace(key, str(it->value)).second) {
-            return bad_request("invalid_metadata",
-                               "metadata." + std::string(key) + " is given twice");
-        }
+        m.emplace(key, str(it->value));  // unique: the parse refused a repeated name
     }
     if (auto bad = ev::check_metadata(m)) return bad_request(bad->code, bad->message);
     return m;
@@ -79,13 +48,10 @@ std::variant<ev::Metadata, ApiResponse> parse_metadata(const rapidjson::Value& v
 std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, const KeyOwner& owner,
                                                     const infra::config::ChainRegistry& chains) {
     rapidjson::Document doc;
-    doc.Parse(body.data(), body.size());
-    if (doc.HasParseError() || !doc.IsObject()) {
-        return bad_request("invalid_json", "request body must be a JSON object");
-    }
-    // One rule for every string of the body, the event and the read store (ADR 0043).
-    if (auto bad = find_unstorable_string(doc, "")) {
-        return bad_request("invalid_string", *bad + " must be valid UTF-8 without NUL characters");
+    // One rule for every string of the body, the event and the read store (ADR 0043); depth and
+    // repeated names bounded before anything reads the document (ADR 0202).
+    if (auto refused = parse_object_body(body, doc, kStorableBody)) {
+        return std::move(*refused);
     }
     // No silent drops (ADR 0162): a member we do not know is refused, not ignored.
     if (auto unknown = reject_unknown_members(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "api/http/envelope.hpp"
 
@@ -32,6 +33,30 @@ HeadResult uri_too_long(const HttpLimits& limits) {
     return rejected(error_response(
         414, "uri_too_long",
         "request line is longer than " + std::to_string(limits.max_request_line) + " bytes"));
+}
+
+// Credentials that could name two keys are refused before any route reads them: a repeated
+// x-api-key or Authorization field (a proxy that keeps the other one would authenticate someone
+// else), or an x-api-key and a Bearer token that differ (docs/api-errors.md).
+std::optional<ApiResponse> ambiguous_credentials(const ApiRequest& request, std::size_t api_keys,
+                                                 std::size_t authorizations) {
+    auto refuse = [](std::string_view why) {
+        return error_response(400, "ambiguous_credentials", why);
+    };
+    if (api_keys > 1) return refuse("send one x-api-key header, not several");
+    if (authorizations > 1) return refuse("send one authorization header, not several");
+    const auto key = request.header("x-api-key");
+    const auto auth = request.header("authorization");
+    if (!key || key->empty() || !auth) return std::nullopt;
+    constexpr std::string_view kBearer = "bearer ";
+    if (auth->size() < kBearer.size()) return std::nullopt;
+    const bool bearer =
+        std::equal(kBearer.begin(), kBearer.end(), auth->begin(),
+                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+    if (bearer && std::string_view(*auth).substr(kBearer.size()) != *key) {
+        return refuse("x-api-key and the authorization bearer token name different keys");
+    }
+    return std::nullopt;
 }
 
 // RFC 9110 tchar.
@@ -185,6 +210,8 @@ HeadResult parse_request_head(std::string_view buffer, const HttpLimits& limits)
     bool transfer_encoding = false;
     bool close = false;
     bool keep_alive_token = false;
+    std::size_t api_keys = 0;
+    std::size_t authorizations = 0;
     for (;;) {
         const auto e = buffer.find('\n', pos);
         if (e == std::string_view::npos || e + 1 > limits.max_head_bytes) {
@@ -244,6 +271,10 @@ HeadResult parse_request_head(std::string_view buffer, const HttpLimits& limits)
             }
         } else if (lname == "expect") {
             head.expect_continue = lower(value) == "100-continue";
+        } else if (lname == "x-api-key") {
+            ++api_keys;
+        } else if (lname == "authorization") {
+            ++authorizations;
         }
         head.request.headers[std::move(lname)] = std::string(value);
     }
@@ -263,6 +294,8 @@ HeadResult parse_request_head(std::string_view buffer, const HttpLimits& limits)
         return refuse(
             error_response(400, "invalid_host", "exactly one valid host header is required"));
     }
+    if (auto ambiguous = ambiguous_credentials(head.request, api_keys, authorizations))
+        return refuse(std::move(*ambiguous));
     for (const auto cl : content_lengths) {
         if (!all_digits(cl) || cl != content_lengths.front()) {
             return refuse(error_response(400, "invalid_content_length",

@@ -8,6 +8,7 @@
 
 #include "api/http/create_guard.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/request_fields.hpp"
 #include "domain/charge/decide.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/events/json_writer.hpp"
@@ -104,9 +105,8 @@ void RefundsApi::handle(const ApiRequest& request, Responder respond) {
 void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner,
                                 const std::string& invoice_id, Responder respond) {
     rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseValidateEncodingFlag>(request.body.data(), request.body.size());
-    if (doc.HasParseError() || !doc.IsObject())
-        return respond(error_response(400, "invalid_json", "request body must be a JSON object"));
+    if (auto refused = parse_object_body(request.body, doc, kUtf8Body))
+        return respond(std::move(*refused));
     for (const auto& m : doc.GetObject()) {
         const std::string_view name(m.name.GetString(), m.name.GetStringLength());
         if (name != "txHash") {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/http/envelope.hpp"
+#include "domain/json.hpp"
 #include "domain/text.hpp"
 
 namespace duepay::api {
@@ -14,6 +15,47 @@ bool listed(std::initializer_list<std::string_view> allowed, std::string_view na
 }
 
 }  // namespace
+
+std::optional<ApiResponse> parse_object_body(std::string_view body, rapidjson::Document& doc,
+                                             const BodyRules& rules) {
+    namespace json = domain::json;
+    if (body.empty() && rules.empty_is_object) {
+        doc.SetObject();
+        return std::nullopt;
+    }
+    json::Options options;
+    options.limits.storable_text = rules.storable_text;
+    options.validate_utf8 = rules.validate_utf8 && !rules.storable_text;
+    const auto problem = json::parse(doc, body, options);
+    switch (problem.refusal) {
+        case json::Refusal::none:
+            break;
+        case json::Refusal::syntax:
+            return error_response(400, "invalid_json", "request body must be a JSON object");
+        case json::Refusal::too_deep:
+            return error_response(
+                400, "json_too_deep",
+                "request body nests deeper than " + std::to_string(json::kMaxDepth) + " levels");
+        case json::Refusal::duplicate_member:
+            // The name is the client's: printable ASCII as is, anything else \xHH.
+            return error_response(400, "duplicate_field",
+                                  "body field " + domain::escape_for_log(problem.path, 100) +
+                                      " is given more than once");
+        case json::Refusal::unstorable_string: {
+            const auto at = domain::escape_for_log(problem.path, 100);
+            const std::string where =
+                problem.bad_member_name
+                    ? (at.empty() ? std::string("a member name") : "a member name in " + at)
+                    : (at.empty() ? std::string("body") : at);
+            return error_response(400, "invalid_string",
+                                  where + " must be valid UTF-8 without NUL characters");
+        }
+    }
+    if (!doc.IsObject()) {
+        return error_response(400, "invalid_json", "request body must be a JSON object");
+    }
+    return std::nullopt;
+}
 
 ApiResponse unknown_field(std::string_view what, std::string_view name) {
     // Printable ASCII as is, anything else \xHH: the name is the client's bytes.

@@ -13,6 +13,24 @@
 
 namespace duepay::api {
 
+// How a route reads its JSON body. Every body goes through domain/json's bounded parse (depth 32,
+// no member given twice, constant stack); these add the route's own rules.
+struct BodyRules {
+    bool storable_text = false;    // every string and name storable text, else 400 invalid_string
+    bool validate_utf8 = false;    // invalid UTF-8 is 400 invalid_json (when not storable_text)
+    bool empty_is_object = false;  // an empty body reads as {}
+};
+// The routes' presets: storable text (create, account routes), or valid UTF-8 (webhooks, refunds).
+inline constexpr BodyRules kStorableBody{true, false, false};
+inline constexpr BodyRules kStorableBodyOrEmpty{true, false, true};
+inline constexpr BodyRules kUtf8Body{false, true, false};
+inline constexpr BodyRules kUtf8BodyOrEmpty{false, true, true};
+
+// `body` as a JSON object in `doc`, or the 400 in the envelope: invalid_json (malformed, not an
+// object), json_too_deep, duplicate_field, invalid_string (docs/api-errors.md).
+std::optional<ApiResponse> parse_object_body(std::string_view body, rapidjson::Document& doc,
+                                             const BodyRules& rules);
+
 // 400 unknown_field: "<what> <name> is not a field of this route" (the name shown escaped).
 ApiResponse unknown_field(std::string_view what, std::string_view name);
 

@@ -45,18 +45,6 @@ void put(Writer& w, const char* key, std::string_view value) {
     w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
 
-std::optional<rapidjson::Document> parse_object(const std::string& body) {
-    rapidjson::Document doc;
-    if (body.empty()) {
-        doc.SetObject();
-        return doc;
-    }
-    // Text lands in Postgres: invalid UTF-8 is a 400 here, never a database error.
-    doc.Parse<rapidjson::kParseValidateEncodingFlag>(body.data(), body.size());
-    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
-    return doc;
-}
-
 // The URL rules and the address check (registration half of docs/webhooks.md "Endpoint URLs").
 std::optional<ApiResponse> check_url(const rapidjson::Value& v, bool allow_insecure,
                                      std::string& out) {
@@ -211,9 +199,12 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     const Mode mode = owner->mode;
     auto& store = *deps_.endpoints;
 
-    auto body = parse_object(m == "POST" || m == "PATCH" ? request.body : std::string());
-    if (!body) return bad_request("invalid_json", "request body must be a JSON object");
-    const auto& doc = *body;
+    // Text lands in Postgres: invalid UTF-8 is a 400 here, never a database error.
+    rapidjson::Document doc;
+    if (auto refused = parse_object_body(m == "POST" || m == "PATCH" ? request.body : std::string(),
+                                         doc, kUtf8BodyOrEmpty)) {
+        return std::move(*refused);
+    }
     if (auto unknown = reject_unknown(route, m, request, doc)) return std::move(*unknown);
 
     if (route.kind == Route::collection && m == "POST") {

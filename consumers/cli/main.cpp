@@ -4,7 +4,10 @@
 // of process.hpp) or a one-shot tool, and whether `duepay dev` runs it too. Configuration comes
 // from the environment (var/dev.env); flags override.
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -22,6 +25,7 @@
 #include "consumers/cli/admin.hpp"
 #include "consumers/cli/command.hpp"
 #include "consumers/cli/process.hpp"
+#include "consumers/cli/supervisor.hpp"
 #include "consumers/roles/api.hpp"
 #include "consumers/roles/chainwatch.hpp"
 #include "consumers/roles/checkout.hpp"
@@ -117,6 +121,7 @@ struct RoleFlags {
     std::string ops_listen;      // one ops listener per process, whatever roles it runs
 };
 RoleFlags g_flags;
+std::vector<std::string> g_argv;  // the command line as given, for `duepay dev --supervise`
 
 template <class T>
 void role_flag(CLI::App& cmd, const std::string& name, T& target, const std::string& help) {
@@ -219,8 +224,44 @@ cli::Run define_webhooks(CLI::App& cmd) {
     };
 }
 
+// The children of `duepay dev --supervise`: `duepay dev --only <role>` for each role it runs, with
+// the supervisor's other flags, and without an ops listener of their own (the supervisor's
+// serves its restart counters; a child would collide with it on the same port).
+std::vector<cli::ChildSpec> dev_children(const std::vector<std::string>& roles) {
+    std::vector<std::string> forwarded;
+    for (std::size_t i = 2; i < g_argv.size(); ++i) {
+        const auto& a = g_argv[i];
+        if (a == "--supervise" || a.rfind("--ops-listen=", 0) == 0 || a.rfind("--only=", 0) == 0)
+            continue;
+        if (a == "--ops-listen" || a == "--only") {
+            ++i;
+            continue;
+        }
+        forwarded.push_back(a);
+    }
+    std::vector<cli::ChildSpec> out;
+    for (const auto& role : roles) {
+        cli::ChildSpec c{role, {"/proc/self/exe", "dev", "--only", role}};
+        c.argv.insert(c.argv.end(), forwarded.begin(), forwarded.end());
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::vector<std::string> children_environment() {
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string_view kv(*e);
+        if (kv.rfind("DUEPAY_OPS_LISTEN=", 0) == 0) continue;
+        env.emplace_back(kv);
+    }
+    return env;
+}
+
 cli::Run define_dev(CLI::App& cmd) {
     auto with = std::make_shared<std::deque<bool>>();  // stable references for add_flag
+    auto supervise = std::make_shared<bool>(false);
+    auto only = std::make_shared<std::string>();
     std::vector<Part> always;
     std::vector<Part> optional;  // extras: `--with-<name>`, they end alone
     for (const auto& c : kCommands) {
@@ -235,11 +276,30 @@ cli::Run define_dev(CLI::App& cmd) {
             optional.push_back(Part{c.name, std::move(run), false});
         }
     }
+    cmd.add_flag("--supervise", *supervise,
+                 "each role in a child process of its own, restarted when it dies (make run)");
+    cmd.add_option("--only", *only, "run this one role of the set (what --supervise starts)");
     cmd.footer("Takes the flags of each role it runs (duepay <role> --help).");
-    return [with, always, optional](const std::atomic<bool>& stop) {
+    return [with, supervise, only, always, optional](const std::atomic<bool>& stop) {
         auto parts = always;
         for (std::size_t i = 0; i < optional.size(); ++i) {
             if ((*with)[i]) parts.push_back(optional[i]);
+        }
+        if (*supervise) {
+            std::vector<std::string> roles;
+            for (const auto& p : parts) roles.push_back(p.name);
+            return cli::supervise(dev_children(roles), children_environment(), stop);
+        }
+        if (!only->empty()) {
+            const auto it = std::find_if(parts.begin(), parts.end(),
+                                         [&](const Part& p) { return p.name == *only; });
+            if (it == parts.end()) {
+                throw infra::config::ConfigError("--only " + *only +
+                                                 ": not a role of this duepay dev");
+            }
+            auto part = *it;
+            part.essential = true;
+            return run_together({std::move(part)}, stop);
         }
         return run_together(std::move(parts), stop);
     };
@@ -262,6 +322,7 @@ std::atomic<bool> g_stop{false};
 }  // namespace
 
 int main(int argc, char** argv) {
+    g_argv.assign(argv, argv + argc);
     CLI::App app("duepay: crypto payment invoicing built around charges", "duepay");
     app.require_subcommand(1);
     std::vector<std::pair<CLI::App*, cli::Run>> runs;

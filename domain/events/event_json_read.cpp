@@ -1,13 +1,15 @@
 // The reading half of event_json.hpp: one field table per event type (detail/strict_reader.hpp),
 // the checks that span fields, the envelope, and decode_event. RapidJSON parses in situ a
-// private copy into stack buffers (no heap for typical events), then read_fields makes one pass
-// over each object's members with a bitmask for duplicates and missing fields. Unknown fields
+// private copy into stack buffers (no heap for typical events) through the bounded parse (depth
+// and repeated names refused: domain/json_bounded.hpp), then read_fields makes one pass over each
+// object's members with a bitmask for missing fields. Unknown fields
 // are rejected (the schemas say additionalProperties: false).
 #include <cstring>
 
 #include "domain/events/detail/strict_reader.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/events/metadata.hpp"
+#include "domain/json_bounded.hpp"
 #include "domain/money/token_amount.hpp"
 #include "domain/text.hpp"
 
@@ -16,6 +18,15 @@ namespace duepay::domain::events {
 namespace {
 
 using namespace detail;
+namespace json = domain::json;
+using Reader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, Allocator>;
+
+// A refusal of the bounded parse in the words of the field readers ("data.logIndex: duplicate
+// field"), so a quarantined event reads the same whichever check refused it.
+std::string describe(const json::Problem& p) {
+    if (p.refusal == json::Refusal::duplicate_member) return p.path + ": duplicate field";
+    return json::describe_problem(p, "event", {});
+}
 
 // --- Words ------------------------------------------------------------------------------------
 
@@ -168,7 +179,7 @@ Metadata read_metadata(const Value& v, const Path& at) {
         const Path value_at{path, key};
         const auto value = as_string(it->value, value_at);
         if (auto problem = metadata_value_problem(value)) fail(value_at, *problem);
-        if (!m.emplace(key, value).second) fail(value_at, "duplicate field");
+        m.emplace(key, value);  // unique: the bounded parse refused repeated names
     }
     if (m.size() > kMaxMetadataEntries) fail(at, "holds at most 20 keys");
     return m;
@@ -349,8 +360,12 @@ Event read_event(const Value& root, const SchemaVersions& versions) {
         fail(Path{"", "schemaVersion"}, *error);
     }
     Document upcast;
-    upcast.Parse(text.c_str(), text.size());
-    if (upcast.HasParseError()) fail(Path{"", "data"}, "the upcast data is not JSON");
+    Reader reader;
+    rapidjson::StringStream stream(text.c_str());
+    const auto problem =
+        json::parse_with<rapidjson::kParseIterativeFlag>(reader, stream, upcast, json::Limits{});
+    if (problem.refusal != json::Refusal::none)
+        fail(Path{"", "data"}, "the upcast data is not bounded JSON: " + describe(problem));
     e.data = read_data(d.type, upcast, Path{"", "data"});
     return std::move(e);
 }
@@ -379,13 +394,23 @@ Result<Event> decode_event(std::string_view json, const SchemaVersions& versions
     Allocator value_allocator(value_buffer, sizeof value_buffer);
     Allocator stack_allocator(stack_buffer, sizeof stack_buffer);
     Document doc(&value_allocator, sizeof stack_buffer, &stack_allocator);
-    doc.ParseInsitu<rapidjson::kParseDefaultFlags>(text);
-    if (doc.HasParseError()) {
-        return make_error("malformed_event", std::string("malformed event: not valid JSON (") +
-                                                 rapidjson::GetParseError_En(doc.GetParseError()) +
-                                                 " at offset " +
-                                                 std::to_string(doc.GetErrorOffset()) + ")");
+    // Bounded like every JSON we read (domain/json_bounded.hpp): depth, repeated names.
+    char reader_buffer[512];
+    Allocator reader_allocator(reader_buffer, sizeof reader_buffer);
+    Reader reader(&reader_allocator, 256);
+    rapidjson::InsituStringStream stream(text);
+    const auto problem =
+        json::parse_with<rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag>(
+            reader, stream, doc, json::Limits{});
+    if (problem.refusal == json::Refusal::syntax) {
+        return make_error("malformed_event",
+                          std::string("malformed event: not valid JSON (") +
+                              rapidjson::GetParseError_En(
+                                  static_cast<rapidjson::ParseErrorCode>(problem.syntax_code)) +
+                              " at offset " + std::to_string(problem.offset) + ")");
     }
+    if (problem.refusal != json::Refusal::none)
+        return make_error("malformed_event", "malformed event: " + describe(problem));
     try {
         return read_event(doc, versions);
     } catch (const DecodeError& err) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "domain/hex.hpp"
+#include "domain/json.hpp"
 #include "infra/config/env.hpp"
 
 namespace duepay::infra::config {
@@ -46,8 +47,10 @@ const TokenInfo* ChainInfo::token_by_symbol(std::string_view symbol) const {
 
 domain::Result<ChainRegistry> ChainRegistry::parse(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError() || !doc.IsObject()) return bad("not a JSON object");
+    const auto problem = domain::json::parse(doc, json);
+    if (problem.refusal != domain::json::Refusal::none)
+        return bad(domain::json::describe(problem, "the file"));
+    if (!doc.IsObject()) return bad("not a JSON object");
     if (!doc.HasMember("chains") || !doc["chains"].IsArray()) return bad("missing array 'chains'");
     ChainRegistry registry;
     for (const auto& c : doc["chains"].GetArray()) {

@@ -6,6 +6,7 @@
 
 #include "domain/evm/abi.hpp"
 #include "domain/hex.hpp"
+#include "domain/json.hpp"
 #include "infra/rpc/rpc_client.hpp"
 
 namespace duepay::infra::rates {
@@ -18,9 +19,10 @@ domain::Result<std::vector<ChainFeeds>> parse_chain_feeds(std::string_view chain
         return domain::make_error("invalid_chain_registry", "chain registry: " + what);
     };
     rapidjson::Document doc;
-    doc.Parse(chains_json.data(), chains_json.size());
-    if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("chains") ||
-        !doc["chains"].IsArray()) {
+    const auto problem = domain::json::parse(doc, chains_json);
+    if (problem.refusal != domain::json::Refusal::none)
+        return bad(domain::json::describe(problem, "the file"));
+    if (!doc.IsObject() || !doc.HasMember("chains") || !doc["chains"].IsArray()) {
         return bad("not an object with a 'chains' array");
     }
     std::vector<ChainFeeds> out;

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "domain/json.hpp"
 #include "infra/curl/curl_handle.hpp"
 
 namespace duepay::infra::rates {
@@ -44,8 +45,11 @@ std::string substitute(std::string_view text, domain::money::FiatCurrency fiat,
 
 domain::Result<std::string> extract_json_value(std::string_view json, std::string_view path) {
     rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseNumbersAsStringsFlag>(json.data(), json.size());
-    if (doc.HasParseError()) return domain::make_error("invalid_json", "rate response is not JSON");
+    domain::json::Options options;
+    options.numbers = domain::json::Numbers::as_strings;
+    const auto problem = domain::json::parse(doc, json, options);
+    if (problem.refusal != domain::json::Refusal::none)
+        return domain::make_error("invalid_json", domain::json::describe(problem, "rate response"));
     const rapidjson::Value* v = &doc;
     std::size_t start = 0;
     while (start <= path.size()) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "domain/hex.hpp"
+#include "domain/json.hpp"
 #include "domain/url.hpp"
 
 namespace duepay::infra::rpc {
@@ -24,8 +25,9 @@ std::string to_json(const rapidjson::Value& v) {
 
 rapidjson::Document parse_doc(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError()) throw RpcError("rpc: malformed JSON in response", true);
+    const auto problem = domain::json::parse(doc, json);
+    if (problem.refusal != domain::json::Refusal::none)
+        throw RpcError(domain::json::describe(problem, "rpc: response"), true);
     return doc;
 }
 
@@ -299,24 +301,29 @@ std::uint64_t RpcClient::block_number() { return detail::parse_u64(call("eth_blo
 
 std::optional<BlockHeader> RpcClient::block_by_number(std::uint64_t number) {
     return detail::parse_block(
-        call("eth_getBlockByNumber", "[\"" + detail::quantity(number) + "\",false]"));
+        call("eth_getBlockByNumber",
+             std::string("[\"").append(detail::quantity(number)).append("\",false]")));
 }
 
 std::vector<Log> RpcClient::get_logs(const LogFilter& filter) {
-    return detail::parse_logs(call("eth_getLogs", "[" + detail::encode_log_filter(filter) + "]"));
+    return detail::parse_logs(call(
+        "eth_getLogs", std::string("[").append(detail::encode_log_filter(filter)).append("]")));
 }
 
 Bytes RpcClient::eth_call(const CallRequest& request) {
-    return detail::parse_data(call("eth_call", "[" + call_object(request) + ",\"latest\"]"));
+    return detail::parse_data(
+        call("eth_call", std::string("[").append(call_object(request)).append(",\"latest\"]")));
 }
 
 Bytes32 RpcClient::send_raw_transaction(std::span<const std::uint8_t> signed_tx) {
     return detail::parse_hash(
-        call("eth_sendRawTransaction", "[\"" + domain::to_hex(signed_tx) + "\"]"));
+        call("eth_sendRawTransaction",
+             std::string("[\"").append(domain::to_hex(signed_tx)).append("\"]")));
 }
 
 Bytes32 RpcClient::send_transaction(const CallRequest& request) {
-    return detail::parse_hash(call("eth_sendTransaction", "[" + call_object(request) + "]"));
+    return detail::parse_hash(
+        call("eth_sendTransaction", std::string("[").append(call_object(request)).append("]")));
 }
 
 std::optional<Receipt> RpcClient::transaction_receipt(const Bytes32& tx_hash) {

@@ -110,8 +110,7 @@ void read_fields(const Value& v, const Path& at, const std::array<Field<T>, N>& 
         std::size_t i = 0;
         while (i < N && fields[i].name != key) ++i;
         if (i == N) fail(Path{path, key}, "unknown field");
-        if (seen & (1u << i)) fail(Path{path, key}, "duplicate field");
-        seen |= 1u << i;
+        seen |= 1u << i;  // a name is never seen twice: the bounded parse refused repeats
         fields[i].read(into, it->value, Path{path, fields[i].name});
     }
     for (std::size_t i = 0; i < N; ++i) {

@@ -167,6 +167,28 @@ TEST(HttpParser, HostRules) {
     }
 }
 
+TEST(HttpParser, CredentialsThatCouldNameTwoKeysAreRefused) {
+    const std::string head = "GET /v1/invoices HTTP/1.1\r\n" + kHost;
+    const std::string a = "dp_test_aaaaaaaaaaaaaaaaaaaaaaaa";
+    const std::string b = "dp_test_bbbbbbbbbbbbbbbbbbbbbbbb";
+    // One of each, naming the same key, is fine; so is either alone.
+    for (const auto& fields : {"x-api-key: " + a + "\r\n", "Authorization: Bearer " + a + "\r\n",
+                               "x-api-key: " + a + "\r\nAuthorization: Bearer " + a + "\r\n",
+                               "X-Api-Key: " + a + "\r\nauthorization: bearer " + a + "\r\n",
+                               "x-api-key: " + a + "\r\nAuthorization: Basic Zm9vOmJhcg==\r\n"}) {
+        EXPECT_EQ(parse_request_head(head + fields + "\r\n", HttpLimits{}).kind, Kind::complete)
+            << fields;
+    }
+    for (const auto& fields :
+         {"x-api-key: " + a + "\r\nAuthorization: Bearer " + b + "\r\n",
+          "Authorization: BEARER " + b + "\r\nx-api-key: " + a + "\r\n",
+          "x-api-key: " + a + "\r\nx-api-key: " + b + "\r\n",
+          "x-api-key: " + a + "\r\nX-API-KEY: " + a + "\r\n",
+          "Authorization: Bearer " + a + "\r\nAuthorization: Bearer " + b + "\r\n"}) {
+        expect_refused(head + fields + "\r\n", 400, "ambiguous_credentials");
+    }
+}
+
 TEST(HttpParser, ContentLengthRules) {
     const std::string line = "POST / HTTP/1.1\r\n" + kHost;
     for (const char* bad : {"-1", "ten", "1.5", "+1", "0x10", "", "1 2"}) {

@@ -1,0 +1,39 @@
+#include "domain/json.hpp"
+
+#include <rapidjson/encodedstream.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+namespace duepay::domain::json {
+namespace {
+
+template <unsigned Flags>
+Problem parse_flags(rapidjson::Document& doc, std::string_view text, const Limits& limits) {
+    rapidjson::MemoryStream memory(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(memory);
+    rapidjson::Reader reader;
+    return parse_with<Flags | rapidjson::kParseIterativeFlag>(reader, stream, doc, limits);
+}
+
+}  // namespace
+
+Problem parse(rapidjson::Document& doc, std::string_view text, const Options& options) {
+    using namespace rapidjson;
+    const bool strings = options.numbers == Numbers::as_strings;
+    if (options.validate_utf8) {
+        return strings ? parse_flags<kParseValidateEncodingFlag | kParseNumbersAsStringsFlag>(
+                             doc, text, options.limits)
+                       : parse_flags<kParseValidateEncodingFlag>(doc, text, options.limits);
+    }
+    return strings ? parse_flags<kParseNumbersAsStringsFlag>(doc, text, options.limits)
+                   : parse_flags<kParseDefaultFlags>(doc, text, options.limits);
+}
+
+std::string describe(const Problem& p, std::string_view what, const Limits& limits) {
+    if (p.refusal != Refusal::syntax) return describe_problem(p, what, limits);
+    return describe_problem(
+        p, what, limits, GetParseError_En(static_cast<rapidjson::ParseErrorCode>(p.syntax_code)));
+}
+
+}  // namespace duepay::domain::json
