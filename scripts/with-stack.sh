@@ -32,12 +32,15 @@ source var/dev.env
 set +a
 
 if ((banner)); then
+  # A DATABASE_URL of your own may carry a password (user:password@ or ?password=): masked.
+  db_shown="$(sed -E -e 's#^([A-Za-z][A-Za-z0-9+.-]*://[^:/@]*):[^@/]*@#\1:***@#' \
+    -e 's#([?&]password=)[^&]*#\1***#' <<<"$DATABASE_URL")"
   cat <<BANNER
 
   duepay dev stack is up   (environment: var/dev.env, stop with Ctrl-C)
   API          $DUEPAY_BASE_URL
   checkout     $DUEPAY_CHECKOUT_URL/c/<invoiceId>   (the buyer's page; docs/checkout.md)
-  Postgres     $DATABASE_URL
+  Postgres     $db_shown
   Kafka        $KAFKA_BOOTSTRAP   topic $DUEPAY_TOPIC
   test key     ${DUEPAY_DEMO_TEST_KEY:-(none: build/duepay admin demo did not run)}
 

@@ -45,12 +45,13 @@ void put(Writer& w, const char* key, std::string_view value) {
     w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
 
-// The URL rules and the address check (registration half of docs/webhooks.md "Endpoint URLs").
-std::optional<ApiResponse> check_url(const rapidjson::Value& v, bool allow_insecure,
+// The URL rules and the address check (registration half of docs/webhooks.md "Endpoint URLs")
+// for an endpoint of the key's mode: the dev relaxation is for test-mode endpoints only.
+std::optional<ApiResponse> check_url(const rapidjson::Value& v, bool allow_insecure, Mode mode,
                                      std::string& out) {
     if (!v.IsString()) return bad_request("invalid_webhook_url", "url must be a string");
     out.assign(v.GetString(), v.GetStringLength());
-    if (auto refused = infra::webhooks::check_endpoint_url(out, allow_insecure)) {
+    if (auto refused = infra::webhooks::check_endpoint_url(out, allow_insecure, mode)) {
         return bad_request(refused->code, refused->message);
     }
     return std::nullopt;
@@ -216,7 +217,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         }
         WebhookEndpoint e;
         if (!doc.HasMember("url")) return bad_request("invalid_webhook_url", "url is required");
-        if (auto r = check_url(doc["url"], deps_.allow_insecure, e.url)) return *r;
+        if (auto r = check_url(doc["url"], deps_.allow_insecure, mode, e.url)) return *r;
         if (doc.HasMember("events") && !doc["events"].IsNull()) {
             if (auto r = check_events(doc["events"], e.events)) return *r;
         } else {
@@ -280,7 +281,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         WebhookEndpointPatch patch;
         if (doc.HasMember("url")) {
             std::string url;
-            if (auto r = check_url(doc["url"], deps_.allow_insecure, url)) return *r;
+            if (auto r = check_url(doc["url"], deps_.allow_insecure, mode, url)) return *r;
             patch.url = url;
         }
         if (doc.HasMember("events")) {

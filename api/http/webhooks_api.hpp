@@ -22,9 +22,9 @@ namespace duepay::api {
 struct WebhooksApiDeps {
     KeyDirectory* keys = nullptr;
     WebhookEndpoints* endpoints = nullptr;  // infra/postgres/webhook_endpoints.hpp
-    bool allow_insecure = false;            // DUEPAY_WEBHOOK_ALLOW_INSECURE=1 (dev stack)
-    std::function<std::int64_t()> now_ms;   // unix milliseconds
-    long long retry_after_ms = 1000;        // advertised on 503
+    bool allow_insecure = false;  // DUEPAY_WEBHOOK_ALLOW_INSECURE=1 (dev stack), test mode only
+    std::function<std::int64_t()> now_ms;  // unix milliseconds
+    long long retry_after_ms = 1000;       // advertised on 503
 };
 
 class WebhooksApi {

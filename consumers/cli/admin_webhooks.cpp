@@ -36,7 +36,8 @@ const char* kUsage =
     "  rotate --id we_... [--expires-in-seconds S]    prints the endpoint with its new secret\n"
     "  deliveries --id we_... [--limit N]\n"
     "  redeliver --id we_... --event evt_...\n"
-    "DUEPAY_WEBHOOK_ALLOW_INSECURE=1 accepts http:// and loopback URLs (dev stack).\n";
+    "DUEPAY_WEBHOOK_ALLOW_INSECURE=1 accepts http:// and loopback URLs for --mode test (dev\n"
+    "stack); never for --mode live.\n";
 
 std::vector<std::string> events_flag(const std::string& csv) {
     std::vector<std::string> out;
@@ -68,9 +69,9 @@ std::size_t limit_flag(const Flags& f) {
     return std::stoul(text);
 }
 
-void check_url(const std::string& url) {
+void check_url(const std::string& url, api::Mode mode) {
     const bool insecure = infra::config::env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
-    if (auto refused = iw::check_endpoint_url(url, insecure))
+    if (auto refused = iw::check_endpoint_url(url, insecure, mode))
         throw AdminRejection{refused->code, refused->message};
 }
 
@@ -105,7 +106,7 @@ int run(const std::string& command, const Flags& f) {
     if (command == "add") {
         api::WebhookEndpoint e;
         e.url = required_admin_flag(f.url, "--url");
-        check_url(e.url);
+        check_url(e.url, mode);
         if (const auto& events = f.events) {
             e.events = events_flag(*events);
         } else {
@@ -128,7 +129,7 @@ int run(const std::string& command, const Flags& f) {
     } else if (command == "update") {
         api::WebhookEndpointPatch patch;
         if (const auto& url = f.url) {
-            check_url(*url);
+            check_url(*url, mode);
             patch.url = *url;
         }
         if (f.events) patch.events = events_flag(*f.events);

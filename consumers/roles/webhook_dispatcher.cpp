@@ -152,7 +152,9 @@ void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic
     bool queue_had_work = false;
     auto last_housekeeping = std::chrono::steady_clock::time_point{};
     kLog.info() << "webhooks: dispatcher, " << s.max_in_flight << " in flight, " << s.per_endpoint
-                << " per endpoint" << (s.allow_insecure ? ", insecure URLs allowed (dev)" : "");
+                << " per endpoint"
+                << (s.allow_insecure ? ", http and loopback allowed for test-mode endpoints (dev)"
+                                     : "");
     // After stop, finish what is in flight (bounded by the 10 s total timeout) so nothing waits
     // for its lease to run out.
     while (!stopping() || !in_flight.empty() || !unrecorded.empty()) {
@@ -173,6 +175,7 @@ void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic
                     request.tag = next_tag++;
                     request.url = d.url;
                     request.body = d.body;
+                    request.test_mode = d.test_mode;
                     try {
                         request.headers = infra::webhooks::signature_headers(d.event_id, d.body,
                                                                              d.secrets, unix_now());

@@ -30,7 +30,7 @@ struct WebhooksSettings {
     std::string database_url;
     std::size_t batch_max = 500;
     int poll_timeout_ms = 100;
-    bool allow_insecure = false;  // DUEPAY_WEBHOOK_ALLOW_INSECURE=1 (dev stack only)
+    bool allow_insecure = false;  // DUEPAY_WEBHOOK_ALLOW_INSECURE=1 (dev stack), test mode only
     domain::webhooks::RetrySchedule retry = domain::webhooks::default_retry_schedule();
     std::size_t max_in_flight = 256;  // per process
     std::size_t per_endpoint = 10;    // in flight per endpoint, across processes

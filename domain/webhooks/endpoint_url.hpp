@@ -1,7 +1,8 @@
 // The URL rules of webhook endpoints (docs/webhooks.md "Endpoint URLs"): https only, at most 2048
 // characters, no credentials, no fragment; with allow_insecure (DUEPAY_WEBHOOK_ALLOW_INSECURE=1,
-// the dev stack only) http and loopback are accepted too. Which addresses a delivery may reach is
-// decided here from the address bytes; the resolver and the socket check are in infra/webhooks.
+// the dev stack only, and the callers pass it for test-mode endpoints only) http and loopback are
+// accepted too. Which addresses a delivery may reach is decided here from the address bytes; the
+// resolver and the socket check are in infra/webhooks.
 #pragma once
 
 #include <array>
@@ -35,9 +36,14 @@ enum class AddressClass {
     reserved
 };
 
+// Global is what a delivery may reach; the special-purpose blocks (documentation, benchmarking,
+// IETF assignments, anycast service prefixes) are reserved. tests/unit/domain/webhooks checks
+// every row of the special-purpose address registries against these two functions.
 AddressClass classify_ipv4(const std::array<std::uint8_t, 4>& a);
-// IPv4-mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::/96) and IPv4-compatible addresses are judged by
-// the IPv4 address they carry.
+// Every form that carries an IPv4 address is judged by that address: IPv4-mapped (::ffff:0:0/96),
+// IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96), 6to4
+// (2002::/16); the local-use NAT64 prefix (64:ff9b:1::/48) and Teredo (2001::/32) are never
+// global, whatever they carry. Only 2000::/3 can be global.
 AddressClass classify_ipv6(const std::array<std::uint8_t, 16>& a);
 
 // A delivery may connect to global addresses; with allow_insecure also to loopback (so tests can

@@ -84,7 +84,7 @@ std::vector<ClaimedDelivery> claim_webhook_deliveries(pqxx::work& tx, std::size_
         "  and e.id = d.endpoint_id and d.state = 'pending' and d.next_attempt_at <= now() "
         "returning d.endpoint_id, d.event_id, ev.type, e.url, ev.body, e.secret, "
         "  case when e.previous_expires_at > now() then e.previous_secret end, d.attempts, "
-        "  (extract(epoch from (now() - d.first_attempt_at)) * 1000)::bigint",
+        "  (extract(epoch from (now() - d.first_attempt_at)) * 1000)::bigint, e.mode",
         static_cast<long long>(limit), static_cast<long long>(per_endpoint), ms_interval(lease),
         lease_token);
     std::vector<ClaimedDelivery> out;
@@ -101,6 +101,7 @@ std::vector<ClaimedDelivery> claim_webhook_deliveries(pqxx::work& tx, std::size_
         c.attempts = r[7].as<int>();
         c.since_first_attempt_ms = r[8].as<std::int64_t>();
         c.lease_token = lease_token;
+        c.test_mode = r[9].as<std::string>() == "test";
         out.push_back(std::move(c));
     }
     return out;

@@ -113,6 +113,7 @@ struct ClaimedDelivery {
     int attempts = 0;                  // before this one
     std::int64_t since_first_attempt_ms = 0;
     std::int64_t lease_token = 0;
+    bool test_mode = false;  // the endpoint's mode: the dev relaxations apply to test mode only
 };
 
 // Claims due deliveries (FOR UPDATE SKIP LOCKED: several dispatchers share the queue), at most

@@ -54,10 +54,27 @@ bool is_prefixed_hex(std::string_view id, std::string_view prefix, std::size_t d
 
 }  // namespace
 
-std::optional<domain::Error> check_endpoint_url(const std::string& url, bool allow_insecure) {
-    auto parsed = domain::webhooks::parse_endpoint_url(url, allow_insecure);
+namespace {
+
+std::optional<domain::Error> check_url(const std::string& url, bool insecure) {
+    auto parsed = domain::webhooks::parse_endpoint_url(url, insecure);
     if (!parsed) return parsed.error();
-    return check_host(parsed->host, allow_insecure);
+    return check_host(parsed->host, insecure);
+}
+
+}  // namespace
+
+std::optional<domain::Error> check_endpoint_url(const std::string& url, bool allow_insecure,
+                                                api::Mode mode) {
+    const bool test_mode = mode == api::Mode::test;
+    auto refused = check_url(url, allow_insecure && test_mode);
+    // Refused for a live endpoint although a test-mode one would pass: say so.
+    if (refused && allow_insecure && !test_mode && !check_url(url, true)) {
+        refused->message +=
+            " (http:// and loopback URLs are allowed for test-mode endpoints in the dev stack "
+            "only)";
+    }
+    return refused;
 }
 
 std::string new_endpoint_id() {

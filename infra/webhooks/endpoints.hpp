@@ -13,8 +13,12 @@
 
 namespace duepay::infra::webhooks {
 
-// domain::webhooks::parse_endpoint_url, then check_host on the host (address_guard.hpp).
-std::optional<domain::Error> check_endpoint_url(const std::string& url, bool allow_insecure);
+// domain::webhooks::parse_endpoint_url, then check_host on the host (address_guard.hpp), for an
+// endpoint of `mode`. `allow_insecure` (DUEPAY_WEBHOOK_ALLOW_INSECURE=1, the dev stack) lets
+// http:// and loopback through for test-mode endpoints only: a live endpoint gets the same
+// webhook_url_not_https / webhook_url_private_address as without it, its message saying why.
+std::optional<domain::Error> check_endpoint_url(const std::string& url, bool allow_insecure,
+                                                api::Mode mode);
 
 // "we_" + 24 hex from the CSPRNG.
 std::string new_endpoint_id();

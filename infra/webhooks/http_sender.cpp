@@ -69,7 +69,7 @@ void HttpSender::start(HttpRequest request) {
     if (!t->easy) throw std::runtime_error("curl_easy_init failed");
     t->request = std::move(request);
     t->max_body = settings_.max_response_bytes;
-    t->allow_insecure = settings_.allow_insecure;
+    t->allow_insecure = settings_.allow_insecure && t->request.test_mode;
     curl_slist* list = curl_slist_append(nullptr, "content-type: application/json");
     list = curl_slist_append(list, "user-agent: duepay-webhooks/1");
     list = curl_slist_append(list, "expect:");  // no 100-continue round trip
@@ -78,8 +78,7 @@ void HttpSender::start(HttpRequest request) {
     t->headers.reset(list);
     CURL* e = t->easy.get();
     check(curl_easy_setopt(e, CURLOPT_URL, t->request.url.c_str()), "CURLOPT_URL");
-    check(curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR,
-                           settings_.allow_insecure ? "http,https" : "https"),
+    check(curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, t->allow_insecure ? "http,https" : "https"),
           "protocols");
     check(curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers.get()), "CURLOPT_HTTPHEADER");
     check(curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->request.body.c_str()), "CURLOPT_POSTFIELDS");
@@ -133,6 +132,9 @@ std::vector<HttpResult> HttpSender::poll(std::chrono::milliseconds wait) {
             r.status = status;
         } else if (t.refused_address) {
             r.error = "refused: the endpoint's address is private, loopback or reserved";
+        } else if (code == CURLE_UNSUPPORTED_PROTOCOL) {
+            r.error =
+                "refused: https:// only (http:// is for test-mode endpoints in the dev stack)";
         } else {
             r.error = curl_easy_strerror(code);
         }

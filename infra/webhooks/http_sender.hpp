@@ -20,7 +20,8 @@ struct SenderSettings {
     std::chrono::milliseconds connect_timeout{5000};
     std::chrono::milliseconds total_timeout{10000};
     std::size_t max_response_bytes = 4096;
-    bool allow_insecure = false;  // loopback reachable (dev stack only)
+    // http:// and loopback for test-mode endpoints (HttpRequest::test_mode), dev stack only.
+    bool allow_insecure = false;
 };
 
 struct HttpRequest {
@@ -28,6 +29,7 @@ struct HttpRequest {
     std::string url;
     std::map<std::string, std::string> headers;
     std::string body;
+    bool test_mode = false;  // the endpoint's mode; live endpoints never get allow_insecure
 };
 
 struct HttpResult {

@@ -233,7 +233,15 @@ test("without DUEPAY_WEBHOOK_ALLOW_INSECURE, http:// and loopback are refused", 
 });
 
 test("a test key cannot see or register a live endpoint, and the other way round", { skip }, async () => {
-  const live = await register("http://127.0.0.1:9/live", {}, liveKey);
+  // DUEPAY_WEBHOOK_ALLOW_INSECURE=1 (the dev stack) is for test-mode endpoints only.
+  for (const [url, code] of [["http://127.0.0.1:9/live", "webhook_url_not_https"],
+                             ["https://127.0.0.1:9/live", "webhook_url_private_address"]]) {
+    const refused = await api("POST", "/v1/webhook-endpoints", { url }, liveKey);
+    assert.equal(refused.status, 400, url);
+    assert.equal(refused.body.meta.code, code, url);
+  }
+  // .invalid never resolves: accepted now, checked again at each delivery.
+  const live = await register("https://live-endpoint.invalid/live", {}, liveKey);
   assert.equal(live.mode, "live");
   const mine = await register("http://127.0.0.1:9/test", { description: "test mode" });
   assert.equal(mine.mode, "test");

@@ -11,12 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "infra/webhooks/endpoints.hpp"
 #include "tests/doubles/api_ports.hpp"
 
 namespace duepay::api {
 namespace {
 
 const std::string kKey = "dp_test_" + std::string(48, 'a');
+const std::string kLiveKey = "dp_live_" + std::string(48, 'a');  // the same project, live mode
 const std::string kMine = "we_" + std::string(24, 'a');
 const std::string kTheirs = "we_" + std::string(24, 'b');  // another project's
 const std::string kLive = "we_" + std::string(24, 'c');    // the same project's, live mode
@@ -25,6 +27,7 @@ class WebhooksApiTest : public ::testing::Test {
   protected:
     void SetUp() override {
         keys_.add(kKey, doubles::key_owner("key_1", "prj_1", Mode::test));
+        keys_.add(kLiveKey, doubles::key_owner("key_2", "prj_1", Mode::live));
         add(kMine, "prj_1", Mode::test);
         add(kTheirs, "prj_2", Mode::test);
         add(kLive, "prj_1", Mode::live);
@@ -40,14 +43,14 @@ class WebhooksApiTest : public ::testing::Test {
         store_.create(e);
     }
     ApiResponse send(const std::string& method, const std::string& path,
-                     const std::string& body = "") {
+                     const std::string& body = "", const std::string& key = kKey) {
         ApiRequest r;
         r.method = method;
         const auto q = path.find('?');
         r.path = path.substr(0, q);
         if (q != std::string::npos) r.query = path.substr(q + 1);
         r.body = body;
-        r.headers["x-api-key"] = kKey;
+        r.headers["x-api-key"] = key;
         return api_.handle(r);
     }
     static rapidjson::Document parsed(const ApiResponse& r) {
@@ -67,7 +70,7 @@ class WebhooksApiTest : public ::testing::Test {
         WebhooksApiDeps deps;
         deps.keys = &keys_;
         deps.endpoints = &store_;
-        deps.allow_insecure = true;  // loopback URLs, no DNS in a unit test
+        deps.allow_insecure = true;  // loopback URLs for test keys, no DNS in a unit test
         deps.now_ms = [] { return std::int64_t{1'795'000'000'000}; };
         return deps;
     }()};
@@ -181,6 +184,101 @@ TEST_F(WebhooksApiTest, EachRouteAsksTheStoreForWhatItNeeds) {
               (std::vector<std::string>{"list prj_1 2 " + kLive, "update " + kMine,
                                         "rotate " + kMine + " 86400", "send_test " + kMine,
                                         "attempts " + kMine + " 6 42"}));
+}
+
+// DUEPAY_WEBHOOK_ALLOW_INSECURE=1 (allow_insecure here) lets http:// and loopback through for
+// test-mode endpoints only: a live key gets the codes it would get without it.
+TEST_F(WebhooksApiTest, DevRelaxationsAreForTestModeEndpointsOnly) {
+    for (const auto& [url, code_wanted] :
+         std::initializer_list<std::pair<const char*, const char*>>{
+             {"http://127.0.0.1:9/hook", "webhook_url_not_https"},
+             {"https://127.0.0.1:9/hook", "webhook_url_private_address"},
+             {"https://[::1]:9/hook", "webhook_url_private_address"},
+             {"https://localhost/hook", "webhook_url_private_address"}}) {
+        const std::string body = std::string(R"({"url":")") + url + R"("})";
+        auto r = send("POST", "/v1/webhook-endpoints", body, kLiveKey);
+        EXPECT_EQ(r.status, 400) << url << " " << r.body;
+        EXPECT_EQ(code(r), code_wanted) << url;
+        EXPECT_NE(r.body.find("test-mode endpoints in the dev stack only"), std::string::npos)
+            << r.body;
+        auto patched = send("PATCH", "/v1/webhook-endpoints/" + kLive, body, kLiveKey);
+        EXPECT_EQ(patched.status, 400) << url << " " << patched.body;
+        EXPECT_EQ(code(patched), code_wanted) << url;
+    }
+    EXPECT_TRUE(store_.calls.empty()) << store_.calls.front();
+    // A private address is refused for a test key too, and its message does not blame the mode.
+    auto priv =
+        send("POST", "/v1/webhook-endpoints", R"({"url":"https://10.0.0.1/hook"})", kLiveKey);
+    EXPECT_EQ(code(priv), "webhook_url_private_address");
+    EXPECT_EQ(priv.body.find("test-mode"), std::string::npos) << priv.body;
+
+    auto test = send("POST", "/v1/webhook-endpoints", R"({"url":"http://127.0.0.1:9/hook"})");
+    ASSERT_EQ(test.status, 201) << test.body;
+    EXPECT_EQ(store_.endpoints.back().mode, Mode::test);
+    auto test_patch =
+        send("PATCH", "/v1/webhook-endpoints/" + kMine, R"({"url":"http://[::1]:9/hook"})");
+    EXPECT_EQ(test_patch.status, 200) << test_patch.body;
+}
+
+// Every IPv6 spelling of an internal IPv4 address (mapped, translated, compatible, NAT64, local
+// NAT64, 6to4, Teredo), the documentation and other special-purpose blocks: refused through the
+// URL check the routes and `duepay admin webhook` share, with or without the dev flag.
+TEST_F(WebhooksApiTest, EmbeddedAndSpecialPurposeAddressesAreRefused) {
+    const std::vector<std::string> loopback = {"https://[::ffff:0:7f00:1]/",
+                                               "https://[::ffff:127.0.0.1]/",
+                                               "https://[::7f00:1]/",
+                                               "https://[64:ff9b::7f00:1]/",
+                                               "https://[2002:7f00:1::]/",
+                                               "https://[64:ff9b:1:7f00:0:100::]/",
+                                               "https://[::ffff:0:7f00:1]:8443/"};
+    const std::vector<std::string> inside = {
+        "https://[::ffff:0:a00:1]/",
+        "https://[::ffff:0:a9fe:a9fe]/",
+        "https://[::ffff:169.254.169.254]/latest/meta-data/",
+        "https://[::ffff:a00:1]/",
+        "https://[64:ff9b::a9fe:a9fe]/",
+        "https://[64:ff9b:1::a00:1]/",
+        "https://[64:ff9b:1::a9fe:a9fe]/",
+        "https://[64:ff9b:1:a00:0:100::]/",
+        "https://[64:ff9b:1:808:8:800::]/",  // 8.8.8.8 through a local translator
+        "https://[2002:a00:1::]/",
+        "https://[2002:a9fe:a9fe::1]/",
+        "https://[2001:0:808:808::f5ff:fffe]/",  // Teredo, client 10.0.0.1
+        "https://[2001:0:808:808::f7f7:f7f7]/",  // Teredo, both global: never
+        "https://[3fff::1]/",
+        "https://[5f00::1]/",
+        "https://[100::1]/",
+        "https://[2001:db8::1]/",
+        "https://[2001:2::1]/",
+        "https://192.0.2.1/",
+        "https://198.51.100.7/",
+        "https://203.0.113.9/",
+        "https://192.88.99.1/"};
+    auto refused = [](const std::string& url, bool insecure, Mode mode) {
+        auto r = infra::webhooks::check_endpoint_url(url, insecure, mode);
+        return r ? r->code : std::string("accepted");
+    };
+    for (const auto& url : loopback) {
+        EXPECT_EQ(refused(url, false, Mode::test), "webhook_url_private_address") << url;
+        EXPECT_EQ(refused(url, true, Mode::live), "webhook_url_private_address") << url;
+        auto r = send("POST", "/v1/webhook-endpoints", R"({"url":")" + url + R"("})", kLiveKey);
+        EXPECT_EQ(code(r), "webhook_url_private_address") << url;
+    }
+    for (const auto& url : inside) {
+        for (const bool insecure : {false, true}) {
+            for (const auto mode : {Mode::test, Mode::live}) {
+                EXPECT_EQ(refused(url, insecure, mode), "webhook_url_private_address") << url;
+            }
+        }
+        auto r = send("POST", "/v1/webhook-endpoints", R"({"url":")" + url + R"("})");
+        EXPECT_EQ(code(r), "webhook_url_private_address") << url;
+    }
+    EXPECT_TRUE(store_.calls.empty()) << store_.calls.front();
+    // Global forms stay accepted.
+    for (const std::string url : {"https://[::ffff:8.8.8.8]/", "https://[64:ff9b::808:808]/",
+                                  "https://[2002:808:808::1]/", "https://8.8.8.8/"}) {
+        EXPECT_EQ(refused(url, false, Mode::live), "accepted") << url;
+    }
 }
 
 TEST_F(WebhooksApiTest, AnUnreachableStoreIsDatabaseUnavailableForTheRouterTo503) {
