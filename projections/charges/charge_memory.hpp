@@ -42,7 +42,8 @@ class ChargeMemory {
     // does not hold then has no journaled event but the new ones, and nothing is loaded.
     // `capacity`: charges held at most; beyond it the charges not touched by the last two folds
     // are dropped (and loaded again when they come back). The default holds the 222,223 charges
-    // a worker of two meets in bench/replay's 1,000,000 events (ADR 0184 has the memory used).
+    // a worker of two meets in bench/replay's 1,000,000 events (memory used: bench/RESULTS.md,
+    // "Moved from ADR 0184").
     explicit ChargeMemory(bool journal_empty, std::size_t capacity = 300'000);
 
     struct Folded {
