@@ -126,6 +126,11 @@ ApiResponse AccountApi::handle(const ApiRequest& request) {
         if (!p) return error_response(401, "invalid_api_key", "invalid API key");
         return success_response(200, project_json(*p));
     }
+    // A PATCH says what to change: no body at all is a client mistake, not a no-op.
+    if (path == kProject && request.body.empty()) {
+        return bad_request("invalid_json",
+                           "request body is required: a JSON object of the fields to change");
+    }
     rapidjson::Document body;
     if (auto r = parse_body(request.body, body)) return *r;
     if (path == kRoll) return roll(body, *owner);

@@ -68,7 +68,7 @@ std::optional<std::string> sign_intent(const ChargeView& row, const infra::confi
 
 // A token address as stored, parsed (a keccak when it is mixed case) and in its EIP-55 form
 // (another keccak). Kept for the last token a thread rendered: the items of a list page nearly
-// always share one, and two hashes an item were a tenth of a page's CPU (docs/adr/0188).
+// always share one, and two hashes an item were ~6 % of a page's CPU (bench/RESULTS.md, listing).
 struct TokenText {
     std::string text;
     std::optional<domain::Address> address;

@@ -100,11 +100,14 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     }
     if (has_fiat) {
         const auto& fiat = doc["fiat"];
-        const bool known = fiat.IsObject() && fiat.HasMember("currency") &&
-                           fiat["currency"].IsString() &&
-                           (str(fiat["currency"]) == "THB" || str(fiat["currency"]) == "USD");
-        if (!known) return bad_request("invalid_fiat_currency", "fiat.currency must be THB or USD");
-        const auto currency = domain::money::parse_fiat_currency(str(fiat["currency"]));
+        // The currencies are domain/money/fiat's; its message, our route's code.
+        const auto currency =
+            fiat.IsObject() && fiat.HasMember("currency") && fiat["currency"].IsString()
+                ? domain::money::parse_fiat_currency(str(fiat["currency"]))
+                : domain::money::parse_fiat_currency("");
+        if (!currency)
+            return bad_request("invalid_fiat_currency",
+                               "fiat.currency: " + currency.error().message);
         if (!fiat.HasMember("amount") || !fiat["amount"].IsString()) {
             return bad_request("invalid_fiat_amount",
                                "fiat.amount must be a decimal string such as \"350.00\"");

@@ -111,6 +111,10 @@ TEST_F(AccountApiTest, InputRejectionsCarryTheirCodes) {
              {"POST", "/v1/api-keys/roll", R"({"expiresInSeconds":true})", "invalid_expires_in"},
              {"POST", "/v1/api-keys/roll", R"({"expiresInSeconds":1,"x":1})", "unknown_field"},
              {"POST", "/v1/api-keys/roll", "{", "invalid_json"},
+             {"PATCH", "/v1/project", "", "invalid_json"},  // nothing to change is not a no-op
+             {"PATCH", "/v1/project", R"({"name":"a","name":"b"})", "duplicate_field"},
+             {"PATCH", "/v1/project",
+              R"({"name":)" + std::string(40, '[') + std::string(40, ']') + "}", "json_too_deep"},
              {"PATCH", "/v1/project", R"({"name":"a\u0000b"})", "invalid_string"},
              {"PATCH", "/v1/project", "{\"name\":\"\xff\"}", "invalid_string"},
              {"PATCH", "/v1/project", R"({"name":7})", "invalid_name"},
