@@ -14,6 +14,8 @@ SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
+# make run: the supervisor's ops listener (/metrics /healthz /readyz); the roles' on 19101-19105.
+OPS_PORT ?= 19100
 MAKEFLAGS += --no-print-directory
 
 # Steps must run in order even under `make -j`.
@@ -45,8 +47,9 @@ test: deps build
 
 run: deps build
 	@test -x $(BUILD)/duepay || { echo "no $(BUILD)/duepay: the build made no binary" >&2; exit 1; }
-	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay scripts/with-stack.sh --banner \
-	  $(BUILD)/duepay dev --supervise --with-chainwatch --with-webhooks
+	DUEPAY_BIN=$(CURDIR)/$(BUILD)/duepay DUEPAY_DEV_OPS_PORT=$(OPS_PORT) scripts/with-stack.sh --banner \
+	  $(BUILD)/duepay dev --supervise --ops-listen 127.0.0.1:$(OPS_PORT) --ops-base-port $(OPS_PORT) \
+	  --with-chainwatch --with-webhooks
 
 stack-up:
 	infra/dev/stack.sh up

@@ -31,6 +31,22 @@ set -a
 source var/dev.env
 set +a
 
+# make run gives every role an ops listener (/metrics /healthz /readyz): the supervisor on
+# DUEPAY_DEV_OPS_PORT and the roles on the ports after it (duepay dev --ops-base-port). Their URLs
+# go into var/dev.env for other shells, and into the banner.
+ops_lines=""
+if [[ -n "${DUEPAY_DEV_OPS_PORT:-}" ]]; then
+  i=0
+  for role in supervisor api checkout projector chainwatch webhooks; do
+    var="DUEPAY_OPS_URL_${role^^}"
+    url="http://127.0.0.1:$((DUEPAY_DEV_OPS_PORT + i))"
+    echo "$var=$url" >>var/dev.env
+    export "$var=$url"
+    ops_lines+="$(printf '\n  %-12s %s/metrics' "$role" "$url")"
+    i=$((i + 1))
+  done
+fi
+
 if ((banner)); then
   # A DATABASE_URL of your own may carry a password (user:password@ or ?password=): masked.
   db_shown="$(sed -E -e 's#^([A-Za-z][A-Za-z0-9+.-]*://[^:/@]*):[^@/]*@#\1:***@#' \
@@ -42,7 +58,9 @@ if ((banner)); then
   checkout     $DUEPAY_CHECKOUT_URL/c/<invoiceId>   (the buyer's page; docs/checkout.md)
   Postgres     $db_shown
   Kafka        $KAFKA_BOOTSTRAP   topic $DUEPAY_TOPIC
-  test key     ${DUEPAY_DEMO_TEST_KEY:-(none: build/duepay admin demo did not run)}
+  test key     ${DUEPAY_DEMO_TEST_KEY:-(none: build/duepay admin demo did not run)}${ops_lines:+
+
+  Ops: /metrics /healthz /readyz of each role (each a process of its own, restarted if it dies)$ops_lines}
 
   Create a charge:
     curl -s -X POST $DUEPAY_BASE_URL/v1/invoices -H "x-api-key: ${DUEPAY_DEMO_TEST_KEY:-<key>}" \\

@@ -225,23 +225,37 @@ cli::Run define_webhooks(CLI::App& cmd) {
 }
 
 // The children of `duepay dev --supervise`: `duepay dev --only <role>` for each role it runs, with
-// the supervisor's other flags, and without an ops listener of their own (the supervisor's
-// serves its restart counters; a child would collide with it on the same port).
-std::vector<cli::ChildSpec> dev_children(const std::vector<std::string>& roles) {
+// the supervisor's other flags. A child opens no ops listener of its own unless `ops_base_port` is
+// set: then the role of kCommands' dev index i listens on 127.0.0.1:(ops_base_port + 1 + i), the
+// same port for the same role whichever --with flags are given (make run: docs/dev-stack.md).
+std::vector<cli::ChildSpec> dev_children(const std::vector<std::string>& roles, int ops_base_port) {
     std::vector<std::string> forwarded;
     for (std::size_t i = 2; i < g_argv.size(); ++i) {
         const auto& a = g_argv[i];
-        if (a == "--supervise" || a.rfind("--ops-listen=", 0) == 0 || a.rfind("--only=", 0) == 0)
-            continue;
-        if (a == "--ops-listen" || a == "--only") {
+        const bool with_value = a == "--ops-listen" || a == "--only" || a == "--ops-base-port";
+        if (with_value) {
             ++i;
             continue;
         }
+        if (a == "--supervise" || a.rfind("--ops-listen=", 0) == 0 || a.rfind("--only=", 0) == 0 ||
+            a.rfind("--ops-base-port=", 0) == 0)
+            continue;
         forwarded.push_back(a);
     }
     std::vector<cli::ChildSpec> out;
     for (const auto& role : roles) {
-        cli::ChildSpec c{role, {"/proc/self/exe", "dev", "--only", role}};
+        // This very binary, shown under the name it was started with.
+        cli::ChildSpec c{role, "/proc/self/exe", {g_argv.at(0), "dev", "--only", role}};
+        if (ops_base_port > 0) {
+            int index = 0;
+            for (const auto& command : kCommands) {
+                if (command.dev == Dev::no) continue;
+                if (role == command.name) break;
+                ++index;
+            }
+            c.argv.push_back("--ops-listen");
+            c.argv.push_back("127.0.0.1:" + std::to_string(ops_base_port + 1 + index));
+        }
         c.argv.insert(c.argv.end(), forwarded.begin(), forwarded.end());
         out.push_back(std::move(c));
     }
@@ -262,6 +276,7 @@ cli::Run define_dev(CLI::App& cmd) {
     auto with = std::make_shared<std::deque<bool>>();  // stable references for add_flag
     auto supervise = std::make_shared<bool>(false);
     auto only = std::make_shared<std::string>();
+    auto ops_base_port = std::make_shared<int>(0);
     std::vector<Part> always;
     std::vector<Part> optional;  // extras: `--with-<name>`, they end alone
     for (const auto& c : kCommands) {
@@ -279,8 +294,12 @@ cli::Run define_dev(CLI::App& cmd) {
     cmd.add_flag("--supervise", *supervise,
                  "each role in a child process of its own, restarted when it dies (make run)");
     cmd.add_option("--only", *only, "run this one role of the set (what --supervise starts)");
+    cmd.add_option("--ops-base-port", *ops_base_port,
+                   "with --supervise: each role's ops listener on 127.0.0.1:PORT+1.. in the order "
+                   "api, checkout, projector, chainwatch, webhooks (make run: 19100)")
+        ->check(CLI::Range(1, 65530));
     cmd.footer("Takes the flags of each role it runs (duepay <role> --help).");
-    return [with, supervise, only, always, optional](const std::atomic<bool>& stop) {
+    return [with, supervise, only, ops_base_port, always, optional](const std::atomic<bool>& stop) {
         auto parts = always;
         for (std::size_t i = 0; i < optional.size(); ++i) {
             if ((*with)[i]) parts.push_back(optional[i]);
@@ -288,7 +307,8 @@ cli::Run define_dev(CLI::App& cmd) {
         if (*supervise) {
             std::vector<std::string> roles;
             for (const auto& p : parts) roles.push_back(p.name);
-            return cli::supervise(dev_children(roles), children_environment(), stop);
+            return cli::supervise(dev_children(roles, *ops_base_port), children_environment(),
+                                  stop);
         }
         if (!only->empty()) {
             const auto it = std::find_if(parts.begin(), parts.end(),

@@ -61,7 +61,7 @@ pid_t spawn(const ChildSpec& spec, const CArgs& envp) {
     // A process group of its own: a terminal's Ctrl-C reaches the supervisor only, which stops
     // the children itself (a child ending on its own SIGINT would look like a death).
     setpgid(0, 0);
-    execve(argv.pointers[0], argv.pointers.data(), envp.pointers.data());
+    execve(spec.program.c_str(), argv.pointers.data(), envp.pointers.data());
     _exit(127);
 }
 

@@ -20,7 +20,8 @@ namespace duepay::cli {
 
 struct ChildSpec {
     std::string role;               // for logs and metrics: "api", "projector", ...
-    std::vector<std::string> argv;  // argv[0] is the program to execute
+    std::string program;            // the file to execute, e.g. /proc/self/exe
+    std::vector<std::string> argv;  // argv[0] is what `ps` shows
 };
 
 // Why a child ended, in words: "exit code 3", "killed by SIGSEGV (core dumped)".

@@ -8,7 +8,10 @@
 #      creates charges again; the projector and checkout children are the same processes;
 #      duepay_role_restarts_total{role="api",reason="signal"} is 1 on the supervisor's /metrics,
 #      which passes promtool.
-#   3. SIGTERM to the supervisor stops every child and exits 0.
+#   3. With --ops-base-port B (make run's form) the supervisor's ops listener is on B and each
+#      role's on B+1.. (api, checkout, projector): /healthz answers on each, /metrics of each
+#      passes promtool.
+#   4. SIGTERM to the supervisor stops every child and exits 0.
 #   supervise_test.sh DUEPAY_BIN WORK_DIR   (the stack from var/dev.env, as `make test` gives)
 set -uo pipefail
 BIN="$1"
@@ -37,12 +40,29 @@ topic="duepay.test.supervise.$suffix"
 "$BIN" admin topic create --name "$topic" --partitions 3 >/dev/null || fail "topic create"
 api_port="$(free_port)"
 checkout_port="$(free_port)"
-ops_port="$(free_port)"
+# A base port with the next three free too (the supervisor, then api, checkout, projector).
+ops_port="$(python3 - <<'PY'
+import random, socket
+for _ in range(200):
+    base = random.randint(20000, 30000)
+    socks = []
+    try:
+        for p in range(base, base + 4):
+            s = socket.socket(); s.bind(("127.0.0.1", p)); socks.append(s)
+        print(base); break
+    except OSError:
+        pass
+    finally:
+        for s in socks: s.close()
+PY
+)"
+[[ -n "$ops_port" ]] || fail "no four free ports in a row"
 api="http://127.0.0.1:$api_port"
 export DUEPAY_TOPIC="$topic" DUEPAY_PROJECTOR_GROUP="duepay-test-supervise-$suffix" \
   DUEPAY_LISTEN="127.0.0.1:$api_port" DUEPAY_CHECKOUT_URL="http://127.0.0.1:$checkout_port"
 unset DUEPAY_OPS_LISTEN
-"$BIN" dev --supervise --ops-listen "127.0.0.1:$ops_port" >"$WORK/dev.log" 2>&1 &
+"$BIN" dev --supervise --ops-listen "127.0.0.1:$ops_port" --ops-base-port "$ops_port" \
+  >"$WORK/dev.log" 2>&1 &
 sup=$!
 
 # The pid of the latest start of ROLE, from the supervisor's "role R started (pid N)" lines.
@@ -109,7 +129,25 @@ grep -q '^duepay_role_restarts_total{role="projector",reason="signal"} 0$' "$WOR
 promtool check metrics <"$WORK/metrics" >"$WORK/promtool.out" 2>&1 || fail "promtool: $(cat "$WORK/promtool.out")"
 say "api $api_pid killed by SIGSEGV, restarted as $new_api, creates again; projector and checkout untouched; counter 1"
 
-# 3. Stop.
+# 3. Every role's own ops listener, on the ports after the supervisor's.
+i=1
+for role in api checkout projector; do
+  port=$((ops_port + i))
+  i=$((i + 1))
+  ok=0
+  for _ in $(seq 100); do
+    curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null && { ok=1; break; }
+    sleep 0.1
+  done
+  ((ok)) || fail "$role: no /healthz on its ops port $port"
+  curl -fsS "http://127.0.0.1:$port/metrics" >"$WORK/metrics.$role" || fail "$role: no /metrics on $port"
+  promtool check metrics <"$WORK/metrics.$role" >"$WORK/promtool.$role" 2>&1 \
+    || fail "$role metrics: $(cat "$WORK/promtool.$role")"
+done
+grep -q '^duepay_http_request_duration_seconds' "$WORK/metrics.api" || fail "the api's ops port serves no api series"
+say "ops listeners: supervisor $ops_port, api $((ops_port + 1)), checkout $((ops_port + 2)), projector $((ops_port + 3))"
+
+# 4. Stop.
 kill -TERM "$sup"
 rc=0
 wait "$sup" || rc=$?
