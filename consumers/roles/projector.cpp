@@ -6,6 +6,7 @@
 #include <pqxx/pqxx>
 #include <thread>
 
+#include "consumers/roles/consumer_loop.hpp"
 #include "infra/config/env.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/log/log.hpp"
@@ -81,35 +82,16 @@ ProjectorSettings projector_settings_from_env() {
 }
 
 int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& stop) {
-    auto connect = [&] {
+    LoopConnection db([&] {
         auto c = std::make_unique<pqxx::connection>(settings.database_url);
         infra::postgres::prepare_charge_statements(*c);
         return c;
-    };
-    // Opened on first use (the offset lookup of the first assignment), so a projector started
-    // while Postgres is down waits for it instead of failing (and, in `duepay dev`, stopping the
-    // API with it): ADR 0044.
-    std::unique_ptr<pqxx::connection> conn;
-    // The rebalance callback runs inside poll on this thread, so it may use the same connection.
-    // A stale connection (Postgres restarted) is replaced once; if the database is still away the
-    // lookup throws and the consumer holds the partitions until a later poll (no abort).
-    auto lookup = [&](const std::string& topic, const std::vector<std::int32_t>& partitions) {
-        for (int attempt = 0;; ++attempt) {
-            try {
-                if (!conn || !conn->is_open()) conn = connect();
-                pqxx::read_transaction tx(*conn);
-                return infra::postgres::load_next_offsets(tx, settings.group_id, topic, partitions);
-            } catch (const pqxx::broken_connection&) {
-                conn.reset();
-                if (attempt >= 1) throw;
-            }
-        }
-    };
+    });
     infra::kafka::ConsumerSettings consumer_settings{settings.bootstrap, settings.group_id,
                                                      settings.topic, "duepay-projector"};
     consumer_settings.fetch_wait_max_ms = settings.fetch_wait_max_ms;
     consumer_settings.fetch_min_bytes = settings.fetch_min_bytes;
-    infra::kafka::KafkaConsumer consumer(consumer_settings, lookup);
+    infra::kafka::KafkaConsumer consumer(consumer_settings, stored_offsets(db, settings.group_id));
     kLog.info() << "projector: group " << settings.group_id << " on " << settings.topic;
     ProjectorMetrics metrics(settings.group_id);
     std::atomic<bool> database_ok{true};  // false from a failed batch until Postgres answers again
@@ -122,61 +104,39 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
     const bool trace = trace_env != nullptr && std::string(trace_env) == "1";
     std::size_t total = 0;
     auto last_report = std::chrono::steady_clock::now();
-    while (!stop) {
-        auto batch = consumer.poll_batch(settings.batch_max,
-                                         std::chrono::milliseconds(settings.poll_timeout_ms));
-        if (batch.empty()) continue;
-        try {
-            const auto started = std::chrono::steady_clock::now();
-            if (!conn || !conn->is_open()) conn = connect();
-            pqxx::work tx(*conn);
-            projections::charges::ApplyOptions options;
-            options.versions = settings.versions;
-            auto stats = projections::charges::apply_batch(tx, settings.group_id, batch, options);
-            tx.commit();
-            metrics.committed(
-                stats,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-            total += stats.messages;
-            if (trace) {
-                kLog.info() << "projector: batch " << stats.messages << " msgs, "
-                            << stats.new_events << " new, " << stats.charges << " rows, "
-                            << stats.quarantined << " quarantined in "
-                            << std::chrono::duration<double, std::milli>(
-                                   std::chrono::steady_clock::now() - started)
-                                   .count()
-                            << " ms";
-            }
-        } catch (const std::exception& e) {
-            // Nothing of the batch is durable: wait until Postgres answers again, then re-read the
-            // batch from the stored offsets (never skip it).
-            kLog.warn() << "projector: batch failed, retrying from stored offsets: " << e.what();
-            metrics.failed_batches.inc();
-            database_ok = false;
-            for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
-                try {
-                    if (!conn || !conn->is_open()) conn = connect();
-                    pqxx::nontransaction probe(*conn);
-                    probe.exec("select 1");
-                    database_ok = true;
-                    break;
-                } catch (const std::exception& again) {
-                    kLog.warn() << "projector: database still unavailable: " << again.what();
-                    conn.reset();
-                }
-            }
-            if (stop || !conn) break;
-            consumer.rewind_to_stored();
-            continue;
-        }
+    projections::charges::BatchStats stats;
+    std::chrono::steady_clock::time_point started;
+
+    ConsumerLoop loop{kLog, "projector", settings.group_id, settings.batch_max,
+                      settings.poll_timeout_ms};
+    loop.apply = [&](pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch) {
+        started = std::chrono::steady_clock::now();
+        projections::charges::ApplyOptions options;
+        options.versions = settings.versions;
+        stats = projections::charges::apply_batch(tx, settings.group_id, batch, options);
+    };
+    loop.on_committed = [&] {
         const auto now = std::chrono::steady_clock::now();
+        metrics.committed(stats, std::chrono::duration<double>(now - started).count());
+        total += stats.messages;
+        if (trace) {
+            kLog.info() << "projector: batch " << stats.messages << " msgs, " << stats.new_events
+                        << " new, " << stats.charges << " rows, " << stats.quarantined
+                        << " quarantined in "
+                        << std::chrono::duration<double, std::milli>(now - started).count()
+                        << " ms";
+        }
         if (now - last_report > std::chrono::seconds(10)) {
             kLog.info() << "projector: " << total << " events applied so far";
             last_report = now;
         }
-    }
-    consumer.close();
+    };
+    loop.on_failure = [&] {
+        metrics.failed_batches.inc();
+        database_ok = false;
+    };
+    loop.on_recovery = [&] { database_ok = true; };
+    run_consumer_loop(loop, consumer, db, stop);
     kLog.info() << "projector: stopped after " << total << " events";
     return 0;
 }

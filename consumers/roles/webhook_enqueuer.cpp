@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "consumers/roles/consumer_loop.hpp"
 #include "consumers/roles/webhook_loops.hpp"
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event_json.hpp"
@@ -101,49 +102,22 @@ EnqueueStats apply_messages(pqxx::work& tx, const std::string& group_id,
 }  // namespace
 
 void detail::run_webhook_enqueuer(const WebhooksSettings& s, const std::atomic<bool>& stop) {
-    auto conn = std::make_unique<pqxx::connection>(s.database_url);
-    auto lookup = [&](const std::string& topic, const std::vector<std::int32_t>& partitions) {
-        pqxx::read_transaction tx(*conn);
-        return pg::load_next_offsets(tx, s.group_id, topic, partitions);
-    };
+    LoopConnection db([&] { return std::make_unique<pqxx::connection>(s.database_url); });
     infra::kafka::KafkaConsumer consumer(
         infra::kafka::ConsumerSettings{s.bootstrap, s.group_id, s.topic, "duepay-webhooks"},
-        lookup);
+        stored_offsets(db, s.group_id));
     kLog.info() << "webhooks: enqueuer in group " << s.group_id << " on " << s.topic;
-    while (!stop) {
-        auto batch = consumer.poll_batch(s.batch_max, std::chrono::milliseconds(s.poll_timeout_ms));
-        if (batch.empty()) continue;
-        try {
-            pqxx::work tx(*conn);
-            const auto stats = apply_messages(tx, s.group_id, batch, true);
-            tx.commit();
-            if (stats.webhook_events > 0) {
-                kLog.info() << "webhooks: " << stats.webhook_events << " events, "
-                            << stats.deliveries << " deliveries queued from " << stats.messages
-                            << " messages";
-            }
-        } catch (const std::exception& e) {
-            // Nothing of the batch is durable: re-read it from the stored offsets once Postgres
-            // answers.
-            kLog.warn() << "webhooks: batch failed, retrying from stored offsets: " << e.what();
-            for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
-                try {
-                    if (!conn || !conn->is_open())
-                        conn = std::make_unique<pqxx::connection>(s.database_url);
-                    pqxx::nontransaction probe(*conn);
-                    probe.exec("select 1");
-                    break;
-                } catch (const std::exception& again) {
-                    kLog.warn() << "webhooks: database still unavailable: " << again.what();
-                    conn.reset();
-                }
-            }
-            if (stop || !conn) break;
-            consumer.rewind_to_stored();
-        }
-    }
-    consumer.close();
+    ConsumerLoop loop{kLog, "webhooks", s.group_id, s.batch_max, s.poll_timeout_ms};
+    EnqueueStats stats;
+    loop.apply = [&](pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch) {
+        stats = apply_messages(tx, s.group_id, batch, true);
+    };
+    loop.on_committed = [&] {
+        if (stats.webhook_events == 0) return;
+        kLog.info() << "webhooks: " << stats.webhook_events << " events, " << stats.deliveries
+                    << " deliveries queued from " << stats.messages << " messages";
+    };
+    run_consumer_loop(loop, consumer, db, stop);
 }
 
 std::optional<std::string> reapply_webhook_message(pqxx::work& tx,
