@@ -9,8 +9,10 @@
 
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace CLI {
@@ -33,8 +35,11 @@ CLI::App& admin_subcommand(CLI::App& parent, const std::string& name, const std:
 void admin_option(CLI::App& cmd, const std::string& name, std::optional<std::string>& value,
                   const std::string& help);
 
-// A rejection of an admin command's input: {"error":{"code","message"}} on stderr.
-struct AdminRejection {
+// A rejection of an admin command's input: {"error":{"code","message"}} on stderr. A
+// std::invalid_argument whose what() is the message; thrown as AdminRejection{code, message}.
+struct AdminRejection : std::invalid_argument {
+    AdminRejection(std::string rejection_code, const std::string& text)
+        : std::invalid_argument(text), code(std::move(rejection_code)), message(text) {}
     std::string code;
     std::string message;
 };

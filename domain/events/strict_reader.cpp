@@ -17,7 +17,7 @@ std::string Path::str() const {
 }
 
 void fail(const Path& at, std::string_view what) {
-    throw DecodeError{at.str() + ": " + std::string(what)};
+    throw DecodeError(at.str() + ": " + std::string(what));
 }
 
 std::uint64_t as_u64(const Value& v, const Path& at) {

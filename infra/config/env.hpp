@@ -2,15 +2,16 @@
 // that misses its configuration says which variable and where it usually comes from.
 #pragma once
 
-#include <stdexcept>
 #include <string>
+
+#include "infra/error.hpp"
 
 namespace duepay::infra::config {
 
 // A missing or malformed setting: not retryable, the process should exit with the message.
-class ConfigError : public std::runtime_error {
+class ConfigError : public InfraError {
   public:
-    using std::runtime_error::runtime_error;
+    explicit ConfigError(const std::string& what) : InfraError(what, false) {}
 };
 
 // The value of `name`, or throws ConfigError naming it (and var/dev.env, which defines them all).

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 #include <system_error>
 
 #include "domain/evm/keccak.hpp"
 #include "domain/hex.hpp"
+#include "infra/error.hpp"
 
 namespace duepay::infra::crypto {
 
@@ -33,8 +33,10 @@ Bytes32 os_random_32() {
         const ssize_t n = ::getrandom(seed.data() + filled, seed.size() - filled, 0);
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw std::system_error(errno, std::generic_category(),
-                                    "getrandom for secp256k1 blinding");
+            // The text std::system_error would give: "what: strerror".
+            throw InfraError(std::string("getrandom for secp256k1 blinding: ") +
+                                 std::generic_category().message(errno),
+                             false);
         }
         filled += static_cast<std::size_t>(n);
     }
@@ -87,11 +89,11 @@ Result<Secp256k1Signer> Secp256k1Signer::from_private_key(const Bytes32& private
                           "the secp256k1 private key is not below the group order n");
     }
     ContextPtr ctx(secp256k1_context_create(SECP256K1_CONTEXT_NONE));
-    if (!ctx) throw std::runtime_error("secp256k1_context_create failed");
+    if (!ctx) throw InfraError("secp256k1_context_create failed", false);
     Bytes32 seed = os_random_32();
     const int randomised = secp256k1_context_randomize(ctx.get(), seed.data());
     ::explicit_bzero(seed.data(), seed.size());
-    if (!randomised) throw std::runtime_error("secp256k1_context_randomize failed");
+    if (!randomised) throw InfraError("secp256k1_context_randomize failed", false);
 
     secp256k1_pubkey pubkey;
     if (!secp256k1_ec_pubkey_create(ctx.get(), &pubkey, private_key.data())) {
@@ -120,7 +122,7 @@ Signature Secp256k1Signer::sign_digest(const Bytes32& digest) const {
     if (!secp256k1_ecdsa_sign_recoverable(ctx_.get(), &sig, digest.data(), key_.data(), nullptr,
                                           nullptr)) {
         // Only possible for an invalid key, which the factory already rejected.
-        throw std::logic_error("secp256k1_ecdsa_sign_recoverable failed for a validated key");
+        throw InfraError("secp256k1_ecdsa_sign_recoverable failed for a validated key", false);
     }
     Signature out;
     int recid = 0;
@@ -128,7 +130,7 @@ Signature Secp256k1Signer::sign_digest(const Bytes32& digest) const {
                                                             &sig);
     // libsecp256k1 always returns low-s. Recovery ids 2 and 3 need r >= n (probability ~2^-127)
     // and have no EVM encoding.
-    if (recid > 1) throw std::logic_error("secp256k1 recovery id above 1");
+    if (recid > 1) throw InfraError("secp256k1 recovery id above 1", false);
     out.bytes[64] = static_cast<std::uint8_t>(27 + recid);
     return out;
 }

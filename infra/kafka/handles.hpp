@@ -31,4 +31,30 @@ inline void set_conf(rd_kafka_conf_t* conf, const std::string& name, const std::
     }
 }
 
+// Whether a request that failed with `err` may succeed if made again (KafkaError::retryable): the
+// broker was not reached or did not answer in time, or a leader, coordinator or controller is in
+// transit. Anything else (an invalid request, a refused setting, a missing topic) is not.
+inline bool transient(rd_kafka_resp_err_t err) {
+    switch (err) {
+        case RD_KAFKA_RESP_ERR__TRANSPORT:
+        case RD_KAFKA_RESP_ERR__RESOLVE:
+        case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+        case RD_KAFKA_RESP_ERR__TIMED_OUT:
+        case RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE:
+        case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
+        case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+        case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
+        case RD_KAFKA_RESP_ERR_BROKER_NOT_AVAILABLE:
+        case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION:
+        case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
+        case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+        case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
+        case RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS:
+        case RD_KAFKA_RESP_ERR_NOT_CONTROLLER:
+            return true;
+        default:
+            return false;
+    }
+}
+
 }  // namespace duepay::infra::kafka::detail

@@ -1,10 +1,10 @@
 #include "infra/kafka/kafka_consumer.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "infra/config/env.hpp"
 #include "infra/kafka/client_config.hpp"
+#include "infra/kafka/kafka_error.hpp"
 #include "infra/log/log.hpp"
 #include "infra/metrics/ops_server.hpp"
 
@@ -31,14 +31,15 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
     rd_kafka_conf_set_opaque(conf.get(), this);
     char err[512];
     rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
-    if (rk == nullptr) throw std::runtime_error(std::string("kafka consumer: ") + err);
+    if (rk == nullptr) throw KafkaError(std::string("kafka consumer: ") + err, false);
     conf.release();
     consumer_.reset(rk);
     rd_kafka_poll_set_consumer(rk);
     detail::PartitionListHandle topics(rd_kafka_topic_partition_list_new(1));
     rd_kafka_topic_partition_list_add(topics.get(), settings_.topic.c_str(), RD_KAFKA_PARTITION_UA);
     if (auto e = rd_kafka_subscribe(rk, topics.get()); e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        throw std::runtime_error(std::string("kafka subscribe: ") + rd_kafka_err2str(e));
+        throw KafkaError(std::string("kafka subscribe: ") + rd_kafka_err2str(e),
+                         detail::transient(e));
     }
     lag_metric_ = metrics::registry().collect(
         "duepay_kafka_consumer_lag",

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "infra/kafka/client_config.hpp"
+#include "infra/kafka/kafka_error.hpp"
 #include "infra/log/log.hpp"
 #include "infra/metrics/ops_server.hpp"
 
@@ -55,7 +56,7 @@ KafkaEventLog::KafkaEventLog(ProducerSettings settings)
     rd_kafka_conf_set_opaque(conf.get(), this);
     char err[512];
     rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
-    if (rk == nullptr) throw std::runtime_error(std::string("kafka producer: ") + err);
+    if (rk == nullptr) throw KafkaError(std::string("kafka producer: ") + err, false);
     conf.release();  // owned by rk now
     producer_.reset(rk);
     poller_ = std::thread([this] { poll_loop(); });

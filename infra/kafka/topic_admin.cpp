@@ -5,6 +5,7 @@
 
 #include "infra/kafka/client_config.hpp"
 #include "infra/kafka/handles.hpp"
+#include "infra/kafka/kafka_error.hpp"
 
 namespace duepay::infra::kafka {
 namespace {
@@ -21,14 +22,14 @@ detail::KafkaHandle admin_client(const std::string& bootstrap) {
     detail::set_conf(conf.get(), "bootstrap.servers", bootstrap);
     char err[512];
     rd_kafka_t* raw = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
-    if (raw == nullptr) throw std::runtime_error(std::string("kafka admin: ") + err);
+    if (raw == nullptr) throw KafkaError(std::string("kafka admin: ") + err, false);
     conf.release();
     return detail::KafkaHandle(raw);
 }
 
 void set_topic_config(rd_kafka_NewTopic_t* topic, const char* name, const std::string& value) {
     if (rd_kafka_NewTopic_set_config(topic, name, value.c_str()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        throw std::runtime_error(std::string("kafka admin: cannot set ") + name);
+        throw KafkaError(std::string("kafka admin: cannot set ") + name, false);
     }
 }
 }  // namespace
@@ -50,7 +51,7 @@ void ensure_topic(const std::string& bootstrap, const std::string& topic,
     char err[512];
     std::unique_ptr<rd_kafka_NewTopic_t, AdminDeleter> new_topic(rd_kafka_NewTopic_new(
         topic.c_str(), settings.partitions, settings.replication_factor, err, sizeof err));
-    if (!new_topic) throw std::runtime_error(std::string("kafka admin: ") + err);
+    if (!new_topic) throw KafkaError(std::string("kafka admin: ") + err, false);
     set_topic_config(new_topic.get(), "retention.ms", "-1");
     set_topic_config(new_topic.get(), "retention.bytes", "-1");
     set_topic_config(new_topic.get(), "min.insync.replicas", std::to_string(min_insync));
@@ -65,10 +66,10 @@ void ensure_topic(const std::string& bootstrap, const std::string& topic,
     rd_kafka_CreateTopics(rk.get(), topics, 1, options.get(), queue.get());
     std::unique_ptr<rd_kafka_event_t, AdminDeleter> event(
         rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
-    if (!event) throw std::runtime_error("kafka admin: CreateTopics timed out");
-    if (rd_kafka_event_error(event.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        throw std::runtime_error(std::string("kafka admin: ") +
-                                 rd_kafka_event_error_string(event.get()));
+    if (!event) throw KafkaError("kafka admin: CreateTopics timed out", true);
+    if (const auto e = rd_kafka_event_error(event.get()); e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        throw KafkaError(std::string("kafka admin: ") + rd_kafka_event_error_string(event.get()),
+                         detail::transient(e));
     }
     const rd_kafka_CreateTopics_result_t* result = rd_kafka_event_CreateTopics_result(event.get());
     size_t count = 0;
@@ -76,8 +77,9 @@ void ensure_topic(const std::string& bootstrap, const std::string& topic,
     for (size_t i = 0; i < count; ++i) {
         auto e = rd_kafka_topic_result_error(results[i]);
         if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
-            throw std::runtime_error("kafka admin: create " + topic + ": " +
-                                     rd_kafka_topic_result_error_string(results[i]));
+            throw KafkaError("kafka admin: create " + topic + ": " +
+                                 rd_kafka_topic_result_error_string(results[i]),
+                             detail::transient(e));
         }
     }
 }
@@ -105,10 +107,10 @@ std::map<std::string, std::string> describe_topic_config(const std::string& boot
     rd_kafka_DescribeConfigs(rk.get(), resources, 1, options.get(), queue.get());
     std::unique_ptr<rd_kafka_event_t, AdminDeleter> event(
         rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
-    if (!event) throw std::runtime_error("kafka admin: DescribeConfigs timed out");
-    if (rd_kafka_event_error(event.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        throw std::runtime_error(std::string("kafka admin: ") +
-                                 rd_kafka_event_error_string(event.get()));
+    if (!event) throw KafkaError("kafka admin: DescribeConfigs timed out", true);
+    if (const auto e = rd_kafka_event_error(event.get()); e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        throw KafkaError(std::string("kafka admin: ") + rd_kafka_event_error_string(event.get()),
+                         detail::transient(e));
     }
     const rd_kafka_DescribeConfigs_result_t* result =
         rd_kafka_event_DescribeConfigs_result(event.get());
@@ -117,9 +119,11 @@ std::map<std::string, std::string> describe_topic_config(const std::string& boot
         rd_kafka_DescribeConfigs_result_resources(result, &count);
     std::map<std::string, std::string> out;
     for (size_t i = 0; i < count; ++i) {
-        if (rd_kafka_ConfigResource_error(described[i]) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-            throw std::runtime_error("kafka admin: describe " + topic + ": " +
-                                     rd_kafka_ConfigResource_error_string(described[i]));
+        if (const auto e = rd_kafka_ConfigResource_error(described[i]);
+            e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            throw KafkaError("kafka admin: describe " + topic + ": " +
+                                 rd_kafka_ConfigResource_error_string(described[i]),
+                             detail::transient(e));
         }
         size_t n = 0;
         const rd_kafka_ConfigEntry_t** entries = rd_kafka_ConfigResource_configs(described[i], &n);

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "infra/kafka/kafka_error.hpp"
+
 namespace duepay::infra::kafka {
 
 struct TopicSettings {
@@ -23,8 +25,8 @@ int min_insync_replicas_for(const TopicSettings& s);
 
 // Creates `topic` with `settings` unless it exists (an existing topic is left as it is). Throws
 // std::invalid_argument for impossible settings (partitions or rf < 1, min.insync.replicas
-// outside 1..rf) and std::runtime_error on any other failure (e.g. rf above the broker count) or
-// timeout.
+// outside 1..rf) and KafkaError on any other failure (e.g. rf above the broker count: not
+// retryable) or timeout (retryable).
 void ensure_topic(const std::string& bootstrap, const std::string& topic,
                   const TopicSettings& settings, std::chrono::milliseconds timeout);
 
@@ -33,7 +35,7 @@ void ensure_topic(const std::string& bootstrap, const std::string& topic, int pa
                   std::chrono::milliseconds timeout);
 
 // The topic's configuration as the broker reports it (name -> value; null values omitted).
-// Throws std::runtime_error.
+// Throws KafkaError.
 std::map<std::string, std::string> describe_topic_config(const std::string& bootstrap,
                                                          const std::string& topic,
                                                          std::chrono::milliseconds timeout);

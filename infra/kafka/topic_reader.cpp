@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <memory>
-#include <stdexcept>
 
 #include "infra/kafka/client_config.hpp"
+#include "infra/kafka/kafka_error.hpp"
 #include "infra/log/log.hpp"
 
 namespace duepay::infra::kafka {
@@ -13,8 +13,8 @@ namespace {
 constexpr int kTimeoutMs = 10000;
 constexpr log::Logger kLog{"kafka"};
 
-std::runtime_error kafka_error(const std::string& what, rd_kafka_resp_err_t err) {
-    return std::runtime_error(what + ": " + rd_kafka_err2str(err));
+KafkaError kafka_error(const std::string& what, rd_kafka_resp_err_t err) {
+    return KafkaError(what + ": " + rd_kafka_err2str(err), detail::transient(err));
 }
 
 }  // namespace
@@ -37,7 +37,7 @@ TopicReader::TopicReader(const std::string& bootstrap, std::string topic,
     detail::set_conf(conf.get(), "queued.min.messages", "200000");
     char err[512];
     rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
-    if (rk == nullptr) throw std::runtime_error(std::string("kafka reader: ") + err);
+    if (rk == nullptr) throw KafkaError(std::string("kafka reader: ") + err, false);
     conf.release();
     consumer_.reset(rk);
     rd_kafka_poll_set_consumer(rk);

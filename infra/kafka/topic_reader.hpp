@@ -9,12 +9,12 @@
 #include <cstdint>
 #include <map>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "infra/kafka/handles.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
+#include "infra/kafka/kafka_error.hpp"
 
 namespace duepay::infra::kafka {
 
@@ -26,17 +26,10 @@ struct PartitionRange {
     std::int64_t size() const { return end > begin ? end - begin : 0; }
 };
 
-// The topic named does not exist on the broker (a caller's input: `duepay events export` answers
-// unknown_topic, exit 2).
-class UnknownTopic : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
-
 class TopicReader {
   public:
-    // Throws UnknownTopic when the topic does not exist, std::runtime_error when the broker does
-    // not answer.
+    // Throws UnknownTopic when the topic does not exist, KafkaError when the broker does not
+    // answer.
     TopicReader(const std::string& bootstrap, std::string topic, const std::string& client_id);
     ~TopicReader();
     TopicReader(const TopicReader&) = delete;

@@ -1,9 +1,9 @@
 #include "infra/postgres/api_ports.hpp"
 
-#include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "infra/error.hpp"
 #include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/merchant_event_store.hpp"
@@ -16,7 +16,7 @@ domain::events::PaymentMode stored_payment_mode(const ChargeRow& row) {
     if (row.payment_mode == "wallet") return PaymentMode::wallet;
     if (row.payment_mode == "transfer") return PaymentMode::transfer;
     if (row.payment_mode == "both") return PaymentMode::both;
-    throw std::logic_error("charge row " + row.invoice_id + ": payment_mode " + row.payment_mode);
+    throw InfraError("charge row " + row.invoice_id + ": payment_mode " + row.payment_mode, false);
 }
 
 api::MerchantEvent merchant_event_of(MerchantEvent e) {

@@ -24,8 +24,8 @@
 
 namespace duepay::infra::postgres {
 
-// The row as the API shows it; throws std::logic_error for a mode or payment mode the projection
-// cannot have written.
+// The row as the API shows it; throws InfraError (not retryable) for a mode or payment mode the
+// projection cannot have written.
 api::ChargeView charge_view_of(ChargeRow row);
 
 class PgKeyDirectory final : public api::KeyDirectory {

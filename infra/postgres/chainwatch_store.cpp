@@ -1,17 +1,23 @@
 #include "infra/postgres/chainwatch_store.hpp"
 
 #include <pqxx/pqxx>
-#include <stdexcept>
+#include <string>
 
 #include "domain/hex.hpp"
+#include "infra/postgres/pool.hpp"
 
 namespace duepay::infra::postgres {
 namespace {
 
 constexpr int kLockClass = 0x6477;  // pg_advisory_lock(int, int): (chainwatch, chain id)
 
-[[noreturn]] void rethrow_as_runtime(const char* what, const std::exception& e) {
-    throw std::runtime_error(std::string(what) + ": " + e.what());
+// A lost or refused connection may come back (DatabaseUnavailable, retryable); any other driver
+// failure (a statement the server rejects) will not.
+[[noreturn]] void rethrow_as_infra(const char* what, const pqxx::failure& e) {
+    const std::string message = std::string(what) + ": " + e.what();
+    if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr)
+        throw DatabaseUnavailable(message);
+    throw InfraError(message, false);
 }
 
 }  // namespace
@@ -25,7 +31,7 @@ ChainCheckpointStore::ChainCheckpointStore(const std::string& database_url) {
     try {
         impl_ = std::make_unique<Impl>(database_url);
     } catch (const pqxx::failure& e) {
-        rethrow_as_runtime("chainwatch checkpoint store: connect", e);
+        rethrow_as_infra("chainwatch checkpoint store: connect", e);
     }
 }
 
@@ -39,10 +45,10 @@ std::optional<ChainCheckpoint> ChainCheckpointStore::load(std::uint64_t chain_id
             static_cast<std::int64_t>(chain_id));
         if (r.empty()) return std::nullopt;
         const auto hash = domain::from_hex_fixed<32>(r[0][1].as<std::string>());
-        if (!hash) throw std::runtime_error("chainwatch checkpoint: malformed block hash");
+        if (!hash) throw InfraError("chainwatch checkpoint: malformed block hash", false);
         return ChainCheckpoint{static_cast<std::uint64_t>(r[0][0].as<std::int64_t>()), *hash};
     } catch (const pqxx::failure& e) {
-        rethrow_as_runtime("chainwatch checkpoint: load", e);
+        rethrow_as_infra("chainwatch checkpoint: load", e);
     }
 }
 
@@ -58,7 +64,7 @@ void ChainCheckpointStore::store(std::uint64_t chain_id, const ChainCheckpoint& 
             domain::to_hex(checkpoint.hash));
         tx.commit();
     } catch (const pqxx::failure& e) {
-        rethrow_as_runtime("chainwatch checkpoint: store", e);
+        rethrow_as_infra("chainwatch checkpoint: store", e);
     }
 }
 
@@ -72,7 +78,7 @@ ChainLeaderLock::ChainLeaderLock(const std::string& database_url, std::uint64_t 
     try {
         impl_ = std::make_unique<Impl>(database_url, chain_id);
     } catch (const pqxx::failure& e) {
-        rethrow_as_runtime("chainwatch leader lock: connect", e);
+        rethrow_as_infra("chainwatch leader lock: connect", e);
     }
 }
 
@@ -86,7 +92,7 @@ bool ChainLeaderLock::try_acquire() {
                           static_cast<int>(impl_->chain_id))[0]
             .as<bool>();
     } catch (const pqxx::failure& e) {
-        rethrow_as_runtime("chainwatch leader lock", e);
+        rethrow_as_infra("chainwatch leader lock", e);
     }
 }
 

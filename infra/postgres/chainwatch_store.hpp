@@ -1,7 +1,7 @@
 // chainwatch's Postgres state: the checkpoint of a chain (schemas/migrations/0020_chainwatch.sql)
 // and the leader lock that makes one chainwatch per chain (docs/chainwatch.md). Driver errors
-// stay in here: callers see std::runtime_error (the round fails, the role exits and resumes from
-// the checkpoint) or a bool.
+// stay in here: callers see an InfraError (DatabaseUnavailable for a lost connection; the round
+// fails, the role exits and resumes from the checkpoint) or a bool.
 #pragma once
 
 #include <cstdint>

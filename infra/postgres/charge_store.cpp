@@ -3,11 +3,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <stdexcept>
 #include <string_view>
 #include <type_traits>
 
 #include "domain/events/event.hpp"
+#include "infra/error.hpp"
 #include "infra/postgres/detail/charge_columns.hpp"
 #include "infra/postgres/detail/sql_text.hpp"
 
@@ -273,7 +273,7 @@ std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::stri
 domain::events::Mode stored_mode(const std::string& text) {
     if (text == "test") return domain::events::Mode::test;
     if (text == "live") return domain::events::Mode::live;
-    throw std::logic_error("stored mode is neither test nor live: " + text);
+    throw InfraError("stored mode is neither test nor live: " + text, false);
 }
 
 std::optional<api::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,

@@ -15,7 +15,8 @@
 
 namespace duepay::infra::postgres {
 
-// The mode column ('test' | 'live') as the domain's enum; throws std::logic_error otherwise.
+// The mode column ('test' | 'live') as the domain's enum; throws InfraError (not retryable)
+// otherwise.
 domain::events::Mode stored_mode(const std::string& text);
 
 inline constexpr const char* kChargesChannel =

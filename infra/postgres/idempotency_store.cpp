@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "infra/error.hpp"
+
 namespace duepay::infra::postgres {
 
 domain::Result<std::string> parse_idempotency_key(std::string_view value) {
@@ -142,7 +144,7 @@ bool IdempotencyStore::complete(const domain::ProjectId& project, const std::str
                                 const random::Digest32& fingerprint,
                                 const StoredResponse& response) {
     if (response.status < 200 || response.status > 299) {
-        throw std::logic_error("idempotency: only successful responses are stored");
+        throw InfraError("idempotency: only successful responses are stored", false);
     }
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
     const pqxx::binarystring body(response.body.data(), response.body.size());

@@ -55,7 +55,8 @@ class IdempotencyStore final : public api::IdempotencyKeys {
     BeginResult begin(const domain::ProjectId& project, const std::string& key,
                       const random::Digest32& fingerprint) override;
 
-    // Stores a success (2xx; anything else is a logic_error: failures are never replayed). False if
+    // Stores a success (2xx; anything else throws InfraError, not retryable: failures are never
+    // replayed). False if
     // the row was no longer ours (taken over after lock_timeout, or purged).
     bool complete(const domain::ProjectId& project, const std::string& key,
                   const random::Digest32& fingerprint, const StoredResponse& response) override;

@@ -4,6 +4,7 @@
 
 #include "domain/hex.hpp"
 #include "domain/text.hpp"
+#include "infra/error.hpp"
 #include "infra/log/log.hpp"
 
 namespace duepay::infra::postgres {
@@ -22,7 +23,7 @@ std::string bytes_to_hex(std::string_view bytes) {
 
 std::string hex_to_bytes(std::string_view hex) {
     auto bytes = domain::from_hex(hex);
-    if (!bytes) throw std::runtime_error("quarantine: stored bytes are not hex");
+    if (!bytes) throw InfraError("quarantine: stored bytes are not hex", false);
     return std::string(bytes->begin(), bytes->end());
 }
 

@@ -1,6 +1,6 @@
 #include "infra/postgres/rate_limiter.hpp"
 
-#include <stdexcept>
+#include "infra/error.hpp"
 
 namespace duepay::infra::postgres {
 
@@ -19,7 +19,7 @@ LimitDecision RateLimiter::take_charge_creation(const std::string& project_id,
             "select outcome, retry_after_ms, month::text, month_count, decided_at::text "
             "from take_charge_creation($1, $2, $3)",
             project_id, limits.per_minute, limits.monthly_quota);
-        if (rows.size() != 1) throw std::logic_error("take_charge_creation returned no row");
+        if (rows.size() != 1) throw InfraError("take_charge_creation returned no row", false);
         const auto& r = rows[0];
         LimitDecision d;
         const auto outcome = r[0].as<std::string>();
@@ -30,7 +30,7 @@ LimitDecision RateLimiter::take_charge_creation(const std::string& project_id,
         } else if (outcome == "quota_exceeded") {
             d.outcome = LimitOutcome::quota_exceeded;
         } else {
-            throw std::logic_error("take_charge_creation: unknown outcome " + outcome);
+            throw InfraError("take_charge_creation: unknown outcome " + outcome, false);
         }
         d.retry_after_ms = r[1].as<std::int64_t>();
         d.month = r[2].as<std::string>();

@@ -3,10 +3,10 @@
 #include <qrencode.h>
 
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "domain/text.hpp"
+#include "infra/error.hpp"
 
 namespace duepay::infra::qr {
 namespace {
@@ -22,7 +22,7 @@ std::string qr_svg(std::string_view text, std::string_view title) {
     std::unique_ptr<QRcode, QrFree> code(
         QRcode_encodeData(static_cast<int>(data.size()),
                           reinterpret_cast<const unsigned char*>(data.data()), 0, QR_ECLEVEL_M));
-    if (!code) throw std::runtime_error("qr_svg: the text cannot be encoded as a QR code");
+    if (!code) throw InfraError("qr_svg: the text cannot be encoded as a QR code", false);
     constexpr int kQuiet = 4;
     const int width = code->width;
     const int size = width + 2 * kQuiet;

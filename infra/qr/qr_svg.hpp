@@ -10,7 +10,8 @@ namespace duepay::infra::qr {
 // An <svg> element (no XML prolog) of the QR code of `text` in byte mode, error correction level
 // M, with the 4-module quiet zone of ISO/IEC 18004; one <path> of unit squares, black on white,
 // scalable (viewBox in modules). `title` becomes the accessible name (escaped). Throws
-// std::runtime_error when the text does not fit a QR code (over ~2.3 KB) or memory runs out.
+// InfraError (not retryable) when the text does not fit a QR code (over ~2.3 KB) or memory runs
+// out.
 std::string qr_svg(std::string_view text, std::string_view title);
 
 }  // namespace duepay::infra::qr

@@ -4,7 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include <stdexcept>
+#include "infra/random/random.hpp"
 
 namespace duepay::infra::random {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 const EVP_MD* sha256_md() {
     static EVP_MD* const md = [] {
         EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-        if (fetched == nullptr) throw std::runtime_error("EVP_MD_fetch(SHA256) failed");
+        if (fetched == nullptr) throw RandomError("EVP_MD_fetch(SHA256) failed");
         return fetched;
     }();
     return md;
@@ -28,7 +28,7 @@ Digest32 sha256(std::string_view data) {
     unsigned int len = 0;
     if (EVP_Digest(data.data(), data.size(), out.data(), &len, sha256_md(), nullptr) != 1 ||
         len != 32) {
-        throw std::runtime_error("EVP_Digest(sha256) failed");
+        throw RandomError("EVP_Digest(sha256) failed");
     }
     return out;
 }
@@ -40,7 +40,7 @@ Digest32 hmac_sha256(std::span<const std::uint8_t> key, std::string_view message
              reinterpret_cast<const unsigned char*>(message.data()), message.size(), out.data(),
              &len) == nullptr ||
         len != 32) {
-        throw std::runtime_error("HMAC(sha256) failed");
+        throw RandomError("HMAC(sha256) failed");
     }
     return out;
 }

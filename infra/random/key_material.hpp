@@ -1,5 +1,6 @@
 // Hashes for secrets (OpenSSL): SHA-256 of API keys (only the hash is stored), HMAC-SHA256 for
-// deterministic key derivation, and a constant-time comparison.
+// deterministic key derivation, and a constant-time comparison. OpenSSL failing to hash throws
+// RandomError (random.hpp, not retryable).
 #pragma once
 
 #include <array>

@@ -1,18 +1,21 @@
 // Cryptographically secure random bytes (OpenSSL RAND_bytes). Throws RandomError if the CSPRNG
 // fails, which is not retryable: the process should stop rather than mint guessable ids.
+// RandomError is also what key_material.hpp throws when OpenSSL cannot hash.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <stdexcept>
+#include <string>
+
+#include "infra/error.hpp"
 
 namespace duepay::infra::random {
 
-class RandomError : public std::runtime_error {
+class RandomError : public InfraError {
   public:
-    using std::runtime_error::runtime_error;
+    explicit RandomError(const std::string& what) : InfraError(what, false) {}
 };
 
 void fill_random(std::span<std::uint8_t> out);

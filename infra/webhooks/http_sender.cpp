@@ -3,8 +3,7 @@
 #include <curl/curl.h>
 #include <sys/socket.h>
 
-#include <stdexcept>
-
+#include "infra/curl/curl_error.hpp"
 #include "infra/webhooks/address_guard.hpp"
 
 namespace duepay::infra::webhooks {
@@ -48,14 +47,14 @@ curl_socket_t on_open_socket(void* user, curlsocktype purpose, curl_sockaddr* ad
 
 void check(CURLcode code, const char* what) {
     if (code != CURLE_OK)
-        throw std::runtime_error(std::string(what) + ": " + curl_easy_strerror(code));
+        throw curl::CurlError(std::string(what) + ": " + curl_easy_strerror(code));
 }
 
 }  // namespace
 
 HttpSender::HttpSender(SenderSettings settings) : settings_(settings) {
     multi_ = curl::make_multi();
-    if (!multi_) throw std::runtime_error("curl_multi_init failed");
+    if (!multi_) throw curl::CurlError("curl_multi_init failed");
 }
 
 HttpSender::~HttpSender() {
@@ -66,7 +65,7 @@ HttpSender::~HttpSender() {
 void HttpSender::start(HttpRequest request) {
     auto t = std::make_unique<Transfer>();
     t->easy = curl::make_easy();
-    if (!t->easy) throw std::runtime_error("curl_easy_init failed");
+    if (!t->easy) throw curl::CurlError("curl_easy_init failed");
     t->request = std::move(request);
     t->max_body = settings_.max_response_bytes;
     t->allow_insecure = settings_.allow_insecure && t->request.test_mode;
@@ -101,7 +100,7 @@ void HttpSender::start(HttpRequest request) {
     check(curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get()), "CURLOPT_OPENSOCKETDATA");
     t->started = std::chrono::steady_clock::now();
     if (curl_multi_add_handle(multi_.get(), e) != CURLM_OK) {
-        throw std::runtime_error("curl_multi_add_handle failed");
+        throw curl::CurlError("curl_multi_add_handle failed");
     }
     transfers_.emplace(e, std::move(t));
 }

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -35,7 +36,10 @@ namespace duepay::domain::events::detail {
 
 namespace rapidjson = ::duepay_events_rapidjson;
 
-struct DecodeError {
+// The event is not what its schema allows (a rejected input, hence std::invalid_argument);
+// `message` names the field, what() says the same.
+struct DecodeError : std::invalid_argument {
+    explicit DecodeError(const std::string& text) : std::invalid_argument(text), message(text) {}
     std::string message;
 };
 

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "infra/error.hpp"
 #include "tests/integration/guards/guards_support.hpp"
 
 namespace duepay::tests::guards {
@@ -140,7 +141,7 @@ TEST_F(IdempotencyIt, AbandonFreesTheKeyAndFailuresAreNeverStored) {
     ASSERT_EQ(store.begin(ProjectId{project_}, "retry-me", fp_).outcome, BeginOutcome::created);
     EXPECT_THROW(
         store.complete(ProjectId{project_}, "retry-me", fp_, StoredResponse{503, {}, "{}"}),
-        std::logic_error);
+        infra::InfraError);
     store.abandon(ProjectId{project_}, "retry-me", fp_);
     EXPECT_EQ(store.begin(ProjectId{project_}, "retry-me", fp_).outcome, BeginOutcome::created);
     EXPECT_EQ(store.begin(ProjectId{project_}, "retry-me", fp_).outcome, BeginOutcome::in_flight);

@@ -11,6 +11,7 @@
 #include "domain/evm/eip712.hpp"
 #include "domain/hex.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/error.hpp"
 #include "infra/qr/qr_svg.hpp"
 
 namespace duepay::api::checkout {
@@ -237,7 +238,13 @@ TEST(CheckoutQr, SvgOfTheText) {
     EXPECT_EQ(svg.rfind("<svg", 0), 0u);
     EXPECT_NE(svg.find("<title>a&lt;b</title>"), std::string::npos);
     EXPECT_NE(svg.find("h1v1h-1z"), std::string::npos);
-    EXPECT_THROW(infra::qr::qr_svg(std::string(8000, 'x'), ""), std::runtime_error);
+    try {
+        infra::qr::qr_svg(std::string(8000, 'x'), "");
+        ADD_FAILURE() << "a text too long for a QR code was encoded";
+    } catch (const infra::InfraError& e) {
+        EXPECT_FALSE(e.retryable());
+        EXPECT_STREQ(e.what(), "qr_svg: the text cannot be encoded as a QR code");
+    }
 }
 
 // ---- routes ----

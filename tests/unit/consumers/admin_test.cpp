@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <type_traits>
 
 #include "infra/config/env.hpp"
 
@@ -32,6 +33,19 @@ TEST(DeriveTestKey, RefusesShortOrMalformedSecrets) {
     EXPECT_THROW(derive_test_key("0011223344", "key_x"), infra::config::ConfigError);
     EXPECT_THROW(derive_test_key("not hex at all, not hex at all!!", "key_x"),
                  infra::config::ConfigError);
+}
+
+TEST(AdminRejection, IsAStdExceptionThatKeepsItsCodeAndMessage) {
+    static_assert(std::is_base_of_v<std::exception, AdminRejection>);
+    try {
+        throw AdminRejection{"invalid_mode", "--mode must be test or live"};
+    } catch (const std::exception& e) {
+        EXPECT_STREQ(e.what(), "--mode must be test or live");
+        const auto* rejection = dynamic_cast<const AdminRejection*>(&e);
+        ASSERT_NE(rejection, nullptr);
+        EXPECT_EQ(rejection->code, "invalid_mode");
+        EXPECT_EQ(rejection->message, "--mode must be test or live");
+    }
 }
 
 // Captures std::cerr while alive.

@@ -1,12 +1,17 @@
 // One base for infrastructure failures (infra/error.hpp): every adapter's exception is caught as
-// InfraError and keeps what it says about retrying.
+// InfraError and keeps what it says about retrying. scripts/check-errors.sh keeps bare
+// std::runtime_error and std::logic_error throws out of infra/.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <type_traits>
 
+#include "infra/config/env.hpp"
+#include "infra/curl/curl_error.hpp"
 #include "infra/error.hpp"
+#include "infra/kafka/kafka_error.hpp"
 #include "infra/postgres/pool.hpp"
+#include "infra/random/random.hpp"
 #include "infra/rates/rate_source.hpp"
 #include "infra/rpc/rpc_client.hpp"
 
@@ -16,6 +21,11 @@ namespace {
 static_assert(std::is_base_of_v<InfraError, rpc::RpcError>);
 static_assert(std::is_base_of_v<InfraError, rates::RateUnavailable>);
 static_assert(std::is_base_of_v<InfraError, postgres::DatabaseUnavailable>);
+static_assert(std::is_base_of_v<InfraError, kafka::KafkaError>);
+static_assert(std::is_base_of_v<kafka::KafkaError, kafka::UnknownTopic>);
+static_assert(std::is_base_of_v<InfraError, curl::CurlError>);
+static_assert(std::is_base_of_v<InfraError, config::ConfigError>);
+static_assert(std::is_base_of_v<InfraError, random::RandomError>);
 
 bool retryable_when_caught_as_base(const std::function<void()>& thrower) {
     try {
@@ -35,6 +45,13 @@ TEST(InfraError, EveryAdapterErrorIsCaughtAsOneBaseAndKeepsRetryable) {
         retryable_when_caught_as_base([] { throw rates::RateUnavailable("no feed", false); }));
     EXPECT_TRUE(retryable_when_caught_as_base([] { throw rates::RateUnavailable("stale", true); }));
     EXPECT_TRUE(retryable_when_caught_as_base([] { throw postgres::DatabaseUnavailable("down"); }));
+    EXPECT_TRUE(retryable_when_caught_as_base(
+        [] { throw kafka::KafkaError("kafka admin: CreateTopics timed out", true); }));
+    EXPECT_FALSE(retryable_when_caught_as_base([] { throw kafka::UnknownTopic("no topic t"); }));
+    EXPECT_FALSE(
+        retryable_when_caught_as_base([] { throw curl::CurlError("curl_easy_init failed"); }));
+    EXPECT_FALSE(retryable_when_caught_as_base([] { throw config::ConfigError("missing"); }));
+    EXPECT_FALSE(retryable_when_caught_as_base([] { throw random::RandomError("RAND_bytes"); }));
     try {
         throw rpc::RpcError("refused", false, -32601);
     } catch (const rpc::RpcError& e) {
