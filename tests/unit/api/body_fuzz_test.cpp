@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -279,6 +280,11 @@ TEST_F(BodyFuzz, EveryBodyRouteAnswersEveryHostileBodyInTheEnvelope) {
         std::string what;
     } slowest;
     std::size_t tried = 0, deep = 0, duplicate = 0, ok = 0;
+    struct PerKind {
+        std::size_t n = 0;
+        double total_us = 0, max_us = 0;
+    };
+    std::map<std::string, PerKind> kinds;
     for (std::size_t i = 0; i < cases; ++i) {
         const auto& route = routes()[i % routes().size()];
         const auto input = generate(rng, route.valid);
@@ -289,6 +295,10 @@ TEST_F(BodyFuzz, EveryBodyRouteAnswersEveryHostileBodyInTheEnvelope) {
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
                 .count();
         ++tried;
+        auto& k = kinds[input.kind];
+        ++k.n;
+        k.total_us += us;
+        k.max_us = std::max(k.max_us, us);
         if (us > slowest.us) {
             slowest = {us, std::string(route.method) + " " + route.path + " (" + input.kind + ", " +
                                std::to_string(input.body.size()) + " bytes)"};
@@ -315,6 +325,10 @@ TEST_F(BodyFuzz, EveryBodyRouteAnswersEveryHostileBodyInTheEnvelope) {
               << " routes, none crashed; " << deep << " too deep, " << duplicate
               << " with a repeated name, " << ok << " accepted; slowest " << slowest.us
               << " us: " << slowest.what << "\n";
+    for (const auto& [kind, k] : kinds) {
+        std::cout << "[body fuzz]   " << kind << ": " << k.n << " bodies, mean "
+                  << k.total_us / static_cast<double>(k.n) << " us, max " << k.max_us << " us\n";
+    }
     EXPECT_GT(deep, 0u);
     EXPECT_GT(duplicate, 0u);
 }
