@@ -12,7 +12,13 @@ template <unsigned Flags>
 Problem parse_flags(rapidjson::Document& doc, std::string_view text, const Limits& limits) {
     rapidjson::MemoryStream memory(text.data(), text.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(memory);
-    rapidjson::Reader reader;
+    // The reader's own stack (the iterative parser's states, strings being copied) in a buffer on
+    // the stack, as the event decoder does: a typical body or stored document parses without a
+    // heap allocation of the reader's; a larger one spills into the pool's heap chunks.
+    char buffer[1024];
+    rapidjson::MemoryPoolAllocator<> allocator(buffer, sizeof buffer);
+    rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>>
+        reader(&allocator, 256);
     return parse_with<Flags | rapidjson::kParseIterativeFlag>(reader, stream, doc, limits);
 }
 

@@ -33,6 +33,17 @@ inline api::KeyOwner key_owner(const std::string& key_id, const std::string& pro
     return owner;
 }
 
+// The project "Acme" of `project` as the account store shows it (plan pro, 15 minute window).
+inline api::ProjectView project_view(const std::string& project) {
+    api::ProjectView p;
+    p.id = api::ProjectId{project};
+    p.name = "Acme";
+    p.plan = "pro";
+    p.payment_window_seconds = 900;
+    p.created_at = "2026-11-20T10:00:00Z";
+    return p;
+}
+
 // Keys by their raw text, hashed as the API hashes a presented key.
 class FakeKeys final : public api::KeyDirectory {
   public:

@@ -47,13 +47,7 @@ class AccountApiTest : public ::testing::Test {
     }();
     doubles::FakeAccounts accounts_ = [] {
         doubles::FakeAccounts accounts;
-        ProjectView p;
-        p.id = ProjectId{"prj_1"};
-        p.name = "Acme";
-        p.plan = "pro";
-        p.payment_window_seconds = 900;
-        p.created_at = "2026-11-20T10:00:00Z";
-        accounts.projects["prj_1"] = p;
+        accounts.projects["prj_1"] = doubles::project_view("prj_1");
         return accounts;
     }();
     AccountApi api_{AccountApiDeps{&keys_, &accounts_}};

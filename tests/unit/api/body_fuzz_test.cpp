@@ -48,15 +48,7 @@ struct NoHistory final : ChargeHistory {
 class BodyFuzz : public ChargesApiTest {
   protected:
     BodyFuzz() {
-        accounts_.projects["prj_a"] = [] {
-            ProjectView p;
-            p.id = ProjectId{"prj_a"};
-            p.name = "Acme";
-            p.plan = "pro";
-            p.payment_window_seconds = 900;
-            p.created_at = "2026-11-20T10:00:00Z";
-            return p;
-        }();
+        accounts_.projects["prj_a"] = doubles::project_view("prj_a");
         WebhooksApiDeps w;
         w.keys = &keys_;
         w.endpoints = &endpoints_;
