@@ -227,7 +227,8 @@ cli::Run define_webhooks(CLI::App& cmd) {
 // The children of `duepay dev --supervise`: `duepay dev --only <role>` for each role it runs, with
 // the supervisor's other flags. A child opens no ops listener of its own unless `ops_base_port` is
 // set: then the role of kCommands' dev index i listens on 127.0.0.1:(ops_base_port + 1 + i), the
-// same port for the same role whichever --with flags are given (make run: docs/dev-stack.md).
+// same port for the same role whichever --with flags are given (make run; docs/operations.md,
+// "Restarting a role that dies").
 std::vector<cli::ChildSpec> dev_children(const std::vector<std::string>& roles, int ops_base_port) {
     std::vector<std::string> forwarded;
     for (std::size_t i = 2; i < g_argv.size(); ++i) {
