@@ -28,15 +28,19 @@ bool starts_with(std::string_view s, std::string_view prefix) {
     return s.substr(0, prefix.size()) == prefix;
 }
 
-std::string header_or(const CheckoutRequest& r, const std::string& name) {
-    auto it = r.headers.find(name);
-    return it == r.headers.end() ? std::string() : it->second;
+Lang lang_of(const ApiRequest& r) {
+    const auto lang = r.query_param("lang");
+    return choose_lang(lang ? std::string_view(*lang) : std::string_view(),
+                       r.header("accept-language").value_or(std::string()));
 }
 
-Lang lang_of(const CheckoutRequest& r) {
-    auto q = r.query.find("lang");
-    return choose_lang(q == r.query.end() ? std::string_view() : std::string_view(q->second),
-                       header_or(r, "accept-language"));
+ApiResponse to_api(CheckoutResponse r) {
+    ApiResponse out;
+    out.status = r.status;
+    out.body = std::move(r.body);
+    out.headers = std::move(r.headers);
+    out.headers["content-type"] = r.content_type;
+    return out;
 }
 
 }  // namespace
@@ -83,12 +87,12 @@ std::optional<std::string> CheckoutRoutes::normalise_id(std::string_view raw) {
     return out;
 }
 
-std::optional<CheckoutResponse> CheckoutRoutes::limited(const CheckoutRequest& request) {
+std::optional<ApiResponse> CheckoutRoutes::limited(const ApiRequest& request) {
     if (deps_.limiter == nullptr) return std::nullopt;
-    const auto wait = deps_.limiter->take(request.client, deps_.now_ms());
+    const auto wait = deps_.limiter->take(request.remote, deps_.now_ms());
     if (wait == 0) return std::nullopt;
-    auto r =
-        json_error(429, "rate_limited", "too many requests from this client; retry later", wait);
+    auto r = error_response(429, "rate_limited", "too many requests from this client; retry later",
+                            wait);
     r.headers["retry-after"] = std::to_string((wait + 999) / 1000);
     return r;
 }
@@ -108,31 +112,35 @@ std::optional<CheckoutView> CheckoutRoutes::view(const std::string& invoice_id) 
     return build_view(*row, chain, branding, deps_.signer, seen);
 }
 
-CheckoutResponse CheckoutRoutes::handle(const CheckoutRequest& request) {
-    CheckoutResponse response;
-    const std::string& path = request.path;
-    if (request.method != "GET" && request.method != "HEAD") {
-        response = json_error(405, "method_not_allowed", "only GET is served here");
-        response.headers["allow"] = "GET, HEAD";
-    } else if (auto rejected = limited(request)) {
-        response = std::move(*rejected);
-    } else if (starts_with(path, "/static/")) {
-        response = asset(path);
-    } else if (starts_with(path, "/c/")) {
-        response = page(path.substr(3), request);
-    } else if (starts_with(path, "/v1/checkout/")) {
-        response = json(path.substr(13));
-    } else if (path == "/healthz") {
-        response = from_api(success_response(200, R"({"status":"ok"})"));
-    } else {
-        response = json_error(404, "route_not_found", "no such route");
+void CheckoutRoutes::add_routes(RouteTable& routes) {
+    RouteOptions open;
+    open.auth = Auth::none;
+    open.own_query =
+        true;  // the page reads ?lang; other parameters are ignored, as links carry them
+    routes.add("GET", "/c/:invoiceId", open,
+               [this](const RouteCall& c) { return to_api(page(c.params[0], c.request)); });
+    routes.add("GET", "/v1/checkout/:invoiceId", open,
+               [this](const RouteCall& c) { return to_api(json(c.params[0])); });
+    for (const char* path :
+         {"/static/checkout.js", "/static/checkout.css", "/static/accent/:file"}) {
+        routes.add("GET", path, open,
+                   [this](const RouteCall& c) { return to_api(asset(c.request.path)); });
     }
-    for (auto& [name, value] : security_headers()) response.headers.emplace(name, value);
-    if (!response.headers.contains("cache-control")) response.headers["cache-control"] = "no-store";
-    return response;
+    routes.add("GET", "/healthz", open,
+               [](const RouteCall&) { return success_response(200, R"({"status":"ok"})"); });
 }
 
-CheckoutResponse CheckoutRoutes::page(const std::string& raw_id, const CheckoutRequest& request) {
+PipelineSettings CheckoutRoutes::pipeline_settings() {
+    PipelineSettings s;
+    s.log_name = "checkout";
+    s.head_as_get = true;
+    s.admit = [this](const ApiRequest& request) { return limited(request); };
+    for (auto& [name, value] : security_headers()) s.headers.emplace_back(name, value);
+    s.headers.emplace_back("cache-control", "no-store");  // unless a route says otherwise
+    return s;
+}
+
+CheckoutResponse CheckoutRoutes::page(const std::string& raw_id, const ApiRequest& request) {
     const Lang lang = lang_of(request);
     CheckoutResponse r;
     r.content_type = "text/html; charset=utf-8";

@@ -4,8 +4,9 @@
 //   GET /v1/checkout/:invoiceId        the public charge in the envelope (JSON)
 //   GET /static/checkout.{js,css}, /static/accent/RRGGBB.css   assets from our own origin
 // (the SSE route GET /v1/checkout/:invoiceId/events is served by CheckoutServer, which asks
-// these routes for each event's view). No API key (docs/product.md, Keys and modes); a per-client
-// token bucket answers 429 rate_limited in the envelope; every page carries a strict CSP.
+// these routes for each event's view). They run on the HTTP pipeline (api/http/router.hpp) with
+// no API key (docs/product.md, Keys and modes); a per-client token bucket answers 429
+// rate_limited in the envelope; every answer carries a strict CSP.
 #pragma once
 
 #include <chrono>
@@ -21,6 +22,8 @@
 #include "api/checkout/checkout_page.hpp"
 #include "api/checkout/checkout_ports.hpp"
 #include "api/checkout/checkout_view.hpp"
+#include "api/http/api_types.hpp"
+#include "api/http/router.hpp"
 
 namespace duepay::api::checkout {
 
@@ -42,14 +45,6 @@ class ClientRateLimiter {
     double burst_;
     std::mutex mutex_;
     std::unordered_map<std::string, Bucket> buckets_;
-};
-
-struct CheckoutRequest {
-    std::string method;
-    std::string path;                            // without the query string
-    std::map<std::string, std::string> query;    // decoded
-    std::map<std::string, std::string> headers;  // names lower-cased
-    std::string client;                          // remote address, for the rate limit
 };
 
 struct CheckoutResponse {
@@ -77,10 +72,14 @@ class CheckoutRoutes {
   public:
     explicit CheckoutRoutes(CheckoutDeps deps);
 
-    CheckoutResponse handle(const CheckoutRequest& request);
+    // Adds the routes above (and GET /healthz); this object must outlive the table.
+    void add_routes(RouteTable& routes);
+    // The checkout surface's pipeline steps: the per-client bucket before routing (429), the
+    // security headers and `cache-control: no-store` on every answer that sets none, HEAD as GET.
+    PipelineSettings pipeline_settings();
 
-    // The rate limit alone (the SSE route checks it before it opens a stream); nullopt: allowed.
-    std::optional<CheckoutResponse> limited(const CheckoutRequest& request);
+    // The rate limit of one request from `request.remote`; nullopt: allowed.
+    std::optional<ApiResponse> limited(const ApiRequest& request);
 
     // The current view of a charge (nullopt: unknown id). Throws DatabaseUnavailable.
     std::optional<CheckoutView> view(const std::string& invoice_id);
@@ -89,7 +88,7 @@ class CheckoutRoutes {
     static std::optional<std::string> normalise_id(std::string_view raw);
 
   private:
-    CheckoutResponse page(const std::string& raw_id, const CheckoutRequest& request);
+    CheckoutResponse page(const std::string& raw_id, const ApiRequest& request);
     CheckoutResponse json(const std::string& raw_id);
     CheckoutResponse asset(const std::string& path);
 

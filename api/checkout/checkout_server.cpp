@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 
 #include "api/http/envelope.hpp"
 #include "api/http/http_edge.hpp"
@@ -16,38 +15,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr infra::log::Logger kLog{"checkout"};
-
-// The invoice id of /v1/checkout/<id>/events, nullopt for every other path.
-std::optional<std::string> events_path(const std::string& path) {
-    constexpr std::string_view prefix = "/v1/checkout/";
-    constexpr std::string_view suffix = "/events";
-    if (path.size() <= prefix.size() + suffix.size() ||
-        path.compare(0, prefix.size(), prefix) != 0 || !path.ends_with(suffix)) {
-        return std::nullopt;
-    }
-    return path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
-}
-
-// The `lang` parameter of a raw query string (only its plain values matter: en, th).
-std::map<std::string, std::string> parse_query(const std::string& query) {
-    std::map<std::string, std::string> out;
-    std::stringstream parts(query);
-    for (std::string part; std::getline(parts, part, '&');) {
-        const auto eq = part.find('=');
-        if (eq == std::string::npos) continue;
-        out.emplace(part.substr(0, eq), part.substr(eq + 1));
-    }
-    return out;
-}
-
-ApiResponse to_api(const CheckoutResponse& r) {
-    ApiResponse out;
-    out.status = r.status;
-    out.body = r.body;
-    out.headers = r.headers;
-    out.headers["content-type"] = r.content_type;
-    return out;
-}
 
 std::map<std::string, std::string> sse_headers() {
     auto headers = security_headers();
@@ -131,43 +98,32 @@ void CheckoutServer::start() {
     edge.request_timeout = settings_.request_timeout;
     // A held SSE request has no byte in flight: the idle sweep must not close it first.
     edge.idle_timeout = std::chrono::seconds(settings_.stream_seconds + 15);
+    RouteTable routes;
+    routes_.add_routes(routes);
+    RouteOptions open;
+    open.auth = Auth::none;
+    open.own_query = true;
+    routes.add_async("GET", "/v1/checkout/:invoiceId/events", open,
+                     [this](const RouteCall& call, Responder respond) {
+                         events(call.params[0], call.request, std::move(respond));
+                     });
+    pipeline_ = std::make_unique<Pipeline>(std::move(routes), nullptr, routes_.pipeline_settings());
     edge_ = std::make_unique<HttpEdge>(edge, [this](ApiRequest request, Responder respond) {
-        handle(std::move(request), std::move(respond));
+        pipeline_->handle(request, std::move(respond));
     });
     edge_->start();
 }
 
-void CheckoutServer::handle(ApiRequest api_request, Responder respond) {
-    CheckoutRequest request;
-    request.method = std::move(api_request.method);
-    request.path = std::move(api_request.path);
-    request.query = parse_query(api_request.query);
-    request.headers = std::move(api_request.headers);
-    request.client = std::move(api_request.remote);
-    if (auto id = events_path(request.path); id && request.method == "GET") {
-        return events(*id, request, std::move(respond));
-    }
-    respond(to_api(routes_.handle(request)));
-}
-
-void CheckoutServer::events(const std::string& raw_id, const CheckoutRequest& request,
+// The pipeline ran the rate limit and adds the security headers.
+void CheckoutServer::events(const std::string& raw_id, const ApiRequest& request,
                             Responder respond) {
-    if (auto rejected = routes_.limited(request)) {
-        auto r = std::move(*rejected);
-        for (auto& [n, v] : security_headers()) r.headers.emplace(n, v);
-        return respond(to_api(r));
-    }
     const auto id = CheckoutRoutes::normalise_id(raw_id);
     std::optional<CheckoutView> view;
     if (id) view = routes_.view(*id);
-    if (!view) {
-        auto r = error_response(404, "charge_not_found", "no charge with this id");
-        for (auto& [n, v] : security_headers()) r.headers.emplace(n, v);
-        return respond(std::move(r));
-    }
+    if (!view) return respond(error_response(404, "charge_not_found", "no charge with this id"));
     const std::string current = event_id(*view);
-    auto last = request.headers.find("last-event-id");
-    const bool up_to_date = last != request.headers.end() && last->second == current;
+    const auto last = request.header("last-event-id");
+    const bool up_to_date = last && *last == current;
     if (!up_to_date || final_status(view->status)) {
         // A client that is behind (or a charge that will not change again) gets the state now.
         Stream(std::move(respond), current, Clock::now())

@@ -1,6 +1,6 @@
 // `duepay checkout`'s listener, on the shared HTTP edge (api/http/http_edge, ADR 0096: bounded,
-// strict parsing; every refusal in the envelope): CheckoutRoutes for the page, the JSON and the
-// assets, and
+// strict parsing; every refusal in the envelope) and the HTTP pipeline (api/http/router.hpp):
+// CheckoutRoutes for the page, the JSON and the assets, and
 // GET /v1/checkout/:id/events as Server-Sent Events, pushed from the projector's NOTIFY on
 // duepay_charges (one LISTEN connection per process): a notified invoice with waiting clients is
 // read once and the same event goes to each of them. While a charge is confirming, its view is
@@ -29,6 +29,7 @@
 
 #include "api/checkout/checkout_routes.hpp"
 #include "api/http/api_types.hpp"
+#include "api/http/router.hpp"
 
 namespace duepay::api {
 class HttpEdge;
@@ -73,9 +74,9 @@ class CheckoutServer {
 
     CheckoutRoutes& routes_;
     CheckoutServerSettings settings_;
-    void handle(ApiRequest request, Responder respond);
-    void events(const std::string& raw_id, const CheckoutRequest& request, Responder respond);
+    void events(const std::string& raw_id, const ApiRequest& request, Responder respond);
 
+    std::unique_ptr<Pipeline> pipeline_;  // the checkout's routes and the SSE route
     std::unique_ptr<HttpEdge> edge_;
     std::unique_ptr<infra::postgres::NotifyListener> listener_;
     mutable std::mutex mutex_;

@@ -28,7 +28,6 @@ constexpr std::string_view kRoll = "/v1/api-keys/roll";
 constexpr std::string_view kProject = "/v1/project";
 constexpr std::string_view kChallenge = "/v1/payout-wallet/challenge";
 constexpr std::string_view kVerify = "/v1/payout-wallet/verify";
-constexpr std::string_view kWalletPrefix = "/v1/payout-wallet/";
 constexpr long long kMaxKeyOverlap = 7 * 86400;
 constexpr int kChallengeTtlSeconds = 600;
 
@@ -99,44 +98,40 @@ std::variant<std::string, ApiResponse> wallet_address(const rapidjson::Document&
 
 }  // namespace
 
-AccountApi::AccountApi(AccountApiDeps deps) : deps_(std::move(deps)), auth_(*deps_.keys) {}
-
-bool AccountApi::owns(const std::string& path) {
-    return path == kRoll || path == kProject || path.starts_with(kWalletPrefix);
+AccountApi::AccountApi(AccountApiDeps deps) : deps_(std::move(deps)) {
+    required(deps_.accounts, "AccountApiDeps.accounts");
+    required(deps_.key_cache, "AccountApiDeps.key_cache");
 }
 
-ApiResponse AccountApi::handle(const ApiRequest& request) {
-    const std::string_view path = request.path;
-    const auto& m = request.method;
-    const char* allowed = path == kProject ? "GET, PATCH" : "POST";
-    if (path != kRoll && path != kProject && path != kChallenge && path != kVerify) {
-        return error_response(404, "route_not_found", "no such route");
-    }
-    if ((path == kProject && m != "GET" && m != "PATCH") || (path != kProject && m != "POST")) {
-        auto r = error_response(405, "method_not_allowed", "method not allowed");
-        r.headers["allow"] = allowed;
-        return r;
-    }
-    auto owner = auth_.authenticate(request);
-    if (!owner) return error_response(401, "invalid_api_key", "invalid API key");
-    if (auto unknown = reject_unknown_params(request, {})) return std::move(*unknown);
-    if (m == "GET") {
+void AccountApi::add_routes(RouteTable& routes) {
+    // Every account route but the read takes a JSON object body (an empty body is {}).
+    using Step = ApiResponse (AccountApi::*)(const rapidjson::Document&, const KeyOwner&);
+    auto with_body = [this](Step step) {
+        return [this, step](const RouteCall& call) {
+            rapidjson::Document body;
+            if (auto r = parse_body(call.request.body, body)) return std::move(*r);
+            return (this->*step)(body, call.key());
+        };
+    };
+    routes.add("POST", std::string(kRoll), {}, with_body(&AccountApi::roll));
+    routes.add("GET", std::string(kProject), {}, [this](const RouteCall& call) {
         // Read fresh, not from the key cache: a change shows at once.
-        auto p = deps_.accounts->find_project(owner->project_id);
+        auto p = deps_.accounts->find_project(call.key().project_id);
         if (!p) return error_response(401, "invalid_api_key", "invalid API key");
         return success_response(200, project_json(*p));
-    }
-    // A PATCH says what to change: no body at all is a client mistake, not a no-op.
-    if (path == kProject && request.body.empty()) {
-        return bad_request("invalid_json",
+    });
+    routes.add("PATCH", std::string(kProject), {},
+               [update = with_body(&AccountApi::update_project)](const RouteCall& call) {
+                   // A PATCH says what to change: no body at all is a client mistake, not a no-op.
+                   if (call.request.body.empty()) {
+                       return bad_request(
+                           "invalid_json",
                            "request body is required: a JSON object of the fields to change");
-    }
-    rapidjson::Document body;
-    if (auto r = parse_body(request.body, body)) return *r;
-    if (path == kRoll) return roll(body, *owner);
-    if (path == kProject) return update_project(body, *owner);
-    if (path == kChallenge) return challenge(body, *owner);
-    return verify(body, *owner);
+                   }
+                   return update(call);
+               });
+    routes.add("POST", std::string(kChallenge), {}, with_body(&AccountApi::challenge));
+    routes.add("POST", std::string(kVerify), {}, with_body(&AccountApi::verify));
 }
 
 ApiResponse AccountApi::roll(const rapidjson::Document& body, const KeyOwner& owner) {
@@ -150,6 +145,8 @@ ApiResponse AccountApi::roll(const rapidjson::Document& body, const KeyOwner& ow
     }
     const int overlap = static_cast<int>(body["expiresInSeconds"].GetInt64());
     auto k = deps_.accounts->roll_key(owner.key_id, overlap);
+    // The rolled key now has an expiry: this process's cache learns it at once.
+    deps_.key_cache->forget_project(owner.project_id);
     if (!k) {
         return error_response(409, "key_already_rolled",
                               "this key was already rolled; use the key that replaced it");
@@ -214,6 +211,8 @@ ApiResponse AccountApi::update_project(const rapidjson::Document& body, const Ke
         c.payment_window_seconds = *window;
     }
     auto p = deps_.accounts->update_project(owner.project_id, c, owner.key_id);
+    // The next request of this project on this process sees the new settings (branding).
+    deps_.key_cache->forget_project(owner.project_id);
     if (!p) return error_response(401, "invalid_api_key", "invalid API key");
     return success_response(200, project_json(*p));
 }
@@ -275,6 +274,7 @@ ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& 
     }
     auto p = deps_.accounts->verify_wallet(v, owner.key_id);
     if (!p) return rejection(p.error());
+    deps_.key_cache->forget_project(owner.project_id);  // the payout wallet the keys carry
     return success_response(200, project_json(*p));
 }
 

@@ -7,7 +7,8 @@
 //   POST  /v1/payout-wallet/verify      {address, signature, nonce?, currentWalletSignature?}
 // Every change is one transaction with its account_audit row naming the key, behind the Accounts
 // port (api/http/ports.hpp; adapter infra/accounts/pg_accounts.hpp, ADR 0198).
-// ChargesApi hands these paths to handle().
+// A change this process makes is seen at once by its key cache (api/http/auth.hpp), so the next
+// request of the same key shows the new settings.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -17,20 +18,21 @@
 #include "api/http/api_types.hpp"
 #include "api/http/auth.hpp"
 #include "api/http/ports.hpp"
+#include "api/http/router.hpp"
 
 namespace duepay::api {
 
 struct AccountApiDeps {
-    KeyDirectory* keys = nullptr;
     Accounts* accounts = nullptr;
+    Authenticator* key_cache = nullptr;  // the process's one key cache, told of each change
 };
 
 class AccountApi {
   public:
     explicit AccountApi(AccountApiDeps deps);
 
-    static bool owns(const std::string& path);
-    ApiResponse handle(const ApiRequest& request);
+    // Adds the account routes; they use this object, which must outlive the table.
+    void add_routes(RouteTable& routes);
 
   private:
     ApiResponse roll(const rapidjson::Document& body, const KeyOwner& owner);
@@ -39,7 +41,6 @@ class AccountApi {
     ApiResponse verify(const rapidjson::Document& body, const KeyOwner& owner);
 
     AccountApiDeps deps_;
-    Authenticator auth_;
 };
 
 }  // namespace duepay::api

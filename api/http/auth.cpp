@@ -1,6 +1,7 @@
 #include "api/http/auth.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <type_traits>
 
@@ -12,10 +13,13 @@ namespace duepay::api {
 std::optional<std::string> presented_key(const ApiRequest& request) {
     if (auto key = request.header("x-api-key"); key && !key->empty()) return key;
     if (auto auth = request.header("authorization")) {
-        constexpr std::string_view kBearer = "Bearer ";
-        if (auth->size() > kBearer.size() && auth->compare(0, kBearer.size(), kBearer) == 0) {
-            return auth->substr(kBearer.size());
-        }
+        constexpr std::string_view kBearer = "bearer ";
+        const bool bearer =
+            auth->size() > kBearer.size() &&
+            std::equal(kBearer.begin(), kBearer.end(), auth->begin(), [](char a, char b) {
+                return a == std::tolower(static_cast<unsigned char>(b));
+            });
+        if (bearer) return auth->substr(kBearer.size());
     }
     return std::nullopt;
 }
@@ -80,6 +84,12 @@ std::optional<KeyOwner> Authenticator::authenticate(const ApiRequest& request) {
         unknown_[cache_key] = now + ttl_;
     }
     return owner;
+}
+
+void Authenticator::forget_project(const ProjectId& project) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(known_,
+                  [&](const auto& entry) { return entry.second.owner.project_id == project; });
 }
 
 }  // namespace duepay::api

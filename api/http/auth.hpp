@@ -1,12 +1,16 @@
-// API key authentication: the key comes in `x-api-key` or `Authorization: Bearer`; its SHA-256 is
-// looked up (only hashes are stored) and compared in constant time. Lookups are cached for 1 s so
-// hot polling loops do not hit Postgres on every request: a revoked key (duepay admin key revoke)
-// stops working on every API process within 1 s, and a key created after a failed attempt with it
-// works within 1 s (docs/accounts.md, docs/adr/0080). A rolled key (POST /v1/api-keys/roll) is
-// cached no longer than its remaining life, so it stops at its expiresAt on every process
-// (docs/adr/0170). Unknown keys are cached apart from known
-// ones, so a flood of made-up keys cannot evict the keys of real clients, and a key that cannot be
-// one of ours (plausible_key) is refused without a lookup (docs/adr/0097).
+// API key authentication, one Authenticator (and so one key cache) per process, used by the HTTP
+// pipeline (api/http/router.hpp) for every route that declares an API key. The key comes in
+// `x-api-key` or `Authorization: Bearer`; its SHA-256 is looked up (only hashes are stored) and
+// compared in constant time. Lookups are cached for 1 s so hot polling loops do not hit Postgres on
+// every request: a revoked key (duepay admin key revoke) stops working on every API process within
+// 1 s, and a key created after a failed attempt with it works within 1 s (docs/accounts.md,
+// docs/adr/0080). A rolled key (POST /v1/api-keys/roll) is cached no longer than its remaining
+// life, so it stops at its expiresAt on every process (docs/adr/0170). Unknown keys are cached
+// apart from known ones, so a flood of made-up keys cannot evict the keys of real clients, and a
+// key that cannot be one of ours (plausible_key) is refused without a lookup (docs/adr/0097). The
+// process's own account writes (PATCH /v1/project, a key roll, a payout wallet) call
+// forget_project, so the next request on this process sees them at once; other processes see them
+// within the TTL.
 #pragma once
 
 #include <chrono>
@@ -21,7 +25,7 @@
 
 namespace duepay::api {
 
-// The presented key, from x-api-key or "Authorization: Bearer <key>".
+// The presented key, from x-api-key or "Authorization: Bearer <key>" (the scheme in any case).
 std::optional<std::string> presented_key(const ApiRequest& request);
 
 // The bound on how long a revoked key keeps working (and a new key stays unknown).
@@ -40,6 +44,9 @@ class Authenticator {
 
     // The owner of the presented key, or nullopt (401). Throws DatabaseUnavailable.
     std::optional<KeyOwner> authenticate(const ApiRequest& request);
+
+    // Drops every cached key of `project`: its next request reads the key's owner again.
+    void forget_project(const ProjectId& project);
 
   private:
     using Clock = std::chrono::steady_clock;

@@ -3,80 +3,19 @@
 #include <rapidjson/stringbuffer.h>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 
-#include "api/http/account_api.hpp"
 #include "api/http/charge_json.hpp"
 #include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
-#include "api/http/events_api.hpp"
-#include "api/http/refunds_api.hpp"
-#include "api/http/request_fields.hpp"
-#include "api/http/webhooks_api.hpp"
 #include "domain/events/json_writer.hpp"
 #include "domain/hex.hpp"
-#include "infra/log/log.hpp"
-#include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
 
 namespace duepay::api {
-namespace {
-
-constexpr infra::log::Logger kLog{"api"};
-
-// The routes this class serves itself, in the order of `Route`: the one method each takes, and
-// whether it has query parameters of its own.
-enum class Route { create, list, read, status };
-struct RouteSpec {
-    Route route;
-    const char* method;
-    bool has_params;
-};
-constexpr RouteSpec kRoutes[] = {
-    {Route::create, "POST", false},  // /v1/invoices
-    {Route::list, "GET", true},      // /v1/charges (only with a lister)
-    {Route::read, "GET", false},     // /v1/charges/:id
-    {Route::status, "GET", false},   // /v1/charges/:id/status
-};
-
-struct RouteMatch {
-    Route route;
-    std::string charge_id;  // as written in the path (read and status)
-};
-
-// Which of kRoutes `path` names, if any.
-std::optional<RouteMatch> match_route(std::string_view path, bool has_lister) {
-    constexpr std::string_view kInvoices = "/v1/invoices";
-    constexpr std::string_view kChargeList = "/v1/charges";
-    constexpr std::string_view kCharge = "/v1/charges/";
-    constexpr std::string_view kStatus = "/status";
-    if (path == kInvoices) return RouteMatch{Route::create, {}};
-    if (path == kChargeList) {
-        if (has_lister) return RouteMatch{Route::list, {}};
-        return std::nullopt;
-    }
-    if (!path.starts_with(kCharge) || path.size() == kCharge.size()) return std::nullopt;
-    std::string_view rest = path.substr(kCharge.size());
-    Route route = Route::read;
-    if (rest.ends_with(kStatus)) {
-        rest.remove_suffix(kStatus.size());
-        route = Route::status;
-    }
-    if (rest.empty() || rest.find('/') != std::string_view::npos) return std::nullopt;
-    return RouteMatch{route, std::string(rest)};
-}
-
-ApiResponse unauthorized() { return error_response(401, "invalid_api_key", "invalid API key"); }
-
-ApiResponse method_not_allowed(const char* allowed) {
-    auto r = error_response(405, "method_not_allowed", "method not allowed");
-    r.headers["allow"] = allowed;
-    return r;
-}
-
-}  // namespace
 
 std::string new_uuid() {
     auto b = infra::random::random_bytes<16>();
@@ -87,57 +26,34 @@ std::string new_uuid() {
            hex.substr(16, 4) + "-" + hex.substr(20);
 }
 
-ChargesApi::ChargesApi(ApiDeps deps) : deps_(std::move(deps)), auth_(*deps_.keys) {}
-
-void ChargesApi::handle(const ApiRequest& request, Responder respond) {
-    try {
-        if (request.path == "/healthz") {
-            if (request.method != "GET") return respond(method_not_allowed("GET"));
-            return respond(success_response(200, R"({"status":"ok"})"));
-        }
-        if (deps_.webhooks != nullptr && WebhooksApi::owns(request.path)) {
-            return respond(deps_.webhooks->handle(request));
-        }
-        if (deps_.account != nullptr && AccountApi::owns(request.path)) {
-            return respond(deps_.account->handle(request));
-        }
-        if (deps_.events != nullptr && EventsApi::owns(request.path)) {
-            return respond(deps_.events->handle(request));
-        }
-        if (deps_.refunds != nullptr && RefundsApi::owns(request.path)) {
-            return deps_.refunds->handle(request, respond);
-        }
-        const auto match = match_route(request.path, deps_.lister != nullptr);
-        if (!match) return respond(error_response(404, "route_not_found", "no such route"));
-        const auto& route = kRoutes[static_cast<std::size_t>(match->route)];
-        if (request.method != route.method) return respond(method_not_allowed(route.method));
-        auto owner = auth_.authenticate(request);
-        if (!owner) return respond(unauthorized());
-        // The list has its parameters; the create and the reads take none (ADR 0162).
-        if (!route.has_params) {
-            if (auto unknown = reject_unknown_params(request, {}))
-                return respond(std::move(*unknown));
-        }
-        switch (match->route) {
-            case Route::create:
-                // A copy: if create throws before answering, the handlers below still have it.
-                return create(request, *owner, respond);
-            case Route::list:
-                return respond(list(request, *owner));
-            case Route::read:
-                return respond(read(match->charge_id, *owner, false));
-            case Route::status:
-                return respond(read(match->charge_id, *owner, true));
-        }
-    } catch (const infra::postgres::DatabaseUnavailable& e) {
-        kLog.warn().with("request_id", request.request_id)
-            << "api: database unavailable: " << e.what();
-        respond(error_response(503, "database_unavailable",
-                               "the database is unavailable; retry later", deps_.retry_after_ms));
-    } catch (const std::exception& e) {
-        kLog.error().with("request_id", request.request_id) << "api: internal error: " << e.what();
-        respond(error_response(500, "internal_error", "internal server error"));
+ChargesApi::ChargesApi(ApiDeps deps) : deps_(std::move(deps)) {
+    required(deps_.charges, "ApiDeps.charges");
+    required(deps_.lister, "ApiDeps.lister");
+    required(deps_.waiter, "ApiDeps.waiter");
+    required(deps_.log, "ApiDeps.log");
+    required(deps_.chains, "ApiDeps.chains");
+    if (!deps_.now_ms || !deps_.new_invoice_id || !deps_.new_event_id) {
+        throw std::invalid_argument(
+            "ApiDeps: now_ms, new_invoice_id and new_event_id are required");
     }
+}
+
+void ChargesApi::add_routes(RouteTable& routes) {
+    RouteOptions create_options;
+    create_options.json_body = true;
+    // A copy of the request: if create throws before answering, the pipeline still has it.
+    routes.add_async("POST", "/v1/invoices", create_options,
+                     [this](const RouteCall& call, Responder respond) {
+                         create(call.request, call.key(), std::move(respond));
+                     });
+    RouteOptions list_options;
+    list_options.own_query = true;  // the list has its parameters; the others take none
+    routes.add("GET", "/v1/charges", list_options,
+               [this](const RouteCall& call) { return list(call.request, call.key()); });
+    routes.add("GET", "/v1/charges/:id", {},
+               [this](const RouteCall& call) { return read(call.params[0], call.key(), false); });
+    routes.add("GET", "/v1/charges/:id/status", {},
+               [this](const RouteCall& call) { return read(call.params[0], call.key(), true); });
 }
 
 ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, bool status_only) {

@@ -1,7 +1,8 @@
-// The routes of the REST API (docs/api.md): POST /v1/invoices, GET /v1/charges (the list),
-// GET /v1/charges/:id and GET /v1/charges/:id/status, plus 404/405 for everything else. Independent
-// of Pistache: a route gets an ApiRequest and answers through a Responder, possibly later from
-// another thread (create answers once the event log acked and the projection has the row).
+// The charge routes of the REST API (docs/api.md): POST /v1/invoices, GET /v1/charges (the list),
+// GET /v1/charges/:id and GET /v1/charges/:id/status, added to the API's route table
+// (api/http/router.hpp runs routing, authentication and the error envelope). Independent of
+// Pistache: a route answers through a Responder, possibly later from another thread (create
+// answers once the event log acked and the projection has the row).
 #pragma once
 
 #include <chrono>
@@ -10,8 +11,8 @@
 #include <string>
 
 #include "api/http/api_types.hpp"
-#include "api/http/auth.hpp"
 #include "api/http/ports.hpp"
+#include "api/http/router.hpp"
 #include "domain/evm/signer.hpp"
 #include "domain/types.hpp"
 #include "infra/config/chain_registry.hpp"
@@ -20,42 +21,35 @@
 
 namespace duepay::api {
 
-class WebhooksApi;
-class AccountApi;
-class EventsApi;
-class RefundsApi;
-
+// Required unless marked optional: the constructor refuses a missing one (std::invalid_argument).
 struct ApiDeps {
-    KeyDirectory* keys = nullptr;
     ChargeReader* charges = nullptr;
-    ChargeLister* lister = nullptr;  // null: GET /v1/charges is a 404
+    ChargeLister* lister = nullptr;
     ProjectionWaiter* waiter = nullptr;
     infra::kafka::EventLog* log = nullptr;
     const infra::config::ChainRegistry* chains = nullptr;
-    const domain::evm::Signer* signer =
-        nullptr;                           // null: charges are created without intent/signature
+    // Optional: without it, charges are created without intent/signature.
+    const domain::evm::Signer* signer = nullptr;
     std::string checkout_url;              // e.g. http://127.0.0.1:8080
     std::function<std::int64_t()> now_ms;  // unix milliseconds
     std::function<domain::InvoiceId()> new_invoice_id;
     std::function<std::string()> new_event_id;
     std::chrono::milliseconds projection_timeout{5000};
-    long long retry_after_ms = 1000;            // advertised on 503
-    infra::rates::RateSource* rates = nullptr;  // null: fiat prices answer 501 (docs/pricing.md)
-    unsigned fiat_buffer_bps = 50;              // in the merchant's favour, 0..10000
-    IdempotencyKeys* idempotency = nullptr;     // null: Idempotency-Key is validated, not stored
-    CreationLimiter* limiter = nullptr;         // null: no rate limit or quota (docs/limits.md)
-    WebhooksApi* webhooks = nullptr;            // null: /v1/webhook-* are 404s (docs/webhooks.md)
-    AccountApi* account = nullptr;  // null: key roll, /v1/project, /v1/payout-wallet/* are 404s
-    EventsApi* events = nullptr;    // null: /v1/events are 404s (docs/events-api.md)
-    RefundsApi* refunds = nullptr;  // null: /v1/charges/:id/refunds are 404s (docs/refunds.md)
+    long long retry_after_ms = 1000;  // advertised on 503
+    infra::rates::RateSource* rates =
+        nullptr;                    // optional: fiat prices answer 501 (docs/pricing.md)
+    unsigned fiat_buffer_bps = 50;  // in the merchant's favour, 0..10000
+    // Optional: without it, an Idempotency-Key is validated, not stored.
+    IdempotencyKeys* idempotency = nullptr;
+    CreationLimiter* limiter = nullptr;  // optional: no rate limit or quota (docs/limits.md)
 };
 
 class ChargesApi {
   public:
     explicit ChargesApi(ApiDeps deps);
 
-    // Routes one request; `respond` is called exactly once.
-    void handle(const ApiRequest& request, Responder respond);
+    // Adds the charge routes; they use this object, which must outlive the table.
+    void add_routes(RouteTable& routes);
 
   private:
     void create(const ApiRequest& request, const KeyOwner& owner, Responder respond);
@@ -63,7 +57,6 @@ class ChargesApi {
     ApiResponse list(const ApiRequest& request, const KeyOwner& owner);
 
     ApiDeps deps_;
-    Authenticator auth_;
 };
 
 // A UUID v4 text from the CSPRNG (event ids of commands).

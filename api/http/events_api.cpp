@@ -46,32 +46,22 @@ std::optional<EventPosition> decode_event_cursor(const std::string& text) {
     return p;
 }
 
-EventsApi::EventsApi(EventsApiDeps deps) : deps_(deps), auth_(*deps_.keys) {}
-
-bool EventsApi::owns(const std::string& path) {
-    return path == kEvents || path.starts_with(std::string(kEvents) + "/");
+EventsApi::EventsApi(EventsApiDeps deps) : deps_(deps) {
+    required(deps_.events, "EventsApiDeps.events");
 }
 
-ApiResponse EventsApi::handle(const ApiRequest& request) {
-    const std::string_view path = request.path;
-    std::string id;
-    if (path != kEvents) {
-        id = std::string(path.substr(kEvents.size() + 1));
-        if (id.empty() || id.find('/') != std::string::npos)
-            return error_response(404, "route_not_found", "no such route");
-    }
-    if (request.method != "GET") {
-        auto r = error_response(405, "method_not_allowed", "method not allowed");
-        r.headers["allow"] = "GET";
-        return r;
-    }
-    auto owner = auth_.authenticate(request);
-    if (!owner) return error_response(401, "invalid_api_key", "invalid API key");
-    if (id.empty()) return list(request, *owner);
-    if (!infra::webhooks::is_event_id(id)) return event_not_found();
-    auto event = deps_.events->find(owner->project_id, owner->mode, id);
-    if (!event) return event_not_found();
-    return success_response(200, event->body);
+void EventsApi::add_routes(RouteTable& routes) {
+    RouteOptions list_options;
+    list_options.own_query = true;
+    routes.add("GET", std::string(kEvents), list_options,
+               [this](const RouteCall& call) { return list(call.request, call.key()); });
+    routes.add("GET", std::string(kEvents) + "/:id", {}, [this](const RouteCall& call) {
+        const auto& id = call.params[0];
+        if (!infra::webhooks::is_event_id(id)) return event_not_found();
+        auto event = deps_.events->find(call.key().project_id, call.key().mode, id);
+        if (!event) return event_not_found();
+        return success_response(200, event->body);
+    });
 }
 
 ApiResponse EventsApi::list(const ApiRequest& request, const KeyOwner& owner) {

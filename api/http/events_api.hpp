@@ -3,7 +3,7 @@
 // is registered.
 //   GET /v1/events[?limit&cursor&type&createdGte]   newest first, keyset-paged
 //   GET /v1/events/:id
-// ChargesApi hands /v1/events and every path under it to handle().
+// Added to the API's route table (api/http/router.hpp).
 #pragma once
 
 #include <cstdint>
@@ -11,13 +11,12 @@
 #include <string>
 
 #include "api/http/api_types.hpp"
-#include "api/http/auth.hpp"
 #include "api/http/ports.hpp"
+#include "api/http/router.hpp"
 
 namespace duepay::api {
 
 struct EventsApiDeps {
-    KeyDirectory* keys = nullptr;
     MerchantEvents* events = nullptr;
 };
 
@@ -29,14 +28,13 @@ class EventsApi {
   public:
     explicit EventsApi(EventsApiDeps deps);
 
-    static bool owns(const std::string& path);
-    ApiResponse handle(const ApiRequest& request);
+    // Adds GET /v1/events and GET /v1/events/:id; this object must outlive the table.
+    void add_routes(RouteTable& routes);
 
   private:
     ApiResponse list(const ApiRequest& request, const KeyOwner& owner);
 
     EventsApiDeps deps_;
-    Authenticator auth_;
 };
 
 }  // namespace duepay::api

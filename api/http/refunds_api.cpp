@@ -69,37 +69,40 @@ struct KeyClaim {
 
 }  // namespace
 
-RefundsApi::RefundsApi(RefundsApiDeps deps) : deps_(std::move(deps)), auth_(*deps_.keys) {}
-
-bool RefundsApi::owns(const std::string& path) {
-    return path.starts_with(kCharges) && path.ends_with(kRefunds) &&
-           path.size() > kCharges.size() + kRefunds.size();
+RefundsApi::RefundsApi(RefundsApiDeps deps) : deps_(std::move(deps)) {
+    required(deps_.charges, "RefundsApiDeps.charges");
+    required(deps_.history, "RefundsApiDeps.history");
+    required(deps_.log, "RefundsApiDeps.log");
+    if (!deps_.now_ms) throw std::invalid_argument("RefundsApiDeps.now_ms is required");
 }
 
-void RefundsApi::handle(const ApiRequest& request, Responder respond) {
-    const std::string_view path = request.path;
-    const auto raw_id =
-        std::string(path.substr(kCharges.size(), path.size() - kCharges.size() - kRefunds.size()));
-    if (raw_id.find('/') != std::string::npos)
-        return respond(error_response(404, "route_not_found", "no such route"));
-    if (request.method != "GET" && request.method != "POST") {
-        auto r = error_response(405, "method_not_allowed", "method not allowed");
-        r.headers["allow"] = "GET, POST";
-        return respond(std::move(r));
-    }
-    auto owner = auth_.authenticate(request);
-    if (!owner) return respond(error_response(401, "invalid_api_key", "invalid API key"));
-    const auto id = domain::parse_invoice_id(raw_id);
-    if (!id || raw_id.size() != 66) {
-        return respond(error_response(400, "invalid_invoice_id",
-                                      "invoiceId must be 0x followed by 64 hex digits"));
-    }
-    const std::string invoice_id = domain::to_hex(*id);
-    if (request.method == "POST") return request_refund(request, *owner, invoice_id, respond);
-    const auto row = deps_.charges->find(invoice_id);
-    if (!row || row->project_id != owner->project_id || row->mode != owner->mode)
-        return respond(charge_not_found());
-    respond(success_response(200, R"({"items":)" + row->refunds_json + "}"));
+void RefundsApi::add_routes(RouteTable& routes) {
+    // The charge id as written, checked, or the 400.
+    auto invoice_id_of = [](const std::string& raw_id) -> std::optional<std::string> {
+        const auto id = domain::parse_invoice_id(raw_id);
+        if (!id || raw_id.size() != 66) return std::nullopt;
+        return domain::to_hex(*id);
+    };
+    auto invalid_id = [] {
+        return error_response(400, "invalid_invoice_id",
+                              "invoiceId must be 0x followed by 64 hex digits");
+    };
+    const std::string pattern = std::string(kCharges) + ":id" + std::string(kRefunds);
+    routes.add("GET", pattern, {}, [this, invoice_id_of, invalid_id](const RouteCall& call) {
+        const auto invoice_id = invoice_id_of(call.params[0]);
+        if (!invoice_id) return invalid_id();
+        const auto& owner = call.key();
+        const auto row = deps_.charges->find(*invoice_id);
+        if (!row || row->project_id != owner.project_id || row->mode != owner.mode)
+            return charge_not_found();
+        return success_response(200, R"({"items":)" + row->refunds_json + "}");
+    });
+    routes.add_async("POST", pattern, {},
+                     [this, invoice_id_of, invalid_id](const RouteCall& call, Responder respond) {
+                         const auto invoice_id = invoice_id_of(call.params[0]);
+                         if (!invoice_id) return respond(invalid_id());
+                         request_refund(call.request, call.key(), *invoice_id, respond);
+                     });
 }
 
 void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner,

@@ -5,7 +5,8 @@
 // The POST is a command: the charge's events (the projector's journal) are folded and
 // domain::charge::decide (RequestRefund) says whether a charge.refund_requested is appended; the
 // refund id is derived from (invoiceId, txHash), so asking twice names the same refund.
-// Idempotency-Key is honoured as on creates. ChargesApi hands these two paths to handle().
+// Idempotency-Key is honoured as on creates. Added to the API's route table
+// (api/http/router.hpp).
 #pragma once
 
 #include <cstdint>
@@ -13,14 +14,13 @@
 #include <string>
 
 #include "api/http/api_types.hpp"
-#include "api/http/auth.hpp"
 #include "api/http/ports.hpp"
+#include "api/http/router.hpp"
 #include "infra/kafka/event_log.hpp"
 
 namespace duepay::api {
 
 struct RefundsApiDeps {
-    KeyDirectory* keys = nullptr;
     ChargeReader* charges = nullptr;
     ChargeHistory* history = nullptr;
     infra::kafka::EventLog* log = nullptr;
@@ -33,17 +33,15 @@ class RefundsApi {
   public:
     explicit RefundsApi(RefundsApiDeps deps);
 
-    // /v1/charges/<anything>/refunds
-    static bool owns(const std::string& path);
-    // Answers through `respond` exactly once (a POST after the event log's verdict).
-    void handle(const ApiRequest& request, Responder respond);
+    // Adds GET and POST /v1/charges/:id/refunds (a POST answers after the event log's verdict);
+    // this object must outlive the table.
+    void add_routes(RouteTable& routes);
 
   private:
     void request_refund(const ApiRequest& request, const KeyOwner& owner,
                         const std::string& invoice_id, Responder respond);
 
     RefundsApiDeps deps_;
-    Authenticator auth_;
 };
 
 }  // namespace duepay::api

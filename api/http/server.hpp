@@ -1,17 +1,36 @@
 // The merchant API listener: an HttpEdge (api/http/http_edge.hpp: request bounds, timeouts, the
-// envelope and x-request-id on every answer, one access-log line per request) in front of
-// ChargesApi, plus the API's own transport rule (415 for a create that is not JSON). Reactor
-// threads never block on Kafka: a create hands its responder to the append's completion path.
+// envelope and x-request-id on every answer, one access-log line per request) in front of the
+// API's Pipeline (api/http/router.hpp), whose route table api_routes builds from the sub-APIs.
+// Reactor threads never block on Kafka: a create hands its responder to the append's completion
+// path.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "api/http/charges_api.hpp"
+#include "api/http/router.hpp"
 
 namespace duepay::api {
 
 class HttpEdge;
+class ChargesApi;
+class WebhooksApi;
+class AccountApi;
+class EventsApi;
+class RefundsApi;
+
+// Every route of the merchant API: GET /healthz and the sub-APIs' routes.
+struct ApiSurface {
+    ChargesApi& charges;
+    WebhooksApi& webhooks;
+    AccountApi& account;
+    EventsApi& events;
+    RefundsApi& refunds;
+};
+RouteTable api_routes(const ApiSurface& surface);
+
+// GET /healthz -> 200 {"status":"ok"}, without a key.
+void add_health_route(RouteTable& routes);
 
 struct ServerSettings {
     std::string listen = "127.0.0.1:8080";  // host:port
@@ -21,13 +40,13 @@ struct ServerSettings {
 
 class ApiServer {
   public:
-    ApiServer(ChargesApi& api, ServerSettings settings);
+    ApiServer(const Pipeline& pipeline, ServerSettings settings);
     ~ApiServer();
     void start();     // binds and serves on background threads; throws on bind failure
     void shutdown();  // stops accepting and joins the reactor threads
 
   private:
-    ChargesApi& api_;
+    const Pipeline& pipeline_;
     ServerSettings settings_;
     std::unique_ptr<HttpEdge> edge_;
 };

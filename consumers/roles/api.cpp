@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "api/http/account_api.hpp"
+#include "api/http/auth.hpp"
 #include "api/http/charges_api.hpp"
 #include "api/http/events_api.hpp"
 #include "api/http/refunds_api.hpp"
@@ -55,6 +56,7 @@ struct ApiRole {
     std::unique_ptr<infra::postgres::ConnectionPool> pool;
     std::unique_ptr<infra::kafka::KafkaEventLog> log;
     std::unique_ptr<infra::postgres::PgKeyDirectory> keys;
+    std::unique_ptr<api::Authenticator> key_cache;  // the process's one key cache
     std::unique_ptr<infra::postgres::PgChargeReader> reader;
     std::unique_ptr<api::StatusCache> cache;
     std::unique_ptr<infra::postgres::PgProjectionWaiter> waiter;
@@ -68,7 +70,8 @@ struct ApiRole {
     std::unique_ptr<api::EventsApi> events;  // /v1/events (docs/events-api.md)
     std::unique_ptr<infra::postgres::PgChargeHistory> history;
     std::unique_ptr<api::RefundsApi> refunds;  // /v1/charges/:id/refunds (docs/refunds.md)
-    std::unique_ptr<api::ChargesApi> routes;
+    std::unique_ptr<api::ChargesApi> charges;
+    std::unique_ptr<api::Pipeline> pipeline;  // every route of the API, behind one pipeline
     std::unique_ptr<api::ApiServer> server;
 
     explicit ApiRole(const ApiOptions& options) {
@@ -107,6 +110,7 @@ struct ApiRole {
         producer.compression = env_or("DUEPAY_PRODUCER_COMPRESSION", producer.compression);
         log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
         keys = std::make_unique<infra::postgres::PgKeyDirectory>(*pool);
+        key_cache = std::make_unique<api::Authenticator>(*keys);
         reader = std::make_unique<infra::postgres::PgChargeReader>(*pool);
         cache = std::make_unique<api::StatusCache>(*reader);
         auto* status_cache = cache.get();
@@ -122,7 +126,6 @@ struct ApiRole {
             std::make_unique<infra::postgres::IdempotencyStore>(*pool, idempotency_settings);
         limiter = std::make_unique<infra::postgres::RateLimiter>(*pool);
         api::ApiDeps deps;
-        deps.keys = keys.get();
         deps.charges = cache.get();
         deps.lister = reader.get();
         deps.waiter = waiter.get();
@@ -144,33 +147,32 @@ struct ApiRole {
         deps.idempotency = idempotency.get();
         deps.limiter = limiter.get();
         api::WebhooksApiDeps webhook_deps;
-        webhook_deps.keys = keys.get();
         webhook_endpoints = std::make_unique<infra::postgres::PgWebhookEndpoints>(*pool);
         webhook_deps.endpoints = webhook_endpoints.get();
         webhook_deps.allow_insecure = env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
         webhook_deps.now_ms = deps.now_ms;
         webhooks = std::make_unique<api::WebhooksApi>(std::move(webhook_deps));
-        deps.webhooks = webhooks.get();
         accounts = std::make_unique<infra::accounts::PgAccounts>(*pool);
         account =
-            std::make_unique<api::AccountApi>(api::AccountApiDeps{keys.get(), accounts.get()});
-        deps.account = account.get();
+            std::make_unique<api::AccountApi>(api::AccountApiDeps{accounts.get(), key_cache.get()});
         merchant_events = std::make_unique<infra::postgres::PgMerchantEvents>(*pool);
-        events =
-            std::make_unique<api::EventsApi>(api::EventsApiDeps{keys.get(), merchant_events.get()});
-        deps.events = events.get();
+        events = std::make_unique<api::EventsApi>(api::EventsApiDeps{merchant_events.get()});
         history = std::make_unique<infra::postgres::PgChargeHistory>(*pool);
         refunds = std::make_unique<api::RefundsApi>(
-            api::RefundsApiDeps{keys.get(), reader.get(), history.get(), log.get(),
-                                idempotency.get(), deps.now_ms, deps.retry_after_ms});
-        deps.refunds = refunds.get();
-        routes = std::make_unique<api::ChargesApi>(std::move(deps));
+            api::RefundsApiDeps{reader.get(), history.get(), log.get(), idempotency.get(),
+                                deps.now_ms, deps.retry_after_ms});
+        api::PipelineSettings pipeline_settings;
+        pipeline_settings.retry_after_ms = deps.retry_after_ms;
+        charges = std::make_unique<api::ChargesApi>(std::move(deps));
+        pipeline = std::make_unique<api::Pipeline>(
+            api::api_routes({*charges, *webhooks, *account, *events, *refunds}), key_cache.get(),
+            std::move(pipeline_settings));
         api::ServerSettings settings;
         settings.listen =
             !options.listen.empty() ? options.listen : env_or("DUEPAY_LISTEN", "127.0.0.1:8080");
         settings.threads = threads;
         settings.access_log = env_or("DUEPAY_ACCESS_LOG", "1") != "0";
-        server = std::make_unique<api::ApiServer>(*routes, settings);
+        server = std::make_unique<api::ApiServer>(*pipeline, settings);
         server->start();
         kLog.info() << "api: listening on " << settings.listen << " (" << threads
                     << " threads), signer " << domain::evm::to_checksum(signer->address());

@@ -14,6 +14,7 @@
 
 #include "infra/random/key_material.hpp"
 #include "tests/doubles/api_ports.hpp"
+#include "tests/unit/api/surface.hpp"
 
 namespace duepay::api {
 namespace {
@@ -29,7 +30,7 @@ class AccountApiTest : public ::testing::Test {
         r.path = path;
         r.body = body;
         if (!key.empty()) r.headers["x-api-key"] = key;
-        return api_.handle(r);
+        return surface_.call(r);
     }
     static std::string code(const ApiResponse& r) {
         rapidjson::Document d;
@@ -50,7 +51,9 @@ class AccountApiTest : public ::testing::Test {
         accounts.projects["prj_1"] = doubles::project_view("prj_1");
         return accounts;
     }();
-    AccountApi api_{AccountApiDeps{&keys_, &accounts_}};
+    Authenticator key_cache_{keys_};
+    AccountApi api_{AccountApiDeps{&accounts_, &key_cache_}};
+    test::Surface surface_{key_cache_, api_};
 };
 
 // The `data` of an answer's envelope.
@@ -67,13 +70,23 @@ rapidjson::Document json(const ApiResponse& r) {
     return data;
 }
 
-TEST_F(AccountApiTest, OwnsItsPathsOnly) {
-    EXPECT_TRUE(AccountApi::owns("/v1/api-keys/roll"));
-    EXPECT_TRUE(AccountApi::owns("/v1/project"));
-    EXPECT_TRUE(AccountApi::owns("/v1/payout-wallet/verify"));
-    EXPECT_FALSE(AccountApi::owns("/v1/projects"));
-    EXPECT_FALSE(AccountApi::owns("/v1/api-keys"));
-    EXPECT_FALSE(AccountApi::owns("/v1/charges"));
+TEST_F(AccountApiTest, ServesItsPathsOnly) {
+    for (const char* path : {"/v1/projects", "/v1/api-keys", "/v1/payout-wallet", "/v1/project/x"})
+        EXPECT_EQ(code(send("GET", path)), "route_not_found") << path;
+    EXPECT_EQ(send("GET", "/v1/project").status, 200);
+}
+
+// One key cache per process: a change made through this process is seen by the next request of
+// the same key at once (the key's owner is read again), not after the cache's TTL.
+TEST_F(AccountApiTest, AChangeOnThisProcessRefreshesItsKeyCache) {
+    ASSERT_EQ(send("GET", "/v1/project").status, 200);
+    ASSERT_EQ(send("GET", "/v1/project").status, 200);
+    EXPECT_EQ(keys_.lookups, 1);  // cached
+    ASSERT_EQ(send("PATCH", "/v1/project", R"({"name":"Renamed"})").status, 200);
+    ASSERT_EQ(send("GET", "/v1/project").status, 200);
+    EXPECT_EQ(keys_.lookups, 2);  // read again after the change
+    ASSERT_EQ(send("GET", "/v1/project").status, 200);
+    EXPECT_EQ(keys_.lookups, 2);
 }
 
 TEST_F(AccountApiTest, RoutesMethodsAndKeys) {
@@ -242,11 +255,14 @@ TEST_F(AccountApiTest, VerifyForwardsTheProofAndMapsEachRejection) {
     EXPECT_EQ(json(ok)["payoutAddress"].GetString(), a);
 }
 
-TEST_F(AccountApiTest, AnUnreachableStoreIsDatabaseUnavailableForTheRouterTo503) {
+TEST_F(AccountApiTest, AnUnreachableStoreIs503WithRetryAfter) {
     accounts_.unavailable = true;
-    EXPECT_THROW(send("GET", "/v1/project"), infra::postgres::DatabaseUnavailable);
-    EXPECT_THROW(send("POST", "/v1/api-keys/roll", R"({"expiresInSeconds":0})"),
-                 infra::postgres::DatabaseUnavailable);
+    for (const auto& r : {send("GET", "/v1/project"),
+                          send("POST", "/v1/api-keys/roll", R"({"expiresInSeconds":0})")}) {
+        EXPECT_EQ(r.status, 503);
+        EXPECT_EQ(code(r), "database_unavailable");
+        EXPECT_EQ(r.headers.at("retry-after"), "1");
+    }
 }
 
 }  // namespace

@@ -50,24 +50,18 @@ class BodyFuzz : public ChargesApiTest {
     BodyFuzz() {
         accounts_.projects["prj_a"] = doubles::project_view("prj_a");
         WebhooksApiDeps w;
-        w.keys = &keys_;
         w.endpoints = &endpoints_;
         w.allow_insecure = true;  // no DNS in a unit test
         w.now_ms = [] { return std::int64_t{1'800'000'000'000}; };
         webhooks_ = std::make_unique<WebhooksApi>(std::move(w));
-        account_ = std::make_unique<AccountApi>(AccountApiDeps{&keys_, &accounts_});
+        account_ = std::make_unique<AccountApi>(AccountApiDeps{&accounts_, &key_cache_});
         RefundsApiDeps r;
-        r.keys = &keys_;
         r.charges = &reader_;
         r.history = &history_;
         r.log = &log_;
         r.now_ms = [] { return std::int64_t{1'800'000'000'000}; };
         refunds_ = std::make_unique<RefundsApi>(std::move(r));
-        auto deps = deps_;
-        deps.webhooks = webhooks_.get();
-        deps.account = account_.get();
-        deps.refunds = refunds_.get();
-        api_ = std::make_unique<ChargesApi>(std::move(deps));
+        surface_ = std::make_unique<Surface>(key_cache_, *api_, *webhooks_, *account_, *refunds_);
     }
 
     doubles::FakeWebhookEndpoints endpoints_;

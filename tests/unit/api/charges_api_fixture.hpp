@@ -14,6 +14,7 @@
 #include "domain/hex.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "tests/doubles/api_ports.hpp"
+#include "tests/unit/api/surface.hpp"
 
 namespace duepay::api::test {
 
@@ -48,8 +49,8 @@ class ChargesApiTest : public ::testing::Test {
         keys_.add(kTestKey, doubles::key_owner(kTestKey, "prj_a", Mode::test));
         keys_.add(kLiveKey, doubles::key_owner(kLiveKey, "prj_a", Mode::live));
         ApiDeps deps;
-        deps.keys = &keys_;
         deps.charges = &reader_;
+        deps.lister = &lister_;
         deps.waiter = &waiter_;
         deps.log = &log_;
         deps.chains = &chains_;
@@ -65,7 +66,14 @@ class ChargesApiTest : public ::testing::Test {
         deps.idempotency = &idempotency_;
         deps.limiter = &limiter_;
         deps_ = deps;
+        use(deps);
+    }
+
+    // Serves the charge routes of `deps` from now on.
+    void use(ApiDeps deps) {
+        surface_.reset();
         api_ = std::make_unique<ChargesApi>(std::move(deps));
+        surface_ = std::make_unique<Surface>(key_cache_, *api_);
     }
 
     // Every create gets a new invoice id and event id (so a test can tell a re-append of the same
@@ -81,7 +89,7 @@ class ChargesApiTest : public ::testing::Test {
         deps.new_event_id = [n = std::make_shared<int>(0)] {
             return "0b8a4c1e-1c1f-4d2e-8a9b-0c1d2e3f4a" + std::to_string(10 + ++*n);
         };
-        api_ = std::make_unique<ChargesApi>(std::move(deps));
+        use(std::move(deps));
     }
 
     ApiResponse call(const std::string& method, const std::string& path,
@@ -92,10 +100,11 @@ class ChargesApiTest : public ::testing::Test {
         request.path = path;
         request.body = body;
         if (key != nullptr) request.headers["x-api-key"] = key;
+        if (method == "POST") request.headers["content-type"] = "application/json";
         if (idempotency_key) request.headers["idempotency-key"] = *idempotency_key;
         std::optional<ApiResponse> out;
         int calls = 0;
-        api_->handle(request, [&](ApiResponse r) {
+        surface_->handle(request, [&](ApiResponse r) {
             ++calls;
             out = std::move(r);
         });
@@ -119,7 +128,9 @@ class ChargesApiTest : public ::testing::Test {
     }
 
     FakeKeys keys_;
+    Authenticator key_cache_{keys_};  // the process's one key cache
     FakeReader reader_;
+    FakeLister lister_;
     FakeWaiter waiter_;
     FakeLog log_;
     FakeIdempotency idempotency_;
@@ -128,6 +139,7 @@ class ChargesApiTest : public ::testing::Test {
     infra::crypto::Secp256k1Signer signer_;
     ApiDeps deps_;
     std::unique_ptr<ChargesApi> api_;
+    std::unique_ptr<Surface> surface_;
 };
 
 inline const std::string kId = [] {

@@ -283,19 +283,40 @@ class CheckoutRoutesTest : public CheckoutTest {
         deps.now_ms = [this] { return now_ms_; };
         deps.limiter = &limiter_;
         routes_ = std::make_unique<CheckoutRoutes>(std::move(deps));
+        RouteTable table;
+        routes_->add_routes(table);
+        pipeline_ =
+            std::make_unique<Pipeline>(std::move(table), nullptr, routes_->pipeline_settings());
+    }
+    // The answer as the edge sends it (a JSON answer without a content-type is application/json).
+    CheckoutResponse send(const std::string& method, const std::string& path,
+                          const std::string& client) {
+        ApiRequest r;
+        r.method = method;
+        r.path = path;
+        r.remote = client;
+        CheckoutResponse out;
+        int answers = 0;
+        pipeline_->handle(r, [&](ApiResponse a) {
+            ++answers;
+            out.status = a.status;
+            out.body = std::move(a.body);
+            out.headers = std::move(a.headers);
+            auto type = out.headers.find("content-type");
+            out.content_type = type == out.headers.end() ? "application/json" : type->second;
+        });
+        EXPECT_EQ(answers, 1);
+        return out;
     }
     CheckoutResponse get(const std::string& path, const std::string& client = "10.0.0.1") {
-        CheckoutRequest r;
-        r.method = "GET";
-        r.path = path;
-        r.client = client;
-        return routes_->handle(r);
+        return send("GET", path, client);
     }
     FakeReader reader_;
     FakeHeads heads_;
     ClientRateLimiter limiter_;
     std::int64_t now_ms_ = 1899999000000;
     std::unique_ptr<CheckoutRoutes> routes_;
+    std::unique_ptr<Pipeline> pipeline_;
 };
 
 TEST_F(CheckoutRoutesTest, PageJsonAndAssets) {
@@ -354,12 +375,15 @@ TEST_F(CheckoutRoutesTest, RateLimitPerClient) {
 }
 
 TEST_F(CheckoutRoutesTest, OnlyGet) {
-    CheckoutRequest r;
-    r.method = "POST";
-    r.path = "/c/" + kId;
-    auto response = routes_->handle(r);
+    auto response = send("POST", "/c/" + kId, "10.0.0.7");
     EXPECT_EQ(response.status, 405);
+    EXPECT_EQ(response.headers["allow"], "GET, HEAD");
     EXPECT_NE(response.body.find("\"code\":\"method_not_allowed\""), std::string::npos);
+    EXPECT_NE(response.headers["content-security-policy"].find("frame-ancestors 'none'"),
+              std::string::npos);
+    // HEAD is served as GET (the edge drops the body).
+    EXPECT_EQ(send("HEAD", "/static/checkout.css", "10.0.0.7").status, 200);
+    EXPECT_EQ(send("GET", "/nowhere", "10.0.0.7").status, 404);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "domain/text.hpp"
 #include "projections/charges/charge_projection.hpp"
 #include "tests/doubles/api_ports.hpp"
+#include "tests/unit/api/surface.hpp"
 
 namespace duepay::api {
 namespace {
@@ -268,9 +269,10 @@ TEST(CreateFuzz, EveryBodyIsA4xxWithACodeOrAnEventThatRoundTripsAndProjects) {
     FixedRate rates;
     auto chains = infra::config::ChainRegistry::parse(kChains).value();
     std::uint64_t counter = 0;
+    doubles::FakeLister lister;
     ApiDeps deps;
-    deps.keys = &keys;
     deps.charges = &rows;
+    deps.lister = &lister;
     deps.waiter = &waiter;
     deps.log = &log;
     deps.chains = &chains;
@@ -287,6 +289,7 @@ TEST(CreateFuzz, EveryBodyIsA4xxWithACodeOrAnEventThatRoundTripsAndProjects) {
     deps.new_event_id = [&] { return "fuzz-" + std::to_string(counter); };
     deps.rates = &rates;
     ChargesApi api(std::move(deps));
+    test::Surface surface(keys, api);
 
     std::map<long, int> statuses;
     std::map<std::string, int> codes;
@@ -303,7 +306,7 @@ TEST(CreateFuzz, EveryBodyIsA4xxWithACodeOrAnEventThatRoundTripsAndProjects) {
         request.headers["content-type"] = "application/json";
         const std::size_t appended_before = log.records.size();
         std::optional<ApiResponse> response;
-        api.handle(request, [&](ApiResponse r) { response = std::move(r); });
+        surface.handle(request, [&](ApiResponse r) { response = std::move(r); });
         ASSERT_TRUE(response.has_value()) << where;
         ++statuses[response->status];
         ASSERT_TRUE(domain::is_valid_utf8(response->body))

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "api/http/envelope.hpp"
-#include "api/http/webhooks_api.hpp"
 #include "tests/doubles/api_ports.hpp"
+#include "tests/unit/api/surface.hpp"
 
 namespace duepay::api {
 namespace {
@@ -31,41 +33,31 @@ ApiRequest request(std::string method, std::string path, std::string key = {}) {
 
 const std::string kId = "evt_" + std::string(48, 'a');
 
-TEST(EventsApi, OwnsOnlyItsPaths) {
-    EXPECT_TRUE(EventsApi::owns("/v1/events"));
-    EXPECT_TRUE(EventsApi::owns("/v1/events/" + kId));
-    EXPECT_FALSE(EventsApi::owns("/v1/eventsx"));
-    EXPECT_FALSE(EventsApi::owns("/v1/event"));
-    EXPECT_FALSE(EventsApi::owns("/v1/webhook-endpoints"));
-}
-
-// The webhook routes' owner, asked by every API request: exact prefixes only.
-TEST(WebhooksApi, OwnsOnlyItsPaths) {
-    EXPECT_TRUE(WebhooksApi::owns("/v1/webhook-endpoints"));
-    EXPECT_TRUE(WebhooksApi::owns("/v1/webhook-endpoints/we_1"));
-    EXPECT_TRUE(WebhooksApi::owns("/v1/webhook-endpoints/we_1/rotate-secret"));
-    EXPECT_TRUE(WebhooksApi::owns("/v1/webhook-deliveries/wd_1/redeliver"));
-    EXPECT_FALSE(WebhooksApi::owns("/v1/webhook-endpointsx"));
-    EXPECT_FALSE(WebhooksApi::owns("/v1/webhook-endpoint"));
-    EXPECT_FALSE(WebhooksApi::owns("/v1/webhook-deliveries"));
-    EXPECT_FALSE(WebhooksApi::owns("/v1/charges/0xab/status"));
-}
-
 TEST(EventsApi, MethodsRoutesAndKeysAreCheckedBeforeAnyQuery) {
     NoKeys keys;
-    EventsApi api(EventsApiDeps{&keys, nullptr});  // no store: nothing below may reach it
-    auto r = api.handle(request("POST", "/v1/events"));
+    doubles::FakeMerchantEvents store;
+    EventsApi api(EventsApiDeps{&store});
+    test::Surface surface(keys, api);
+    auto r = surface.call(request("POST", "/v1/events"));
     EXPECT_EQ(r.status, 405);
     EXPECT_EQ(r.headers["allow"], "GET");
     EXPECT_NE(r.body.find(R"("code":"method_not_allowed")"), std::string::npos);
-    r = api.handle(request("GET", "/v1/events/" + kId + "/more"));
-    EXPECT_EQ(r.status, 404);
-    EXPECT_NE(r.body.find(R"("code":"route_not_found")"), std::string::npos);
-    r = api.handle(request("GET", "/v1/events"));
+    for (const std::string& path : {"/v1/events/" + kId + "/more", std::string("/v1/eventsx"),
+                                    std::string("/v1/event"), std::string("/v1/events/")}) {
+        r = surface.call(request("GET", path));
+        EXPECT_EQ(r.status, 404) << path;
+        EXPECT_NE(r.body.find(R"("code":"route_not_found")"), std::string::npos);
+    }
+    r = surface.call(request("GET", "/v1/events"));
     EXPECT_EQ(r.status, 401);
-    r = api.handle(request("GET", "/v1/events/" + kId, "dp_test_" + std::string(48, '0')));
+    r = surface.call(request("GET", "/v1/events/" + kId, "dp_test_" + std::string(48, '0')));
     EXPECT_EQ(r.status, 401);
     EXPECT_EQ(keys.lookups, 1);
+    EXPECT_TRUE(store.queries.empty());
+}
+
+TEST(EventsApi, ItsStoreIsRequiredAtStartUp) {
+    EXPECT_THROW(EventsApi(EventsApiDeps{nullptr}), std::invalid_argument);
 }
 
 TEST(EventsApi, CursorRoundTripsAndRefusesAnythingElse) {
@@ -100,7 +92,8 @@ struct EventsFixture : ::testing::Test {
     const std::string key = "dp_test_" + std::string(48, '1');
     doubles::FakeKeys keys;
     doubles::FakeMerchantEvents store;
-    EventsApi api{EventsApiDeps{&keys, &store}};
+    EventsApi api{EventsApiDeps{&store}};
+    test::Surface surface{keys, api};
 
     void SetUp() override {
         keys.add(key, doubles::key_owner("key_1", "prj_a", Mode::test));
@@ -121,7 +114,7 @@ struct EventsFixture : ::testing::Test {
         const auto q = path_and_query.find('?');
         r.path = path_and_query.substr(0, q);
         if (q != std::string::npos) r.query = path_and_query.substr(q + 1);
-        return api.handle(r);
+        return surface.call(r);
     }
 };
 

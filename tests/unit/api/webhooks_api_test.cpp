@@ -13,6 +13,7 @@
 
 #include "infra/webhooks/endpoints.hpp"
 #include "tests/doubles/api_ports.hpp"
+#include "tests/unit/api/surface.hpp"
 
 namespace duepay::api {
 namespace {
@@ -51,7 +52,8 @@ class WebhooksApiTest : public ::testing::Test {
         if (q != std::string::npos) r.query = path.substr(q + 1);
         r.body = body;
         r.headers["x-api-key"] = key;
-        return api_.handle(r);
+        if (method == "POST" || method == "PATCH") r.headers["content-type"] = "application/json";
+        return surface_.call(r);
     }
     static rapidjson::Document parsed(const ApiResponse& r) {
         rapidjson::Document d;
@@ -68,12 +70,12 @@ class WebhooksApiTest : public ::testing::Test {
     doubles::FakeWebhookEndpoints store_;
     WebhooksApi api_{[this] {
         WebhooksApiDeps deps;
-        deps.keys = &keys_;
         deps.endpoints = &store_;
         deps.allow_insecure = true;  // loopback URLs for test keys, no DNS in a unit test
         deps.now_ms = [] { return std::int64_t{1'795'000'000'000}; };
         return deps;
     }()};
+    test::Surface surface_{keys_, api_};
 };
 
 TEST_F(WebhooksApiTest, CreatesForTheKeysProjectAndModeWithItsSecretOnce) {
@@ -281,9 +283,12 @@ TEST_F(WebhooksApiTest, EmbeddedAndSpecialPurposeAddressesAreRefused) {
     }
 }
 
-TEST_F(WebhooksApiTest, AnUnreachableStoreIsDatabaseUnavailableForTheRouterTo503) {
+TEST_F(WebhooksApiTest, AnUnreachableStoreIs503WithRetryAfter) {
     store_.unavailable = true;
-    EXPECT_THROW(send("GET", "/v1/webhook-endpoints"), infra::postgres::DatabaseUnavailable);
+    auto r = send("GET", "/v1/webhook-endpoints");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(code(r), "database_unavailable");
+    EXPECT_EQ(r.headers["retry-after"], "1");
 }
 
 }  // namespace

@@ -1,0 +1,188 @@
+#include "api/http/router.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <exception>
+#include <memory>
+#include <utility>
+
+#include "api/http/auth.hpp"
+#include "api/http/envelope.hpp"
+#include "api/http/request_fields.hpp"
+#include "infra/log/log.hpp"
+#include "infra/postgres/pool.hpp"
+
+namespace duepay::api {
+namespace {
+
+std::vector<std::string> split_path(std::string_view path) {
+    std::vector<std::string> out;
+    if (path.empty() || path.front() != '/') return out;
+    std::size_t start = 1;
+    while (true) {
+        const auto slash = path.find('/', start);
+        out.emplace_back(path.substr(start, slash - start));
+        if (slash == std::string_view::npos) break;
+        start = slash + 1;
+    }
+    return out;
+}
+
+// Whether `segments` fit `pattern`; the :name segments' values are appended to `params`.
+bool fits(const std::vector<std::string>& pattern, const std::vector<std::string>& segments,
+          std::vector<std::string>& params) {
+    if (pattern.size() != segments.size()) return false;
+    params.clear();
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        const auto& p = pattern[i];
+        if (!p.empty() && p.front() == ':') {
+            if (segments[i].empty()) return false;
+            params.push_back(segments[i]);
+        } else if (p != segments[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The answer to a handler that threw, in the envelope; the detail stays in the log.
+ApiResponse thrown(const PipelineSettings& settings, const ApiRequest& request) {
+    try {
+        throw;
+    } catch (const infra::postgres::DatabaseUnavailable& e) {
+        infra::log::Record(settings.log_name, infra::log::Level::warn)
+                .with("request_id", request.request_id)
+            << settings.log_name << ": database unavailable: " << e.what();
+        auto r =
+            error_response(503, "database_unavailable", "the database is unavailable; retry later",
+                           settings.retry_after_ms);
+        r.headers["retry-after"] = std::to_string((settings.retry_after_ms + 999) / 1000);
+        return r;
+    } catch (const std::exception& e) {
+        infra::log::Record(settings.log_name, infra::log::Level::error)
+                .with("request_id", request.request_id)
+            << settings.log_name << ": internal error: " << e.what();
+    } catch (...) {
+        infra::log::Record(settings.log_name, infra::log::Level::error)
+                .with("request_id", request.request_id)
+            << settings.log_name << ": internal error: unknown exception";
+    }
+    return error_response(500, "internal_error", "internal server error");
+}
+
+}  // namespace
+
+bool is_json_media_type(const ApiRequest& request) {
+    auto ct = request.header("content-type");
+    if (!ct) return false;
+    std::string media = ct->substr(0, ct->find(';'));
+    std::transform(media.begin(), media.end(), media.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
+    return media == "application/json";
+}
+
+RouteTable& RouteTable::add(std::string method, std::string pattern, RouteOptions options,
+                            RouteHandler handler) {
+    return add_async(std::move(method), std::move(pattern), options,
+                     [handler = std::move(handler)](const RouteCall& call, Responder respond) {
+                         respond(handler(call));
+                     });
+}
+
+RouteTable& RouteTable::add_async(std::string method, std::string pattern, RouteOptions options,
+                                  AsyncRouteHandler handler) {
+    for (const auto& r : routes_) {
+        if (r.method == method && r.pattern == pattern) {
+            throw std::invalid_argument("route declared twice: " + method + " " + pattern);
+        }
+    }
+    auto segments = split_path(pattern);
+    if (segments.empty())
+        throw std::invalid_argument("route pattern must start with /: " + pattern);
+    routes_.push_back(Route{std::move(method), std::move(pattern), std::move(segments), options,
+                            std::move(handler)});
+    return *this;
+}
+
+std::optional<RouteTable::Match> RouteTable::match(std::string_view method,
+                                                   std::string_view path) const {
+    const auto segments = split_path(path);
+    if (segments.empty()) return std::nullopt;
+    std::optional<Match> found;
+    std::vector<std::string> params;
+    for (const auto& route : routes_) {
+        if (!fits(route.segments, segments, params)) continue;
+        if (!found) found.emplace();
+        if (found->route == nullptr && route.method == method) {
+            found->route = &route;
+            found->params = params;
+        }
+        if (found->allow.find(route.method) == std::string::npos) {
+            if (!found->allow.empty()) found->allow += ", ";
+            found->allow += route.method;
+        }
+    }
+    return found;
+}
+
+Pipeline::Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings settings)
+    : routes_(std::move(routes)), keys_(keys), settings_(std::move(settings)) {
+    for (const auto& r : routes_.routes()) {
+        if (r.options.auth == Auth::api_key && keys_ == nullptr) {
+            throw std::invalid_argument("route " + r.method + " " + r.pattern +
+                                        " needs an API key authenticator");
+        }
+    }
+}
+
+void Pipeline::handle(const ApiRequest& request, Responder respond) const {
+    // Every answer gets the surface's headers, whichever step gives it.
+    if (!settings_.headers.empty()) {
+        respond = [headers = &settings_.headers, next = std::move(respond)](ApiResponse r) {
+            for (const auto& [name, value] : *headers) r.headers.emplace(name, value);
+            next(std::move(r));
+        };
+    }
+    // The handler may have answered before it threw: a second answer is dropped.
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    Responder once = [answered, respond](ApiResponse r) {
+        if (answered->exchange(true)) return;
+        respond(std::move(r));
+    };
+    try {
+        if (settings_.admit) {
+            if (auto refused = settings_.admit(request)) return once(std::move(*refused));
+        }
+        const bool head = settings_.head_as_get && request.method == "HEAD";
+        auto match = routes_.match(head ? std::string_view("GET") : request.method, request.path);
+        if (!match) return once(error_response(404, "route_not_found", "no such route"));
+        if (match->route == nullptr) {
+            auto r = error_response(405, "method_not_allowed", "method not allowed");
+            r.headers["allow"] = match->allow;
+            if (settings_.head_as_get && match->allow.find("GET") != std::string::npos)
+                r.headers["allow"] += ", HEAD";
+            return once(std::move(r));
+        }
+        const auto& route = *match->route;
+        if (route.options.json_body && !is_json_media_type(request)) {
+            return once(error_response(415, "unsupported_media_type",
+                                       "content-type must be application/json"));
+        }
+        std::optional<KeyOwner> owner;
+        if (route.options.auth == Auth::api_key) {
+            owner = keys_->authenticate(request);
+            if (!owner) return once(error_response(401, "invalid_api_key", "invalid API key"));
+        }
+        if (!route.options.own_query) {
+            if (auto unknown = reject_unknown_params(request, {})) return once(std::move(*unknown));
+        }
+        const RouteCall call{request, owner ? &*owner : nullptr, std::move(match->params)};
+        route.handler(call, once);
+    } catch (...) {
+        once(thrown(settings_, request));
+    }
+}
+
+}  // namespace duepay::api
