@@ -1,20 +1,24 @@
 #include "api/http/http_edge.hpp"
 
-#include <pistache/endpoint.h>
-#include <pistache/http.h>
+#include <pistache/listener.h>
+#include <pistache/os.h>
 #include <pistache/peer.h>
+#include <pistache/reactor.h>
+#include <pistache/tcp.h>
 #include <pistache/transport.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -32,11 +36,8 @@ using Clock = std::chrono::steady_clock;
 struct HttpEdge::Shared {
     EdgeSettings settings;
     EdgeRequestHandler handler;
-    std::mutex mutex;  // guards stopped and transports; held while posting to a reactor
+    std::mutex mutex;  // guards stopped; held while posting to a reactor
     bool stopped = false;
-    std::vector<std::pair<Tcp::Transport*, std::function<void()>>> transports;  // tick of each
-    std::condition_variable wake;
-    std::thread ticker;
 };
 
 namespace {
@@ -62,6 +63,7 @@ struct Connection {
     std::string buffer;              // received, not yet consumed
     std::optional<ParsedHead> head;  // the head of the request in `buffer`, once complete
     Clock::time_point started;       // first byte of the request in `buffer`
+    Clock::time_point last_byte;     // the idle clock: connected, last byte read, last answer
     bool busy = false;               // a request was handed over and is not answered yet
     bool closing = false;            // answered with connection: close; input is discarded
     int queued = 0;                  // writes in Pistache's write queue, not yet written
@@ -69,51 +71,30 @@ struct Connection {
     bool again = false;              // ... and a request was answered meanwhile: read the next
 };
 
-class EdgeHandler final : public Http::Handler {
+// The edge on Pistache's TCP layer: Tcp::Handler's onConnection and onInput are its public
+// extension points, so Pistache's HTTP layer (Http::Handler, its parser, Http::Endpoint and its
+// sweep) is not involved at all (ADR 0204). One clone per reactor thread (EdgeTransport::clone).
+class EdgeHandler final : public Tcp::Handler {
   public:
-    HTTP_PROTOTYPE(EdgeHandler)
+    PROTOTYPE_OF(Tcp::Handler, EdgeHandler)
 
     explicit EdgeHandler(std::shared_ptr<HttpEdge::Shared> shared) : shared_(std::move(shared)) {}
-    EdgeHandler(const EdgeHandler& other) : Http::Handler(other), shared_(other.shared_) {}
+    EdgeHandler(const EdgeHandler& other) : Tcp::Handler(other), shared_(other.shared_) {}
 
-    // Never called: onInput below does not hand the bytes to Pistache's parser.
-    void onRequest(const Http::Request& /*request*/, Http::ResponseWriter /*response*/) override {}
-
-    // On the reactor thread, every kTick: answers 408 to requests that are too slow.
-    void tick() {
-        const auto now = Clock::now();
-        for (const auto& peer : transport()->getAllPeer()) {
-            auto conn = connection(peer);
-            if (!conn || conn->closing || conn->busy || conn->buffer.empty()) continue;
-            if (now - conn->started > shared_->settings.request_timeout) {
-                reject(
-                    peer, *conn,
-                    error_response(408, "request_timeout", "the request did not arrive in time"));
-            }
-        }
-    }
-
-  private:
     void onConnection(const std::shared_ptr<Tcp::Peer>& peer) override {
         reactor_ = std::this_thread::get_id();
-        if (!registered_) {
-            std::lock_guard lock(shared_->mutex);
-            if (!shared_->stopped)
-                shared_->transports.emplace_back(transport(), [this] { tick(); });
-            registered_ = true;
-        }
-        // Pistache's idle sweep reads its parser's clock; the parser itself is never fed.
-        peer->putData(ParserData, std::make_shared<Http::RequestParser>(64));
-        peer->putData(kConnectionKey, std::make_shared<Connection>());
-        peer->setIdle(true);
+        auto conn = std::make_shared<Connection>();
+        conn->last_byte = Clock::now();
+        peer->putData(kConnectionKey, std::move(conn));
     }
 
     void onInput(const char* data, size_t len, const std::shared_ptr<Tcp::Peer>& peer) override {
         auto conn = connection(peer);
         if (!conn || conn->closing) return;
-        getParser(peer)->reset();  // the idle clock restarts: bytes arrived
+        const auto now = Clock::now();
+        conn->last_byte = now;  // the idle clock restarts: bytes arrived
         const auto& limits = shared_->settings.limits;
-        if (conn->buffer.empty() && !conn->busy) conn->started = Clock::now();
+        if (conn->buffer.empty() && !conn->busy) conn->started = now;
         // Never hold more than one bounded request: beyond, the parser has rejected it already
         // (or, behind a request in flight, the excess is dropped and the next parse fails).
         const std::size_t cap = limits.max_head_bytes + limits.max_body_bytes + 1;
@@ -122,6 +103,31 @@ class EdgeHandler final : public Http::Handler {
         if (!conn->busy) process(peer, *conn, std::string_view(data, take));
     }
 
+    // On the reactor thread, every kTick, over the transport's peers: answers 408 to a request
+    // that is too slow, and returns the connections to close: no request in progress (none
+    // handed over and unanswered) and no byte for idle_timeout. That covers an idle keep-alive
+    // connection, one that never sent a byte, and a refused or closed one whose client neither
+    // reads nor closes (its clock stopped when it was answered).
+    template <typename Peers>
+    std::vector<std::shared_ptr<Tcp::Peer>> tick(const Peers& peers) {
+        const auto now = Clock::now();
+        const auto& settings = shared_->settings;
+        std::vector<std::shared_ptr<Tcp::Peer>> idle;
+        for (const auto& [fd, peer] : peers) {
+            auto conn = connection(peer);
+            if (!conn || conn->busy) continue;
+            if (!conn->closing && !conn->buffer.empty() &&
+                now - conn->started > settings.request_timeout) {
+                reject(
+                    peer, *conn,
+                    error_response(408, "request_timeout", "the request did not arrive in time"));
+            }
+            if (now - conn->last_byte > settings.idle_timeout) idle.push_back(peer);
+        }
+        return idle;
+    }
+
+  private:
     static std::shared_ptr<Connection> connection(const std::shared_ptr<Tcp::Peer>& peer) {
         return std::static_pointer_cast<Connection>(peer->tryGetData(kConnectionKey));
     }
@@ -186,7 +192,6 @@ class EdgeHandler final : public Http::Handler {
 
     void dispatch(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, ParsedHead head) {
         conn.busy = true;
-        peer->setIdle(false);  // Pistache's header/body timeouts are far out: it leaves it alone
         ApiRequest request = std::move(head.request);
         request.request_id = choose_request_id(request.header("x-request-id"));
         request.remote = peer->address().host();
@@ -210,10 +215,9 @@ class EdgeHandler final : public Http::Handler {
                 return self->deliver(weak, std::move(bytes), close);
             std::lock_guard lock(shared->mutex);
             if (shared->stopped) return;
-            post_to_reactor(transport, std::chrono::milliseconds(0),
-                            [self, weak, close, bytes = std::move(bytes)]() mutable {
-                                self->deliver(weak, std::move(bytes), close);
-                            });
+            post_to_reactor(transport, [self, weak, close, bytes = std::move(bytes)]() mutable {
+                self->deliver(weak, std::move(bytes), close);
+            });
         };
         const std::string id = request.request_id;
         try {
@@ -241,10 +245,9 @@ class EdgeHandler final : public Http::Handler {
         auto conn = peer ? connection(peer) : nullptr;
         if (!conn) return;
         conn->busy = false;
-        peer->setIdle(true);
         if (close) return close_after_answer(peer, *conn);
-        getParser(peer)->reset();
-        conn->started = Clock::now();
+        conn->last_byte = Clock::now();
+        conn->started = conn->last_byte;
         process(peer, *conn, {});  // a pipelined request may be waiting
     }
 
@@ -256,14 +259,13 @@ class EdgeHandler final : public Http::Handler {
         conn.closing = true;
         conn.buffer.clear();
         conn.head.reset();
-        peer->setIdle(true);
         std::weak_ptr<Tcp::Peer> weak = peer;
         write(peer, conn, serialize_response(response, id, true, false, false), [weak] {
             if (auto p = weak.lock()) ::shutdown(p->fd(), SHUT_WR);
         });
     }
 
-    // After the last answer: FIN to the client, input discarded; Pistache's idle sweep closes
+    // After the last answer: FIN to the client, input discarded; the idle sweep of tick() closes
     // the socket if the client does not (its clock is no longer restarted).
     static void close_after_answer(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn) {
         conn.closing = true;
@@ -303,7 +305,55 @@ class EdgeHandler final : public Http::Handler {
 
     std::shared_ptr<HttpEdge::Shared> shared_;
     std::thread::id reactor_;
-    bool registered_ = false;
+};
+
+// Pistache's Tcp::Transport (one per reactor thread) with the edge's clock: a periodic timerfd on
+// the same epoll runs EdgeHandler::tick every kTick on the reactor thread, and the connections it
+// returns are closed with removePeer, the protected member Pistache gives subclasses for this (its
+// own Http::Endpoint sweeps idle peers the same way).
+class EdgeTransport final : public Tcp::Transport {
+  public:
+    explicit EdgeTransport(std::shared_ptr<EdgeHandler> handler)
+        : Tcp::Transport(handler), handler_(std::move(handler)) {}
+    ~EdgeTransport() override {
+        if (tick_fd_ >= 0) ::close(tick_fd_);
+    }
+    EdgeTransport(const EdgeTransport&) = delete;
+    EdgeTransport& operator=(const EdgeTransport&) = delete;
+
+    void registerPoller(Polling::Epoll& poller) override {
+        Tcp::Transport::registerPoller(poller);
+        tick_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (tick_fd_ < 0) throw std::system_error(errno, std::generic_category(), "timerfd_create");
+        itimerspec spec{};
+        spec.it_value.tv_nsec = std::chrono::nanoseconds(kTick).count();
+        spec.it_interval = spec.it_value;
+        if (::timerfd_settime(tick_fd_, 0, &spec, nullptr) != 0)
+            throw std::system_error(errno, std::generic_category(), "timerfd_settime");
+        poller.addFd(tick_fd_, Flags<Polling::NotifyOn>(Polling::NotifyOn::Read),
+                     Polling::Tag(tick_fd_));
+    }
+
+    // The tick runs after Pistache has handled the batch, so no event of this batch can name a
+    // connection the tick closed.
+    void onReady(const Aio::FdSet& fds) override {
+        bool tick = false;
+        for (const auto& entry : fds) tick = tick || entry.getTag() == Polling::Tag(tick_fd_);
+        Tcp::Transport::onReady(fds);
+        if (!tick) return;
+        std::uint64_t expirations = 0;
+        if (::read(tick_fd_, &expirations, sizeof expirations) < 0 && errno != EAGAIN) return;
+        for (const auto& peer : handler_->tick(peers)) removePeer(peer);
+    }
+
+    std::shared_ptr<Aio::Handler> clone() const override {
+        return std::make_shared<EdgeTransport>(
+            std::static_pointer_cast<EdgeHandler>(handler_->clone()));
+    }
+
+  private:
+    std::shared_ptr<EdgeHandler> handler_;
+    int tick_fd_ = -1;
 };
 
 }  // namespace
@@ -318,43 +368,24 @@ HttpEdge::~HttpEdge() { shutdown(); }
 
 void HttpEdge::start() {
     const auto& s = shared_->settings;
-    Address address(s.listen);
-    endpoint_ = std::make_unique<Http::Endpoint>(address);
-    // Pistache's own request timeouts would answer a plain-text 408: pushed out of the way (the
-    // edge answers 408 itself); its idle sweep closes connections with no request in progress.
-    auto options = Http::Endpoint::options()
-                       .threads(s.threads)
-                       .flags(Tcp::Options::ReuseAddr)
-                       .backlog(1024)
-                       .headerTimeout(std::chrono::hours(24))
-                       .bodyTimeout(std::chrono::hours(24))
-                       .keepaliveTimeout(s.idle_timeout);
-    endpoint_->init(options);
-    endpoint_->setHandler(std::make_shared<EdgeHandler>(shared_));
-    endpoint_->serveThreaded();
-    shared_->ticker = std::thread([shared = shared_.get()] {
-        std::unique_lock lock(shared->mutex);
-        while (!shared->stopped) {
-            shared->wake.wait_for(lock, kTick);
-            if (shared->stopped) break;
-            for (const auto& [transport, tick] : shared->transports) {
-                post_to_reactor(transport, std::chrono::milliseconds(1), tick);
-            }
-        }
-    });
+    listener_ = std::make_unique<Tcp::Listener>(Address(s.listen));
+    listener_->init(static_cast<size_t>(s.threads), Flags<Tcp::Options>(Tcp::Options::ReuseAddr),
+                    "", 1024);
+    auto handler = std::make_shared<EdgeHandler>(shared_);
+    listener_->setHandler(handler);
+    listener_->setTransportFactory([handler] { return std::make_shared<EdgeTransport>(handler); });
+    listener_->bind();
+    listener_->runThreaded();
 }
 
 void HttpEdge::shutdown() {
     {
         std::lock_guard lock(shared_->mutex);
         shared_->stopped = true;
-        shared_->transports.clear();
     }
-    shared_->wake.notify_all();
-    if (shared_->ticker.joinable()) shared_->ticker.join();
-    if (endpoint_) {
-        endpoint_->shutdown();
-        endpoint_.reset();
+    if (listener_) {
+        listener_->shutdown();
+        listener_.reset();
     }
 }
 

@@ -1,11 +1,13 @@
 // The HTTP edge shared by every Pistache listener of ours (`duepay api`, and `duepay checkout`):
-// Pistache 0.0.5 only runs the sockets (accept, epoll, writes); the request bytes never reach its
-// parser. HttpEdge reads them (parse_request_head), bounds them (request line 8 KiB -> 414, head
-// 16 KiB or 100 fields -> 431, body 16 KiB -> 413), waits at most `request_timeout` from the first
-// byte of a request to its last (-> 408), and answers every rejection itself in the envelope with
+// Pistache 0.0.5 only runs the sockets (accept, epoll, writes) through its TCP layer
+// (Tcp::Listener, Tcp::Transport, Tcp::Handler); its HTTP layer is not used. HttpEdge reads the
+// request bytes (parse_request_head), bounds them (request line 8 KiB -> 414, head 16 KiB or 100
+// fields -> 431, body 64 KiB -> 413), waits at most `request_timeout` from the first byte of a
+// request to its last (-> 408), and answers every rejection itself in the envelope with
 // x-request-id and `connection: close`. A whole, well-formed request goes to the handler; its
 // answer may come from any thread. One request per connection is in flight at a time, so
-// pipelined requests are answered in order. docs/adr/0096.
+// pipelined requests are answered in order. A connection with no request in progress is closed
+// after `idle_timeout` without a byte. docs/adr/0096, docs/adr/0204.
 #pragma once
 
 #include <chrono>
@@ -16,8 +18,8 @@
 #include "api/http/api_types.hpp"
 #include "api/http/http_parser.hpp"
 
-namespace Pistache::Http {
-class Endpoint;
+namespace Pistache::Tcp {
+class Listener;
 }
 
 namespace duepay::api {
@@ -53,7 +55,7 @@ class HttpEdge {
 
   private:
     std::shared_ptr<Shared> shared_;
-    std::unique_ptr<Pistache::Http::Endpoint> endpoint_;
+    std::unique_ptr<Pistache::Tcp::Listener> listener_;
 };
 
 }  // namespace duepay::api

@@ -148,28 +148,36 @@ HeadResult parse_request_head(std::string_view buffer, const HttpLimits& limits)
 
     // The request line; judged as it arrives, so garbage (a TLS handshake, binary) is refused at
     // its first bytes instead of waiting for a line end that may never come.
-    const auto nl = buffer.find('\n', start);
-    const auto line_end = nl == std::string_view::npos ? buffer.size() : nl;
-    const auto first = buffer.substr(start, line_end - start);
-    for (std::size_t i = 0; i < first.size(); ++i) {
-        const auto c = static_cast<unsigned char>(first[i]);
+    // Only the longest line allowed, its CR and its LF are looked at, and every check is made on
+    // the bytes within the limit, so a verdict on the first bytes of a request is the verdict on
+    // all of them (http_parser_fuzz_test feeds every request in two pieces).
+    const std::size_t max_line = limits.max_request_line;
+    const auto window = buffer.substr(std::min(start, buffer.size()), max_line + 2);
+    const auto nl_in_window = window.find('\n');
+    const bool ended = nl_in_window != std::string_view::npos;
+    const auto first = window.substr(0, ended ? nl_in_window : window.size());
+    // A CR alone at the end may begin one more empty line: its LF decides.
+    if (!ended && first == "\r") return {};
+    const auto judged = first.substr(0, max_line + 1);  // the line within the limit, or its CR
+    for (std::size_t i = 0; i < judged.size(); ++i) {
+        const auto c = static_cast<unsigned char>(judged[i]);
         const bool final_cr = c == '\r' && i + 1 == first.size();  // its CR, or a CR still alone
         if (bad_in_request_line(c) && !final_cr)
             return malformed("request line contains a control or non-ASCII byte");
     }
-    const auto sp1 = first.find(' ');
-    const auto method = first.substr(0, sp1);
+    const auto sp1 = judged.find(' ');
+    const auto method = judged.substr(0, sp1);
     if (sp1 == 0 ||
         !std::all_of(method.begin(), method.end(), [](unsigned char c) { return is_tchar(c); })) {
         return malformed("request line does not start with a method");
     }
-    if (nl == std::string_view::npos) {
-        if (first.size() > limits.max_request_line) return uri_too_long(limits);
-        return {};
-    }
-    if (first.empty() || first.back() != '\r') return malformed("lines must end with CR LF");
+    // Its CR, when it has come, is not part of the line's length.
+    const bool has_cr = !first.empty() && first.back() == '\r';
+    if (first.size() - (has_cr ? 1 : 0) > max_line) return uri_too_long(limits);
+    if (!ended) return {};
+    if (!has_cr) return malformed("lines must end with CR LF");
+    const auto nl = start + nl_in_window;
     const auto line = first.substr(0, first.size() - 1);
-    if (line.size() > limits.max_request_line) return uri_too_long(limits);
     const auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
     if (sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos ||
         sp2 == sp1 + 1) {
@@ -218,10 +226,12 @@ HeadResult parse_request_head(std::string_view buffer, const HttpLimits& limits)
             const auto rest =
                 buffer.substr(pos, std::min(buffer.size(), limits.max_head_bytes + 1) -
                                        std::min(pos, buffer.size()));
-            for (std::size_t i = 0; i < rest.size(); ++i) {
-                const auto c = static_cast<unsigned char>(rest[i]);
-                if (c == 0) return malformed("header field contains a NUL byte");
-            }
+            // A NUL is refused as it arrives, unless the field it is in will be one too many:
+            // that field's verdict, once whole, is 431 (the count is checked first).
+            const bool one_too_many =
+                count >= limits.max_header_count && !rest.empty() && rest != "\r";
+            if (!one_too_many && rest.find('\0') != std::string_view::npos)
+                return malformed("header field contains a NUL byte");
             if (buffer.size() > limits.max_head_bytes) return head_too_large(limits);
             return {};
         }

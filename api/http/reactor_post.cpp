@@ -1,9 +1,8 @@
 #include "api/http/reactor_post.hpp"
 
 #include <pistache/async.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -15,11 +14,7 @@ constexpr int kNotATimer = -1;
 
 }  // namespace
 
-void post_to_reactor(Pistache::Tcp::Transport* transport, std::chrono::milliseconds delay,
-                     std::function<void()> fn) {
-    const bool now = delay.count() <= 0;
-    const int fd = now ? kNotATimer : ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (fd < 0 && !now) return;
+void post_to_reactor(Pistache::Tcp::Transport* transport, std::function<void()> fn) {
     auto run = [fn = std::make_shared<std::function<void()>>(std::move(fn))] {
         try {
             (*fn)();
@@ -27,21 +22,12 @@ void post_to_reactor(Pistache::Tcp::Transport* transport, std::chrono::milliseco
             // fn answers requests; a failure there must not unwind into Pistache's loop
         }
     };
-    // The continuation is attached before the timer is armed, so it always runs on the reactor.
+    // The continuation is attached before the entry is posted, so it always runs on the reactor.
     std::optional<Pistache::Async::Deferred<uint64_t>> deferred;
     Pistache::Async::Promise<uint64_t> promise(
         [&](Pistache::Async::Deferred<uint64_t> d) { deferred.emplace(std::move(d)); });
-    if (now) {
-        promise.then([run](uint64_t) { run(); }, [run](std::exception_ptr) { run(); });
-    } else {
-        promise.then(
-            [fd, run](uint64_t) {
-                ::close(fd);
-                run();
-            },
-            [fd](std::exception_ptr) { ::close(fd); });
-    }
-    transport->armTimer(fd, now ? std::chrono::milliseconds(1) : delay, std::move(*deferred));
+    promise.then([run](uint64_t) { run(); }, [run](std::exception_ptr) { run(); });
+    transport->armTimer(kNotATimer, std::chrono::milliseconds(1), std::move(*deferred));
 }
 
 }  // namespace duepay::api

@@ -1,8 +1,9 @@
 // The HTTP edge (api/http/http_edge.hpp, docs/adr/0096) against `duepay dev` on the real stack:
 // each class of malformed, oversized or slow request goes over a raw TCP socket, and each answer
 // must be the envelope with its meta.code, an x-request-id, come within a bound, and (for a
-// refused request) close the connection. Then a bounded loopback load: oversized heads in
-// parallel must not slow /healthz down.
+// refused request) close the connection. Idle connections are closed after the idle timeout, and
+// not before. Then a bounded loopback load: oversized heads in parallel must not slow /healthz
+// down.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -312,6 +313,75 @@ TEST_F(HttpEdge, ExpectContinueGetsA100ThenTheAnswer) {
     ASSERT_GT(n, 0);
     EXPECT_EQ(std::string(buf, static_cast<std::size_t>(n)), "HTTP/1.1 100 Continue\r\n\r\n");
     ::close(fd);
+}
+
+// Seconds from `since` until the server closes `fd` (reading and keeping what it sends), or -1 if
+// it is still open after `limit`.
+double seconds_until_closed(int fd, Clock::time_point since, std::chrono::seconds limit,
+                            std::string& received) {
+    char buf[4096];
+    while (Clock::now() < since + limit) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 100) <= 0) continue;
+        const auto n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return std::chrono::duration<double>(Clock::now() - since).count();
+        received.append(buf, static_cast<std::size_t>(n));
+    }
+    return -1;
+}
+
+int connect_to(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+TEST_F(HttpEdge, IdleConnectionsAreClosedAfterTheIdleTimeout) {
+    // The edge's own sweep (ADR 0204): a connection with no request in progress is closed 15 s
+    // after its last byte (the API's idle_timeout), and not before. Both clients run at once: one
+    // never sends a byte, one is answered on a keep-alive connection and then says nothing.
+    auto silent = std::async(std::launch::async, [this] {
+        const int fd = connect_to(port());
+        std::string received;
+        const double seconds = fd < 0 ? -2 : seconds_until_closed(fd, Clock::now(), 25s, received);
+        if (fd >= 0) ::close(fd);
+        return std::make_pair(seconds, received);
+    });
+    auto kept = std::async(std::launch::async, [this] {
+        const int fd = connect_to(port());
+        if (fd < 0) return std::make_pair(-2.0, std::string());
+        const std::string request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+        ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+        std::string received;
+        RawAnswer answer;
+        while (parse_response(received, answer) == 0) {  // the answer, then the idle clock
+            pollfd p{fd, POLLIN, 0};
+            char buf[4096];
+            if (::poll(&p, 1, 5000) <= 0) break;
+            const auto n = ::recv(fd, buf, sizeof buf, 0);
+            if (n <= 0) break;
+            received.append(buf, static_cast<std::size_t>(n));
+        }
+        const double seconds = seconds_until_closed(fd, Clock::now(), 25s, received);
+        ::close(fd);
+        return std::make_pair(seconds, received);
+    });
+    const auto [silent_seconds, silent_bytes] = silent.get();
+    const auto [kept_seconds, kept_bytes] = kept.get();
+    EXPECT_GE(silent_seconds, 14.5) << "closed before the idle timeout (-1: never closed)";
+    EXPECT_LE(silent_seconds, 17.0);
+    EXPECT_EQ(silent_bytes, "") << "an idle connection is closed without an answer";
+    EXPECT_EQ(kept_bytes.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << kept_bytes;
+    EXPECT_EQ(kept_bytes.find("connection: close"), std::string::npos) << kept_bytes;
+    EXPECT_GE(kept_seconds, 14.5) << "closed before the idle timeout (-1: never closed)";
+    EXPECT_LE(kept_seconds, 17.0);
 }
 
 TEST_F(HttpEdge, OversizeHeadersInParallelDoNotSlowHealthz) {
