@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
-#include <pqxx/pqxx>
 #include <thread>
 
 #include "consumers/roles/consumer_loop.hpp"
@@ -12,7 +11,6 @@
 #include "infra/log/log.hpp"
 #include "infra/metrics/ops_server.hpp"
 #include "infra/postgres/charge_store.hpp"
-#include "infra/postgres/offset_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
 #include "projections/charges/charge_projector.hpp"
 
@@ -82,11 +80,8 @@ ProjectorSettings projector_settings_from_env() {
 }
 
 int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& stop) {
-    LoopConnection db([&] {
-        auto c = std::make_unique<pqxx::connection>(settings.database_url);
-        infra::postgres::prepare_charge_statements(*c);
-        return c;
-    });
+    infra::postgres::PgTransactionRunner db(settings.database_url,
+                                            infra::postgres::prepare_charge_statements);
     infra::kafka::ConsumerSettings consumer_settings{settings.bootstrap, settings.group_id,
                                                      settings.topic, "duepay-projector"};
     consumer_settings.fetch_wait_max_ms = settings.fetch_wait_max_ms;
@@ -109,7 +104,8 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
 
     ConsumerLoop loop{kLog, "projector", settings.group_id, settings.batch_max,
                       settings.poll_timeout_ms};
-    loop.apply = [&](pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch) {
+    loop.apply = [&](infra::postgres::Transaction& tx,
+                     const std::vector<infra::kafka::ConsumedMessage>& batch) {
         started = std::chrono::steady_clock::now();
         projections::charges::ApplyOptions options;
         options.versions = settings.versions;

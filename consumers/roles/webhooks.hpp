@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
-#include <pqxx/pqxx>
 #include <string>
 #include <string_view>
 
@@ -45,12 +44,6 @@ struct WebhooksSettings {
 
 // A consumer group of this role: its name contains "webhooks" (duepay-webhooks by default).
 bool is_webhooks_group(std::string_view group_id);
-
-// What `duepay admin quarantine retry` runs for a webhooks group: the message applied as the
-// enqueuer does (journal, re-fold, enqueue; offsets untouched). nullopt when it applied, else why
-// not.
-std::optional<std::string> reapply_webhook_message(pqxx::work& tx,
-                                                   const infra::kafka::ConsumedMessage& message);
 
 // From the environment (docs/webhooks.md "Configuration"); throws infra::config::ConfigError.
 WebhooksSettings webhooks_settings_from_env();
