@@ -97,7 +97,8 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     infra::postgres::ChainCheckpointStore checkpoints(settings.database_url);
     infra::kafka::KafkaEventLog log(
         infra::kafka::ProducerSettings{settings.bootstrap, settings.topic});
-    detail::ChainFollower watch(settings, *chain, checkpoints, log);
+    infra::rpc::RpcClient node(infra::rpc::RpcSettings{chain->rpc_url});
+    detail::ChainFollower watch(settings, *chain, checkpoints, log, node);
     infra::postgres::QuarantineWriter quarantined(settings.database_url);
     // No stored offsets: every start replays the topic from the beginning (the charges of this
     // chain are rebuilt in memory; docs/chainwatch.md says why this is fine at dev scale).
