@@ -34,7 +34,9 @@ ChainFollower::ChainFollower(const ChainwatchSettings& s, const infra::config::C
                             "Chain head minus the last block scanned")),
       pending_confirmations_(chain_gauge("duepay_chainwatch_confirmations_pending",
                                          "Matched logs seen in blocks not yet at confirmation "
-                                         "depth (awaiting confirmations)")) {}
+                                         "depth (awaiting confirmations)")) {
+    trace_ = s.trace;
+}
 
 void ChainFollower::learn(const Event& e) {
     if (e.chain_id.value != s_.chain_id) return;

@@ -10,7 +10,6 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -157,7 +156,7 @@ class ChainFollower {
     std::unordered_map<std::string, std::set<std::uint32_t>> refund_logs_;  // tx -> refund logs
     std::unordered_set<std::string> rewound_for_;  // refund ids that made the topic be re-read
     bool rewind_ = false;
-    bool trace_ = std::getenv("DUEPAY_CHAINWATCH_TRACE") != nullptr;
+    bool trace_ = false;  // ChainwatchSettings::trace
     infra::metrics::Gauge& head_block_;
     infra::metrics::Gauge& processed_block_;
     infra::metrics::Gauge& head_lag_;

@@ -1,7 +1,6 @@
 #include "consumers/roles/projector.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <thread>
 
@@ -76,6 +75,8 @@ ProjectorSettings projector_settings_from_env() {
         infra::config::env_int_or("DUEPAY_PROJECTOR_FETCH_WAIT_MS", s.fetch_wait_max_ms, 0, 60000));
     s.fetch_min_bytes = static_cast<int>(infra::config::env_int_or(
         "DUEPAY_PROJECTOR_FETCH_MIN_BYTES", s.fetch_min_bytes, 1, 100'000'000));
+    s.trace = infra::config::env_or("DUEPAY_PROJECTOR_TRACE", "") == "1";
+    s.ready_max_lag = infra::config::env_int_or("DUEPAY_READY_MAX_LAG", 1000, 0, 1'000'000'000);
     return s;
 }
 
@@ -86,6 +87,7 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
                                                      settings.topic, "duepay-projector"};
     consumer_settings.fetch_wait_max_ms = settings.fetch_wait_max_ms;
     consumer_settings.fetch_min_bytes = settings.fetch_min_bytes;
+    consumer_settings.ready_max_lag = settings.ready_max_lag;
     infra::kafka::KafkaConsumer consumer(consumer_settings, stored_offsets(db, settings.group_id));
     kLog.info() << "projector: group " << settings.group_id << " on " << settings.topic;
     ProjectorMetrics metrics(settings.group_id);
@@ -95,8 +97,7 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
             if (database_ok) return std::nullopt;
             return "the last batch failed and Postgres has not answered since";
         });
-    const char* trace_env = std::getenv("DUEPAY_PROJECTOR_TRACE");
-    const bool trace = trace_env != nullptr && std::string(trace_env) == "1";
+    const bool trace = settings.trace;
     std::size_t total = 0;
     auto last_report = std::chrono::steady_clock::now();
     projections::charges::BatchStats stats;

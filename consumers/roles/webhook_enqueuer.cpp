@@ -16,9 +16,10 @@ constexpr infra::log::Logger kLog{"webhooks"};
 
 void detail::run_webhook_enqueuer(const WebhooksSettings& s, const std::atomic<bool>& stop) {
     infra::postgres::PgTransactionRunner db(s.database_url);
-    infra::kafka::KafkaConsumer consumer(
-        infra::kafka::ConsumerSettings{s.bootstrap, s.group_id, s.topic, "duepay-webhooks"},
-        stored_offsets(db, s.group_id));
+    infra::kafka::ConsumerSettings consumer_settings{s.bootstrap, s.group_id, s.topic,
+                                                     "duepay-webhooks"};
+    consumer_settings.ready_max_lag = s.ready_max_lag;
+    infra::kafka::KafkaConsumer consumer(consumer_settings, stored_offsets(db, s.group_id));
     kLog.info() << "webhooks: enqueuer in group " << s.group_id << " on " << s.topic;
     ConsumerLoop loop{kLog, "webhooks", s.group_id, s.batch_max, s.poll_timeout_ms};
     projections::webhooks::EnqueueStats stats;

@@ -40,6 +40,7 @@ struct WebhooksSettings {
     std::chrono::seconds housekeeping_interval{60};  // disable failing endpoints, purge attempts
     bool enqueue = true;                             // run the enqueuer loop
     bool dispatch = true;                            // run the dispatcher loop
+    std::int64_t ready_max_lag = 1000;               // DUEPAY_READY_MAX_LAG
 };
 
 // A consumer group of this role: its name contains "webhooks" (duepay-webhooks by default).
