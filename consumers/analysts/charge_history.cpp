@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
-#include <pqxx/pqxx>
 #include <vector>
 
 #include "consumers/cli/admin.hpp"
@@ -13,7 +12,7 @@
 #include "domain/hex.hpp"
 #include "domain/money/token_amount.hpp"
 #include "infra/config/env.hpp"
-#include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/charge_lookup.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::consumers {
@@ -91,10 +90,9 @@ int history(const HistoryOptions& options) {
     }
     try {
         const auto id = domain::to_hex(*invoice);
-        pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
-        pqxx::read_transaction tx(conn);
         std::vector<ev::Event> events;
-        for (const auto& [_, payload] : infra::postgres::load_journal(tx, {id})) {
+        for (const auto& payload :
+             infra::postgres::load_charge_journal(infra::config::require_env("DATABASE_URL"), id)) {
             auto event = ev::decode_event(payload);
             if (event) events.push_back(std::move(event).value());
         }

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
-#include <pqxx/pqxx>
 
 #include "consumers/analysts/progress.hpp"
 #include "consumers/analysts/replay_rebuild.hpp"
@@ -13,7 +12,7 @@
 #include "infra/config/env.hpp"
 #include "infra/kafka/topic_reader.hpp"
 #include "infra/log/log.hpp"
-#include "projections/charges/read_model_schema.hpp"
+#include "projections/charges/replay_database.hpp"
 
 namespace duepay::consumers {
 namespace {
@@ -21,7 +20,6 @@ namespace {
 namespace rm = projections::charges;
 constexpr infra::log::Logger kLog{"replay"};
 using replay::Offsets;
-using replay::stored_offsets;
 
 // "20261123t153000": the retired schema's suffix.
 std::string utc_stamp() {
@@ -60,30 +58,12 @@ void write_comparison(domain::json::Writer& w, const rm::Comparison& c,
     w.EndObject();
 }
 
-// Per partition the smaller of the two positions: what both sides have seen.
-Offsets min_offsets(const std::vector<std::int32_t>& partitions, const Offsets& a,
-                    const Offsets& b) {
-    Offsets out;
-    for (const auto p : partitions) {
-        const auto x = a.contains(p) ? a.at(p) : 0;
-        const auto y = b.contains(p) ? b.at(p) : 0;
-        out[p] = std::min(x, y);
-    }
-    return out;
-}
-
-int drop_retired(pqxx::connection& conn, domain::json::Writer& w) {
-    pqxx::work tx(conn);
-    const auto schemas = rm::retired_schemas(tx);
-    for (const auto& schema : schemas) {
-        tx.exec("drop schema " + conn.quote_name(schema) + " cascade");
-    }
-    tx.commit();
+void drop_retired(rm::ReplayDatabase& db, domain::json::Writer& w) {
+    const auto schemas = db.drop_retired();
     w.Key("droppedSchemas");
     w.StartArray();
     for (const auto& s : schemas) w.String(s.c_str());
     w.EndArray();
-    return 0;
 }
 
 }  // namespace
@@ -98,32 +78,20 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
     rapidjson::StringBuffer out;
     domain::json::Writer w(out);
     w.StartObject();
-    pqxx::connection conn(s.database_url);
+    rm::ReplayDatabase db(s.database_url);
     if (s.drop_old && !s.swap) {
-        drop_retired(conn, w);
+        drop_retired(db, w);
         w.EndObject();
         std::cout << out.GetString() << std::endl;
         return 0;
     }
     const auto group = replay::group(s.schema);
-    {
-        pqxx::work tx(conn);
-        if (s.fresh) {
-            rm::drop_shadow(tx, s.schema);
-            tx.exec_params("delete from consumer_offsets where group_id = $1", group);
-        }
-        rm::create_shadow(tx, s.schema, s.unlogged);
-        if (rm::unlogged_shadow_lost(tx, s.schema)) {
-            // A Postgres crash emptied the unlogged tables, not the offsets (ADR 0190).
-            kLog.warn() << "replay: the unlogged tables of " << s.schema
-                        << " were emptied by a Postgres crash; starting again from offset 0";
-            rm::drop_shadow(tx, s.schema);
-            tx.exec_params("delete from consumer_offsets where group_id = $1", group);
-            rm::create_shadow(tx, s.schema, s.unlogged);
-        }
-        tx.commit();
+    if (db.prepare_shadow(s.schema, group, s.fresh, s.unlogged)) {
+        // A Postgres crash emptied the unlogged tables, not the offsets (ADR 0190).
+        kLog.warn() << "replay: the unlogged tables of " << s.schema
+                    << " were emptied by a Postgres crash; starting again from offset 0";
     }
-    auto shadow = replay::shadow_connection(s);
+    auto shadow = rm::shadow_runner(s.database_url, s.schema);
 
     infra::kafka::TopicReader reader(s.bootstrap, s.topic, "duepay-replay");
     Offsets lows;
@@ -136,11 +104,8 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
     }
     replay::Rebuild rebuild(s, *shadow, reader, lows);
     std::int64_t done_before = 0;
-    {
-        pqxx::read_transaction tx(conn);
-        for (const auto& [p, next] : stored_offsets(tx, group, s.topic, reader.partitions())) {
-            done_before += std::min(next, ends[p]) - lows[p];
-        }
+    for (const auto& [p, next] : db.stored_offsets(group, s.topic, reader.partitions())) {
+        done_before += std::min(next, ends[p]) - lows[p];
     }
     kLog.info() << "replay: " << s.topic << " -> schema " << s.schema << " (group " << group
                 << "), " << with_commas(total) << " events, "
@@ -156,13 +121,10 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
     // Durable before any compare or swap (ADR 0190), then the list indexes of `charges`, left
     // out while loading (ADR 0185).
     const auto loaded = std::chrono::steady_clock::now();
-    {
-        pqxx::work tx(conn);
-        rm::make_shadow_logged(tx, s.schema);
-        tx.commit();
-    }
+    db.make_shadow_logged(s.schema);
     const auto logged = std::chrono::steady_clock::now();
-    if (const int built = replay::build_deferred_indexes(s); built > 0) {
+    if (const int built = rm::build_deferred_indexes(s.database_url, s.schema, s.workers);
+        built > 0) {
         kLog.info() << "replay: built " << built << " indexes of " << s.schema << ", "
                     << std::min<std::size_t>(s.workers, built) << " at a time";
     }
@@ -186,12 +148,9 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
     rm::Comparison comparison;
     bool equal = false;
     if (!s.swap) {
-        pqxx::read_transaction tx(conn);
-        const auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
-        const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
         const auto compare_start = std::chrono::steady_clock::now();
-        comparison = rm::compare_with_live(tx, s.schema, s.topic,
-                                           min_offsets(reader.partitions(), live, mine));
+        comparison =
+            db.compare(s.schema, s.topic, s.live_group, group, reader.partitions()).comparison;
         write_seconds(w, "compareSeconds", compare_start);
         write_comparison(w, comparison);
         equal = comparison.equal();
@@ -200,11 +159,7 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
     } else {
         // First catch up, unlocked, to where the live projector is now, so the locked
         // transaction below only applies what it commits meanwhile.
-        Offsets live_now;
-        {
-            pqxx::read_transaction tx(conn);
-            live_now = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
-        }
+        auto live_now = db.stored_offsets(s.live_group, s.topic, reader.partitions());
         const auto marks = reader.watermarks();
         Offsets unlocked_targets;
         for (const auto p : reader.partitions()) {
@@ -218,17 +173,9 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         // and the renames, not for a comparison of every charge (ADR 0200). The API reads on
         // throughout (EXCLUSIVE allows reads). On the shadow connection: the catch-up writes
         // through unqualified names.
-        Offsets compared;
-        bool shadow_at_compared = false;  // the shadow stood exactly at `compared`
         const auto compare_start = std::chrono::steady_clock::now();
-        {
-            pqxx::read_transaction tx(conn);
-            const auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
-            const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
-            compared = min_offsets(reader.partitions(), live, mine);
-            shadow_at_compared = compared == min_offsets(reader.partitions(), mine, mine);
-            comparison = rm::compare_with_live(tx, s.schema, s.topic, compared);
-        }
+        const auto first = db.compare(s.schema, s.topic, s.live_group, group, reader.partitions());
+        comparison = first.comparison;
         write_seconds(w, "compareSeconds", compare_start);
         write_comparison(w, comparison);
         equal = comparison.equal();
@@ -240,40 +187,37 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
         if (!equal && !s.force) {
             not_swapped();
         } else {
-            pqxx::work tx(*shadow);
-            rm::lock_live(tx, s.lock_timeout_ms);
-            const auto locked_at = std::chrono::steady_clock::now();
-            auto live = stored_offsets(tx, s.live_group, s.topic, reader.partitions());
-            Offsets targets;
-            for (const auto p : reader.partitions()) {
-                targets[p] = live.contains(p) ? live[p] : 0;
-            }
-            // When the shadow stood at `compared`, every event from there on, on either side,
-            // is one of the records read here (the live journal ends at `targets`): only their
-            // charges are read again. Otherwise (a live group behind the shadow) both journals
-            // are scanned from `compared`.
-            const auto touched = rebuild.run_in(tx, targets, stop);
-            const auto mine = stored_offsets(tx, group, s.topic, reader.partitions());
-            const auto recheck = rm::compare_with_live(
-                tx, s.schema, s.topic, min_offsets(reader.partitions(), live, mine), &compared,
-                shadow_at_compared ? &touched : nullptr);
-            write_comparison(w, recheck, "lockedComparison");
-            equal = equal && recheck.equal();
-            if (recheck.equal() || s.force) {
-                tx.exec_params("delete from public.consumer_offsets where group_id = $1", group);
-                const auto retired = rm::swap_in(tx, s.schema, utc_stamp());
-                tx.commit();
-                // How long the live projector's writes waited on the swap (reads never did).
-                write_seconds(w, "lockedSeconds", locked_at);
+            rm::SwapRequest request;
+            request.schema = s.schema;
+            request.topic = s.topic;
+            request.live_group = s.live_group;
+            request.group = group;
+            request.partitions = reader.partitions();
+            request.lock_timeout_ms = s.lock_timeout_ms;
+            request.compared = first.compared;
+            request.shadow_at_compared = first.shadow_at_compared;
+            request.force = s.force;
+            request.suffix = utc_stamp();
+            rm::LockedSwap swap;
+            // On the shadow runner: the catch-up writes through unqualified names.
+            shadow->in_transaction([&](infra::postgres::Transaction& tx) {
+                swap = rm::swap_locked(
+                    tx, request, [&](infra::postgres::Transaction& in_tx, const Offsets& targets) {
+                        return rebuild.run_in(in_tx, targets, stop);
+                    });
+            });
+            write_comparison(w, swap.recheck, "lockedComparison");
+            equal = equal && swap.recheck.equal();
+            // How long the live projector's writes waited on the swap (reads never did).
+            write_seconds(w, "lockedSeconds", swap.locked_at);
+            if (swap.swapped) {
                 w.Key("swapped");
                 w.Bool(true);
-                domain::json::str(w, "retiredSchema", retired);
-                kLog.info() << "replay: swapped in; the old tables are in schema " << retired
-                            << " until duepay replay --drop-old";
-                if (s.drop_old) drop_retired(conn, w);
+                domain::json::str(w, "retiredSchema", swap.retired_schema);
+                kLog.info() << "replay: swapped in; the old tables are in schema "
+                            << swap.retired_schema << " until duepay replay --drop-old";
+                if (s.drop_old) drop_retired(db, w);
             } else {
-                tx.abort();
-                write_seconds(w, "lockedSeconds", locked_at);
                 not_swapped();
             }
         }

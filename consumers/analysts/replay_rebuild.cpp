@@ -9,10 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "projections/charges/charge_projector.hpp"
-#include "projections/charges/read_model_schema.hpp"
 
 namespace duepay::consumers::replay {
 
@@ -33,53 +31,9 @@ void join_and_rethrow(std::vector<std::thread>& threads,
 
 std::string group(const std::string& schema) { return "duepay-replay-" + schema; }
 
-Offsets stored_offsets(pqxx::transaction_base& tx, const std::string& group,
-                       const std::string& topic, const std::vector<std::int32_t>& partitions) {
-    return infra::postgres::load_next_offsets(tx, group, topic, partitions);
-}
-
-std::unique_ptr<pqxx::connection> shadow_connection(const ReplaySettings& s) {
-    auto conn = std::make_unique<pqxx::connection>(s.database_url);
-    conn->set_variable("search_path", conn->quote_name(s.schema) + ", public");
-    // A batch's column arrays (unnest) stay in memory instead of a temporary file (ADR 0190).
-    conn->set_variable("work_mem", "'64MB'");
-    infra::postgres::prepare_charge_statements(*conn);
-    return conn;
-}
-
-int build_deferred_indexes(const ReplaySettings& s) {
-    std::vector<std::string> statements;
-    {
-        pqxx::connection conn(s.database_url);
-        pqxx::read_transaction tx(conn);
-        statements = rm::deferred_index_statements(tx, s.schema);
-    }
-    const std::size_t n = std::min(statements.size(), std::max<std::size_t>(1, s.workers));
-    std::atomic<std::size_t> next{0};
-    std::vector<std::exception_ptr> errors(n);
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < n; ++i) {
-        threads.emplace_back([&, i] {
-            try {
-                pqxx::connection conn(s.database_url);
-                for (auto k = next++; k < statements.size(); k = next++) {
-                    pqxx::work tx(conn);
-                    tx.exec(rm::kDeferredIndexSettings);
-                    tx.exec(statements[k]);
-                    tx.commit();
-                }
-            } catch (...) {
-                errors[i] = std::current_exception();
-            }
-        });
-    }
-    join_and_rethrow(threads, errors);
-    return static_cast<int>(statements.size());
-}
-
-Rebuild::Rebuild(const ReplaySettings& s, pqxx::connection& conn, infra::kafka::TopicReader& reader,
-                 Offsets lows)
-    : s_(s), conn_(conn), reader_(reader), group_(group(s.schema)), lows_(std::move(lows)) {}
+Rebuild::Rebuild(const ReplaySettings& s, infra::postgres::TransactionRunner& shadow,
+                 infra::kafka::TopicReader& reader, Offsets lows)
+    : s_(s), shadow_(shadow), reader_(reader), group_(group(s.schema)), lows_(std::move(lows)) {}
 
 bool Rebuild::run_parallel(const Offsets& ends, const std::atomic<bool>& stop, Progress* progress,
                            std::int64_t done_before) {
@@ -92,7 +46,7 @@ bool Rebuild::run_parallel(const Offsets& ends, const std::atomic<bool>& stop, P
         // Each worker alone writes its partitions' charges: from an empty journal, a charge it
         // does not hold has no journaled event yet.
         w.memory = std::make_unique<rm::ChargeMemory>(journal_empty);
-        w.conn = shadow_connection(s_);
+        w.db = rm::shadow_runner(s_.database_url, s_.schema);
         w.reader = std::make_unique<infra::kafka::TopicReader>(
             s_.bootstrap, s_.topic, "duepay-replay-" + std::to_string(workers_.size()));
         workers_.push_back(std::move(w));
@@ -110,9 +64,8 @@ bool Rebuild::run_parallel(const Offsets& ends, const std::atomic<bool>& stop, P
             try {
                 auto& w = workers_[i];
                 drain(*w.reader, ranges(begins, ends, mine), stop, failed, [&](auto& batch) {
-                    pqxx::work tx(*w.conn);
-                    apply(tx, batch, *w.memory);
-                    tx.commit();
+                    w.db->in_transaction(
+                        [&](infra::postgres::Transaction& tx) { apply(tx, batch, *w.memory); });
                 });
             } catch (...) {
                 errors[i] = std::current_exception();
@@ -129,7 +82,7 @@ bool Rebuild::run_parallel(const Offsets& ends, const std::atomic<bool>& stop, P
     return !stop;
 }
 
-std::vector<std::string> Rebuild::run_in(pqxx::work& tx, const Offsets& ends,
+std::vector<std::string> Rebuild::run_in(infra::postgres::Transaction& tx, const Offsets& ends,
                                          const std::atomic<bool>& stop) {
     std::atomic<bool> failed{false};
     std::set<std::string> keys;
@@ -140,10 +93,11 @@ std::vector<std::string> Rebuild::run_in(pqxx::work& tx, const Offsets& ends,
     return {keys.begin(), keys.end()};
 }
 
-Offsets Rebuild::stored(pqxx::work* in_tx) {
-    if (in_tx != nullptr) return stored_offsets(*in_tx, group_, s_.topic, reader_.partitions());
-    pqxx::read_transaction tx(conn_);
-    return stored_offsets(tx, group_, s_.topic, reader_.partitions());
+Offsets Rebuild::stored(infra::postgres::Transaction* in_tx) {
+    if (in_tx != nullptr) {
+        return infra::postgres::load_next_offsets(*in_tx, group_, s_.topic, reader_.partitions());
+    }
+    return shadow_.next_offsets(group_, s_.topic, reader_.partitions());
 }
 
 std::vector<infra::kafka::PartitionRange> Rebuild::ranges(
@@ -157,11 +111,14 @@ std::vector<infra::kafka::PartitionRange> Rebuild::ranges(
 }
 
 bool Rebuild::shadow_journal_empty() {
-    pqxx::read_transaction tx(conn_);
-    return tx.exec1("select not exists (select 1 from charge_events)")[0].as<bool>();
+    bool empty = false;
+    shadow_.in_transaction(
+        [&](infra::postgres::Transaction& tx) { empty = rm::shadow_journal_empty(tx); });
+    return empty;
 }
 
-void Rebuild::apply(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch,
+void Rebuild::apply(infra::postgres::Transaction& tx,
+                    const std::vector<infra::kafka::ConsumedMessage>& batch,
                     rm::ChargeMemory& memory) {
     rm::ApplyOptions options;
     options.notify = false;

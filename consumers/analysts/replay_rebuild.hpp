@@ -8,7 +8,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <pqxx/pqxx>
 #include <string>
 #include <vector>
 
@@ -16,35 +15,26 @@
 #include "consumers/analysts/replay.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/kafka/topic_reader.hpp"
+#include "infra/postgres/transaction_runner.hpp"
 #include "projections/charges/charge_memory.hpp"
+#include "projections/charges/replay_database.hpp"
 
 namespace duepay::consumers::replay {
 
-using Offsets = std::map<std::int32_t, std::int64_t>;
+using projections::charges::Offsets;
 
 // "duepay-replay-<schema>": the replay's consumer group (its offsets in consumer_offsets).
 std::string group(const std::string& schema);
-
-Offsets stored_offsets(pqxx::transaction_base& tx, const std::string& group,
-                       const std::string& topic, const std::vector<std::int32_t>& partitions);
-
-// A connection whose unqualified names (the projector's SQL) mean the shadow tables first, then
-// public for consumer_offsets and quarantined_events.
-std::unique_ptr<pqxx::connection> shadow_connection(const ReplaySettings& s);
-
-// Builds the shadow's deferred indexes (rm::deferred_index_statements) once it is loaded,
-// `s.workers` at a time, each on a connection and in a transaction of its own; returns how many.
-int build_deferred_indexes(const ReplaySettings& s);
 
 // Unlocked it runs `workers` threads, each with its own connection and reader over its share of
 // the partitions (a charge's events share one partition, so workers never touch the same rows);
 // inside the swap's transaction it runs on that transaction alone.
 class Rebuild {
   public:
-    // `conn`: a shadow connection (reads the stored offsets); `lows`: the partitions' first
-    // offsets, where a partition without stored offsets starts.
-    Rebuild(const ReplaySettings& s, pqxx::connection& conn, infra::kafka::TopicReader& reader,
-            Offsets lows);
+    // `shadow`: a shadow runner (projections::charges::shadow_runner; reads the stored offsets);
+    // `lows`: the partitions' first offsets, where a partition without stored offsets starts.
+    Rebuild(const ReplaySettings& s, infra::postgres::TransactionRunner& shadow,
+            infra::kafka::TopicReader& reader, Offsets lows);
 
     // Up to `ends`; returns false if stopped (what is committed stays: a rerun resumes).
     bool run_parallel(const Offsets& ends, const std::atomic<bool>& stop, Progress* progress,
@@ -52,7 +42,7 @@ class Rebuild {
 
     // Inside the swap's transaction, on the main connection and reader. Returns the keys (the
     // invoice ids) of the records it read.
-    std::vector<std::string> run_in(pqxx::work& tx, const Offsets& ends,
+    std::vector<std::string> run_in(infra::postgres::Transaction& tx, const Offsets& ends,
                                     const std::atomic<bool>& stop);
 
     std::int64_t applied() const { return applied_; }
@@ -60,16 +50,17 @@ class Rebuild {
   private:
     struct Worker {
         std::unique_ptr<projections::charges::ChargeMemory> memory;
-        std::unique_ptr<pqxx::connection> conn;
+        std::unique_ptr<infra::postgres::TransactionRunner> db;
         std::unique_ptr<infra::kafka::TopicReader> reader;
     };
     using Apply = std::function<void(const std::vector<infra::kafka::ConsumedMessage>&)>;
 
-    Offsets stored(pqxx::work* in_tx = nullptr);
+    Offsets stored(infra::postgres::Transaction* in_tx = nullptr);
     std::vector<infra::kafka::PartitionRange> ranges(const Offsets& begins, const Offsets& ends,
                                                      const std::vector<std::int32_t>& partitions);
     bool shadow_journal_empty();
-    void apply(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch,
+    void apply(infra::postgres::Transaction& tx,
+               const std::vector<infra::kafka::ConsumedMessage>& batch,
                projections::charges::ChargeMemory& memory);
     void drain(infra::kafka::TopicReader& reader,
                const std::vector<infra::kafka::PartitionRange>& ranges,
@@ -77,7 +68,7 @@ class Rebuild {
                const Apply& apply_one);
 
     const ReplaySettings& s_;
-    pqxx::connection& conn_;
+    infra::postgres::TransactionRunner& shadow_;
     infra::kafka::TopicReader& reader_;
     std::string group_;
     Offsets lows_;

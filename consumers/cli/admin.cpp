@@ -7,13 +7,13 @@
 #include <chrono>
 #include <iostream>
 #include <optional>
-#include <pqxx/pqxx>
 
 #include "domain/events/json_writer.hpp"
 #include "domain/hex.hpp"
+#include "infra/accounts/account_admin.hpp"
 #include "infra/config/env.hpp"
 #include "infra/kafka/topic_admin.hpp"
-#include "infra/postgres/account_store.hpp"
+#include "infra/postgres/pool.hpp"
 #include "infra/random/key_material.hpp"
 
 namespace duepay::consumers {
@@ -65,22 +65,17 @@ int demo() {
     const auto url = infra::config::require_env("DATABASE_URL");
     const auto secret = infra::config::require_env("DUEPAY_SERVER_SECRET");
     const auto key = derive_test_key(secret, kDemoKeyId);
-    pqxx::connection conn(url);
-    pqxx::work tx(conn);
+    infra::accounts::AccountAdmin db(url);
     // Plan unmetered: the demo and the load benches create far more than any plan allows
-    // (docs/limits.md).
-    infra::postgres::upsert_project(
-        tx, {kDemoProjectId, "Demo shop", "unmetered", std::string(kDemoPayout)});
-    // A revoked demo key stays revoked: ops revoked it for a reason (docs/accounts.md).
-    if (!infra::postgres::upsert_api_key(tx, kDemoKeyId, kDemoProjectId, "test",
-                                         infra::random::sha256(key), key.substr(0, 12))) {
-        tx.abort();
+    // (docs/limits.md). A revoked demo key stays revoked: ops revoked it for a reason
+    // (docs/accounts.md).
+    if (!db.ensure_demo({kDemoProjectId, "Demo shop", "unmetered", std::string(kDemoPayout)},
+                        kDemoKeyId, "test", infra::random::sha256(key), key.substr(0, 12))) {
         std::cerr << R"({"error":{"code":"key_revoked","message":"the demo key )" << kDemoKeyId
                   << R"( was revoked or rolled and stays so; create another key with )"
                   << R"(duepay admin key create"}})" << std::endl;
         return 1;
     }
-    tx.commit();
     std::cout << R"({"projectId":")" << kDemoProjectId << R"(","keyId":")" << kDemoKeyId
               << R"(","key":")" << key << "\"}" << std::endl;
     return 0;
@@ -180,7 +175,7 @@ int report_admin_exception() {
         throw;
     } catch (const infra::config::ConfigError& e) {
         print_admin_error("config_error", e.what());
-    } catch (const pqxx::broken_connection& e) {
+    } catch (const infra::postgres::DatabaseUnavailable& e) {
         print_admin_error("database_unavailable",
                           std::string("cannot reach Postgres (DATABASE_URL): ") + e.what());
     } catch (const std::exception& e) {

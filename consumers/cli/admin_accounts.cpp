@@ -1,7 +1,7 @@
 // `duepay admin project|key|wallet`: projects, API keys and payout wallet proof as JSON
 // (docs/accounts.md; the chain registry is admin_chains.cpp). Rejections print
 // {"error":{"code","message"}} on stderr and exit 1; usage errors exit 2; the store is
-// infra/postgres/account_store.
+// infra/accounts/account_admin (over infra/postgres/account_store).
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -10,7 +10,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <pqxx/pqxx>
 #include <string>
 #include <vector>
 
@@ -20,7 +19,7 @@
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
 #include "domain/url.hpp"
-#include "infra/accounts/account_changes.hpp"
+#include "infra/accounts/account_admin.hpp"
 #include "infra/config/env.hpp"
 #include "infra/postgres/account_store.hpp"
 #include "infra/random/key_material.hpp"
@@ -90,7 +89,10 @@ std::string checksum_address(const std::string& text) {
     return domain::evm::to_checksum(*a);
 }
 
-pqxx::connection connect() { return pqxx::connection(infra::config::require_env("DATABASE_URL")); }
+std::unique_ptr<infra::accounts::AccountAdmin> connect() {
+    return std::make_unique<infra::accounts::AccountAdmin>(
+        infra::config::require_env("DATABASE_URL"));
+}
 
 // ---- projects ----
 
@@ -113,10 +115,11 @@ void write_project(Writer& w, const pg::ProjectRecord& p) {
     w.EndObject();
 }
 
-pg::ProjectRecord load_project(pqxx::transaction_base& tx, const std::string& id) {
-    auto p = pg::find_project(tx, id);
-    if (!p) throw AdminRejection{"project_not_found", "no project " + id};
-    return *p;
+// The project, or the rejection project_not_found.
+template <class T>
+T found_in_project(std::optional<T> value, const std::string& project_id) {
+    if (!value) throw AdminRejection{"project_not_found", "no project " + project_id};
+    return std::move(*value);
 }
 
 struct ProjectCommands {
@@ -144,7 +147,7 @@ void define_project(CLI::App& admin, ProjectCommands& c) {
 }
 
 int project_command(const ProjectCommands& c) {
-    auto conn = connect();
+    auto db = connect();
     pg::ProjectRecord result;
     if (c.create->parsed()) {
         pg::ProjectRecord p;
@@ -155,13 +158,10 @@ int project_command(const ProjectCommands& c) {
         if (c.logo_url && !c.logo_url->empty()) p.logo_url = check_logo(*c.logo_url);
         if (c.accent_color && !c.accent_color->empty())
             p.accent_color = check_color(*c.accent_color);
-        pqxx::work tx(conn);
-        pg::insert_project(tx, p);
-        result = load_project(tx, p.id);
-        tx.commit();
+        result = db->create_project(p);
     } else if (c.show->parsed()) {
-        pqxx::read_transaction tx(conn);
-        result = load_project(tx, required_admin_flag(c.project, "--project"));
+        const auto id = required_admin_flag(c.project, "--project");
+        result = found_in_project(db->find_project(id), id);
     } else if (c.update->parsed()) {
         const auto id = required_admin_flag(c.project, "--project");
         pg::ProjectChanges changes;
@@ -177,11 +177,7 @@ int project_command(const ProjectCommands& c) {
                 "give at least one of --name, --plan, --window-seconds, --logo-url, "
                 "--accent-color"};
         }
-        pqxx::work tx(conn);
-        auto updated = infra::accounts::update_project(tx, id, changes, infra::accounts::Actor{});
-        if (!updated) throw AdminRejection{"project_not_found", "no project " + id};
-        result = *updated;
-        tx.commit();
+        result = found_in_project(db->update_project(id, changes), id);
     } else {
         throw AdminRejection{"usage", "project create|show|update (duepay admin --help)"};
     }
@@ -232,7 +228,7 @@ void define_key(CLI::App& admin, KeyCommands& c) {
 }
 
 int key_command(const KeyCommands& c) {
-    auto conn = connect();
+    auto db = connect();
     rapidjson::StringBuffer b;
     Writer w(b);
     if (c.create->parsed()) {
@@ -247,17 +243,14 @@ int key_command(const KeyCommands& c) {
             mode == "test"
                 ? derive_test_key(infra::config::require_env("DUEPAY_SERVER_SECRET"), key_id)
                 : "dp_live_" + domain::to_hex(infra::random::random_bytes<32>()).substr(2);
-        pqxx::work tx(conn);
-        load_project(tx, project);
-        pg::upsert_api_key(tx, key_id, project, mode, infra::random::sha256(secret),
-                           secret.substr(0, 12));
-        auto record = pg::find_api_key(tx, key_id);
-        tx.commit();
-        write_key(w, *record, secret);
+        const auto record =
+            found_in_project(db->create_key(key_id, project, mode, infra::random::sha256(secret),
+                                            secret.substr(0, 12)),
+                             project);
+        write_key(w, record, secret);
     } else if (c.show->parsed()) {
         const auto key_id = required_admin_flag(c.key_id, "--key-id");
-        pqxx::read_transaction tx(conn);
-        auto k = pg::find_api_key(tx, key_id);
+        auto k = db->find_key(key_id);
         if (!k) throw AdminRejection{"key_not_found", "no key " + key_id};
         if (k->mode != "test") {
             throw AdminRejection{"live_key_not_shown",
@@ -273,21 +266,18 @@ int key_command(const KeyCommands& c) {
         write_key(w, *k, secret);
     } else if (c.list->parsed()) {
         const auto project = required_admin_flag(c.project, "--project");
-        pqxx::read_transaction tx(conn);
-        load_project(tx, project);
+        const auto keys = found_in_project(db->list_keys(project), project);
         w.StartObject();
         str(w, "projectId", project);
         w.Key("keys");
         w.StartArray();
-        for (const auto& k : pg::list_api_keys(tx, project)) write_key(w, k, std::nullopt);
+        for (const auto& k : keys) write_key(w, k, std::nullopt);
         w.EndArray();
         w.EndObject();
     } else if (c.revoke->parsed()) {
         const auto key_id = required_admin_flag(c.key_id, "--key-id");
-        pqxx::work tx(conn);
-        auto k = pg::revoke_api_key(tx, key_id);
+        auto k = db->revoke_key(key_id);
         if (!k) throw AdminRejection{"key_not_found", "no key " + key_id};
-        tx.commit();
         write_key(w, *k, std::nullopt);
     } else {
         throw AdminRejection{"usage", "key create|show|list|revoke (duepay admin --help)"};
@@ -320,7 +310,7 @@ void define_wallet(CLI::App& admin, WalletCommands& c) {
 int wallet_command(const WalletCommands& c) {
     const auto project = required_admin_flag(c.project, "--project");
     const auto address = checksum_address(required_admin_flag(c.address, "--address"));
-    auto conn = connect();
+    auto db = connect();
     rapidjson::StringBuffer b;
     Writer w(b);
     if (c.challenge->parsed()) {
@@ -334,10 +324,8 @@ int wallet_command(const WalletCommands& c) {
             }
             ttl = std::stoi(*v);
         }
-        pqxx::work tx(conn);
-        load_project(tx, project);
-        auto ch = infra::accounts::issue_wallet_challenge(tx, project, address, ttl);
-        tx.commit();
+        const auto ch =
+            found_in_project(db->issue_wallet_challenge(project, address, ttl), project);
         w.StartObject();
         str(w, "challengeId", ch.id);
         str(w, "projectId", ch.project_id);
@@ -355,9 +343,7 @@ int wallet_command(const WalletCommands& c) {
         // An operator may replace a verified wallet without its signature: the recovery path
         // when a merchant lost it (docs/adr/0171). The REST API requires it.
         v.require_current_wallet = false;
-        pqxx::work tx(conn);
-        auto p = checked(infra::accounts::verify_wallet(tx, v));
-        tx.commit();
+        auto p = checked(db->verify_wallet(v));
         write_project(w, p);
     } else {
         throw AdminRejection{"usage", "wallet challenge|verify (duepay admin --help)"};

@@ -1,6 +1,7 @@
 // `duepay admin quarantine list|retry` (ADR 0043, docs/operations.md): the events consumers could
 // not apply. `retry` re-applies one through the same code as its consumer (the charges projection,
-// in a savepoint, offsets untouched) and marks it resolved, or records and reports the error again.
+// in a savepoint, offsets untouched) and marks it resolved, or records and reports the error again
+// (projections/quarantine/quarantine_retry, which holds the SQL side).
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -8,20 +9,17 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <pqxx/pqxx>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "consumers/cli/admin.hpp"
 #include "consumers/roles/webhooks.hpp"
-#include "domain/events/event_json.hpp"
 #include "domain/hex.hpp"
 #include "domain/text.hpp"
 #include "infra/config/env.hpp"
-#include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
-#include "projections/charges/charge_projector.hpp"
+#include "projections/quarantine/quarantine_retry.hpp"
 
 namespace duepay::consumers {
 namespace {
@@ -84,9 +82,8 @@ struct Commands {
 };
 
 int list(const Commands& c) {
-    pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
-    pqxx::read_transaction tx(conn);
-    const auto entries = pg::list_quarantined(tx, c.group, c.all);
+    const auto entries = projections::quarantine::list_quarantined(
+        infra::config::require_env("DATABASE_URL"), c.group, c.all);
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
@@ -99,25 +96,12 @@ int list(const Commands& c) {
     return 0;
 }
 
-// The consumer's own apply, in a savepoint: nullopt when it now applies, else the error.
-std::optional<std::string> reapply(pqxx::work& tx, const pg::QuarantineEntry& e) {
-    if (e.record.consumer_group.starts_with(kChainwatchGroupPrefix)) {
-        // Chainwatch keeps no state of its own from the topic: it re-reads the whole topic at every
-        // start, so an event it can now decode is learnt at its next start.
-        auto event = domain::events::decode_event(e.record.value);
-        if (!event) return event.error().message;
-        return std::nullopt;
-    }
-    infra::kafka::ConsumedMessage message;
-    message.topic = e.record.topic;
-    message.partition = e.record.partition;
-    message.offset = e.record.offset;
-    message.key = e.record.key.value_or("");
-    message.value = e.record.value;
-    if (consumers::is_webhooks_group(e.record.consumer_group)) {
-        return consumers::reapply_webhook_message(tx, message);  // docs/webhooks.md
-    }
-    return projections::charges::reapply_message(tx, message);
+// Whose code re-applies a record of `group`.
+projections::quarantine::Reapplier reapplier_of(const std::string& group) {
+    using projections::quarantine::Reapplier;
+    if (group.starts_with(kChainwatchGroupPrefix)) return Reapplier::decode_only;
+    if (consumers::is_webhooks_group(group)) return Reapplier::webhooks;  // docs/webhooks.md
+    return Reapplier::charges;
 }
 
 int retry(const Commands& c) {
@@ -131,29 +115,21 @@ int retry(const Commands& c) {
             "usage", "usage: duepay admin quarantine retry <id> (a positive integer from list)");
         return 2;
     }
-    pqxx::connection conn(infra::config::require_env("DATABASE_URL"));
-    pg::prepare_charge_statements(conn);
-    pqxx::work tx(conn);
-    const auto entry = pg::find_quarantined(tx, id);
-    if (!entry) {
+    using Status = projections::quarantine::RetryOutcome::Status;
+    const auto outcome = projections::quarantine::retry_quarantined(
+        infra::config::require_env("DATABASE_URL"), id, reapplier_of);
+    if (outcome.status == Status::not_found) {
         print_admin_error("not_found", "no quarantined event #" + std::to_string(id));
         return 1;
     }
-    if (entry->resolved_at) {
+    if (outcome.status == Status::already_resolved) {
         std::cout << R"({"id":)" << id << R"(,"status":"already_resolved"})" << std::endl;
         return 0;
     }
-    const auto error = reapply(tx, *entry);
-    if (error) {
-        pg::mark_quarantine_failed(tx, id, *error);
-    } else {
-        pg::mark_quarantine_resolved(tx, id);
-    }
-    tx.commit();
-    if (error) {
-        print_admin_error("retry_failed",
-                          "event #" + std::to_string(id) +
-                              " still cannot be applied: " + domain::escape_for_log(*error, 2000));
+    if (outcome.status == Status::failed) {
+        print_admin_error("retry_failed", "event #" + std::to_string(id) +
+                                              " still cannot be applied: " +
+                                              domain::escape_for_log(outcome.error, 2000));
         return 1;
     }
     std::cout << R"({"id":)" << id << R"(,"status":"resolved"})" << std::endl;

@@ -34,6 +34,8 @@
 #include "consumers/tools/settle.hpp"
 #include "consumers/tools/simulate.hpp"
 #include "infra/config/env.hpp"
+#include "infra/config/env_table.hpp"
+#include "infra/kafka/client_config.hpp"
 #include "infra/log/log.hpp"
 #include "infra/metrics/ops_server.hpp"
 
@@ -93,18 +95,6 @@ const Command kCommands[] = {
               "(duepay admin --help)", define_admin, Kind::tool, Dev::no},
 };
 // clang-format on
-
-const char* kEnvironment =
-    "Environment: DATABASE_URL, KAFKA_BOOTSTRAP, DUEPAY_TOPIC (duepay.charge-events.v1),\n"
-    "  DUEPAY_CHAINS_FILE, DUEPAY_CHAIN_IDS, DUEPAY_SIGNER_KEY, DUEPAY_CHECKOUT_URL (the checkout\n"
-    "  listens on its host:port unless DUEPAY_CHECKOUT_LISTEN; docs/checkout.md),\n"
-    "  DUEPAY_LISTEN (127.0.0.1:8080), DUEPAY_API_THREADS (2), DUEPAY_PROJECTOR_GROUP\n"
-    "  (duepay-projector), DUEPAY_ACCESS_LOG (1), DUEPAY_LOG_LEVEL (info; debug, warn, error;\n"
-    "  docs/operations.md), DUEPAY_OPS_LISTEN (host:port of /metrics /healthz /readyz),\n"
-    "  DUEPAY_READY_MAX_LAG (1000), DUEPAY_START_BLOCK_<chainId>,\n"
-    "  DUEPAY_WEBHOOK_* (docs/webhooks.md).\n"
-    "  Source var/dev.env (written by infra/dev/stack.sh up) to get them all.\n"
-    "`duepay <command> --help` shows the flags of a command.";
 
 // The flags of the long-running roles, one variable per flag name: `duepay dev` declares the flags
 // of every role it runs, and a flag that two roles have (--topic) is one flag for both.
@@ -186,10 +176,7 @@ cli::Run define_chainwatch(CLI::App& cmd) {
     role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
     role_flag(cmd, "--chain", g_flags.chain,
               "the chain to follow (default: each chain of DUEPAY_CHAIN_IDS, one thread each)");
-    cmd.footer(
-        "A second process for the same chain waits as standby. DUEPAY_START_BLOCK_<chainId>: "
-        "first\n"
-        "block of a first scan; DUEPAY_CHAINWATCH_TRACE=1 logs every event (docs/chainwatch.md).");
+    cmd.footer("A second process for the same chain waits as standby (docs/chainwatch.md).");
     return [](const std::atomic<bool>& stop) {
         const auto ids = g_flags.chain != 0 ? std::vector<std::uint64_t>{g_flags.chain}
                                             : consumers::chain_ids_from_env();
@@ -212,10 +199,7 @@ cli::Run define_webhooks(CLI::App& cmd) {
     role_flag(cmd, "--topic", g_flags.topic, "event topic (DUEPAY_TOPIC)");
     role_flag(cmd, "--webhooks-group", g_flags.webhooks_group,
               "consumer group (DUEPAY_WEBHOOKS_GROUP, duepay-webhooks)");
-    cmd.footer(
-        "DUEPAY_WEBHOOK_ALLOW_INSECURE, DUEPAY_WEBHOOK_RETRY_SCHEDULE, "
-        "DUEPAY_WEBHOOK_PER_ENDPOINT,\n"
-        "DUEPAY_WEBHOOK_MAX_IN_FLIGHT, DUEPAY_WEBHOOK_DISABLE_AFTER_SECONDS (docs/webhooks.md).");
+    cmd.footer("Delivery, retries and endpoints: docs/webhooks.md.");
     return [](const std::atomic<bool>& stop) {
         auto s = consumers::webhooks_settings_from_env();
         if (!g_flags.topic.empty()) s.topic = g_flags.topic;
@@ -351,7 +335,18 @@ int main(int argc, char** argv) {
         auto* sub = app.add_subcommand(c.name, c.usage);
         runs.emplace_back(sub, c.define(*sub));
     }
-    app.footer(kEnvironment);
+    // Every variable, its default and meaning, from the table the configuration reads (ADR 0205);
+    // each command's --help lists the rows it reads.
+    app.footer(
+        infra::config::env_help() +
+        "`duepay <command> --help` shows the flags of a command and the variables it reads.");
+    for (const auto& [sub, _] : runs) {
+        const std::string role = sub->get_name();
+        if (role == "admin") continue;  // admin prints its own usage (consumers/cli/admin.cpp)
+        const std::string footer = sub->get_footer();
+        sub->footer((footer.empty() ? "" : footer + "\n\n") +
+                    infra::config::env_help(role == "dev" ? "" : role));
+    }
     const std::string first = argc > 1 ? argv[1] : "";
     if (argc < 2 || first == "help") {
         std::cout << app.help();
@@ -378,6 +373,9 @@ int main(int argc, char** argv) {
         const auto& command = kCommands[i];
         try {
             infra::log::init_from_env();  // DUEPAY_LOG_LEVEL
+            // DUEPAY_KAFKA_*: every Kafka client of this process applies them (docs/security.md).
+            infra::kafka::set_client_properties(infra::kafka::client_config_from_env(
+                infra::config::environment_entries("DUEPAY_KAFKA_")));
             if (command.kind == Kind::role) {
                 cli::SignalWaiter signals(g_stop);
                 const std::string ops_listen = !g_flags.ops_listen.empty()

@@ -95,12 +95,7 @@ struct ApiRole {
             options.threads > 0 ? options.threads : env_int_or("DUEPAY_API_THREADS", 2, 1, 64);
         const auto pool_size = static_cast<std::size_t>(env_int_or("DUEPAY_DB_POOL", 8, 1, 256));
         pool = std::make_unique<infra::postgres::ConnectionPool>(
-            database_url, pool_size,
-            [](pqxx::connection& c) {
-                infra::postgres::prepare_charge_statements(c);
-                infra::postgres::prepare_account_statements(c);
-            },
-            "api");
+            database_url, pool_size, infra::postgres::prepare_api_statements, "api");
         infra::kafka::ProducerSettings producer;
         producer.bootstrap = require_env("KAFKA_BOOTSTRAP");
         producer.topic = !options.topic.empty() ? options.topic

@@ -15,16 +15,16 @@ constexpr infra::log::Logger kLog{"chainwatch"};
 using namespace duepay::domain;
 using namespace duepay::domain::events;
 namespace charge = duepay::domain::charge;
-using infra::rpc::BlockHeader;
+using ports::BlockHeader;
 
 ChainFollower::ChainFollower(const ChainwatchSettings& s, const infra::config::ChainInfo& chain,
-                             infra::postgres::ChainCheckpointStore& checkpoints,
-                             infra::kafka::EventLog& log)
+                             ports::ChainCheckpoints& checkpoints, infra::kafka::EventLog& log,
+                             ports::ChainNode& node)
     : s_(s),
       chain_(chain),
       checkpoints_(checkpoints),
       log_(log),
-      rpc_(infra::rpc::RpcSettings{chain.rpc_url}),
+      rpc_(node),
       scanner_(targets(s, chain),
                [this](const infra::rpc::LogFilter& f) { return rpc_.get_logs(f); }),
       head_block_(chain_gauge("duepay_chainwatch_head_block", "The chain's head block number")),
@@ -34,7 +34,9 @@ ChainFollower::ChainFollower(const ChainwatchSettings& s, const infra::config::C
                             "Chain head minus the last block scanned")),
       pending_confirmations_(chain_gauge("duepay_chainwatch_confirmations_pending",
                                          "Matched logs seen in blocks not yet at confirmation "
-                                         "depth (awaiting confirmations)")) {}
+                                         "depth (awaiting confirmations)")) {
+    trace_ = s.trace;
+}
 
 void ChainFollower::learn(const Event& e) {
     if (e.chain_id.value != s_.chain_id) return;

@@ -10,7 +10,6 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -25,13 +24,13 @@
 #include "domain/charge/charge_state.hpp"
 #include "domain/charge/decide.hpp"
 #include "domain/events/event.hpp"
+#include "domain/ports/chain_checkpoints.hpp"
+#include "domain/ports/chain_node.hpp"
 #include "infra/config/chain_registry.hpp"
-#include "infra/kafka/kafka_event_log.hpp"
+#include "infra/kafka/event_log.hpp"
 #include "infra/log/log.hpp"
 #include "infra/metrics/metrics.hpp"
-#include "infra/postgres/chainwatch_store.hpp"
 #include "infra/rpc/chain_scan.hpp"
-#include "infra/rpc/rpc_client.hpp"
 
 namespace duepay::consumers::detail {
 
@@ -46,7 +45,7 @@ using Match = infra::rpc::ChainObservation;
 using MatchKind = infra::rpc::ChainObservation::Kind;
 
 struct SeenBlock {
-    infra::rpc::BlockHeader header;
+    ports::BlockHeader header;
     std::vector<Match> matches;
 };
 
@@ -65,10 +64,14 @@ class Acks {
     std::string error_;
 };
 
+// The chain node, the checkpoint store and the event log are ports, injected by the composition
+// root (chainwatch.cpp: JSON-RPC, Postgres, Kafka; ADR 0205); the unit tests drive it with a
+// scripted chain (tests/unit/consumers/chain_follower_test.cpp).
 class ChainFollower {
   public:
     ChainFollower(const ChainwatchSettings& s, const infra::config::ChainInfo& chain,
-                  infra::postgres::ChainCheckpointStore& checkpoints, infra::kafka::EventLog& log);
+                  ports::ChainCheckpoints& checkpoints, infra::kafka::EventLog& log,
+                  ports::ChainNode& node);
 
     // Folds one event of the topic into the known charges.
     void learn(const domain::events::Event& e);
@@ -95,7 +98,7 @@ class ChainFollower {
     static infra::rpc::ScanTargets targets(const ChainwatchSettings& s,
                                            const infra::config::ChainInfo& chain);
     void reset_to_start(const std::string& why);
-    domain::charge::ObservePayment observation(const Match& m, const infra::rpc::BlockHeader& h,
+    domain::charge::ObservePayment observation(const Match& m, const ports::BlockHeader& h,
                                                std::uint64_t depth) const;
     // Below depth: what decide makes of each payment of a fetched block (a detection).
     void detect(const SeenBlock& b, std::uint64_t depth);
@@ -108,7 +111,7 @@ class ChainFollower {
     void prune(std::uint64_t chain_time);
     // Chain time reached a charge's limit in this block (every earlier block is confirmed
     // already): decide whether it expires. The multimap only finds the candidates.
-    void expire_before(const infra::rpc::BlockHeader& h);
+    void expire_before(const ports::BlockHeader& h);
     // Walks back the unconfirmed window to the fork point, withdrawing the detections of orphaned
     // blocks. If the fork is below the checkpoint (deeper than the confirmation depth, or a dev
     // node restarted at genesis) the checkpoint cannot be trusted: rescan from the start block.
@@ -135,15 +138,15 @@ class ChainFollower {
 
     const ChainwatchSettings& s_;
     const infra::config::ChainInfo& chain_;
-    infra::postgres::ChainCheckpointStore& checkpoints_;
+    ports::ChainCheckpoints& checkpoints_;
     infra::kafka::EventLog& log_;
-    infra::rpc::RpcClient rpc_;
+    ports::ChainNode& rpc_;
     infra::rpc::ChainScanner scanner_;
     std::unordered_map<std::string, Tracked> charges_;
     infra::rpc::WatchList watch_;                         // what the scanner asks the node for
     std::multimap<std::uint64_t, std::string> expiries_;  // limit -> invoice hex
     std::deque<SeenBlock> window_;                        // fetched, below confirmation depth
-    infra::postgres::ChainCheckpoint checkpoint_;
+    ports::ChainCheckpoint checkpoint_;
     Acks acks_;
     std::size_t learnt_ = 0;
     std::uint64_t emitted_ = 0;
@@ -153,7 +156,7 @@ class ChainFollower {
     std::unordered_map<std::string, std::set<std::uint32_t>> refund_logs_;  // tx -> refund logs
     std::unordered_set<std::string> rewound_for_;  // refund ids that made the topic be re-read
     bool rewind_ = false;
-    bool trace_ = std::getenv("DUEPAY_CHAINWATCH_TRACE") != nullptr;
+    bool trace_ = false;  // ChainwatchSettings::trace
     infra::metrics::Gauge& head_block_;
     infra::metrics::Gauge& processed_block_;
     infra::metrics::Gauge& head_lag_;

@@ -97,16 +97,19 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
     infra::postgres::ChainCheckpointStore checkpoints(settings.database_url);
     infra::kafka::KafkaEventLog log(
         infra::kafka::ProducerSettings{settings.bootstrap, settings.topic});
-    detail::ChainFollower watch(settings, *chain, checkpoints, log);
+    infra::rpc::RpcClient node(infra::rpc::RpcSettings{chain->rpc_url});
+    detail::ChainFollower watch(settings, *chain, checkpoints, log, node);
     infra::postgres::QuarantineWriter quarantined(settings.database_url);
     // No stored offsets: every start replays the topic from the beginning (the charges of this
     // chain are rebuilt in memory; docs/chainwatch.md says why this is fine at dev scale).
-    infra::kafka::KafkaConsumer consumer(
-        infra::kafka::ConsumerSettings{settings.bootstrap, settings.group_id, settings.topic,
-                                       "duepay-chainwatch-" + std::to_string(settings.chain_id)},
-        [](const std::string&, const std::vector<std::int32_t>&) {
-            return std::map<std::int32_t, std::int64_t>{};
-        });
+    infra::kafka::ConsumerSettings consumer_settings{
+        settings.bootstrap, settings.group_id, settings.topic,
+        "duepay-chainwatch-" + std::to_string(settings.chain_id)};
+    consumer_settings.ready_max_lag = settings.ready_max_lag;
+    infra::kafka::KafkaConsumer consumer(consumer_settings,
+                                         [](const std::string&, const std::vector<std::int32_t>&) {
+                                             return std::map<std::int32_t, std::int64_t>{};
+                                         });
     // Catch up with the topic before touching the chain, so decisions see every earlier fact.
     const auto catchup_started = std::chrono::steady_clock::now();
     while (!stop && consumer.assignment().empty() &&
@@ -195,6 +198,8 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
         "DUEPAY_CHAINWATCH_RETAIN_SECONDS", 7 * 24 * 3600, 0, 10LL * 365 * 24 * 3600));
     s.refund_wait_seconds =
         infra::config::env_int_or("DUEPAY_REFUND_WAIT_SECONDS", 3600, 1, 30LL * 24 * 3600);
+    s.trace = infra::config::env_is_set("DUEPAY_CHAINWATCH_TRACE");
+    s.ready_max_lag = infra::config::env_int_or("DUEPAY_READY_MAX_LAG", 1000, 0, 1'000'000'000);
     return s;
 }
 

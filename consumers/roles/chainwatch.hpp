@@ -32,6 +32,8 @@ struct ChainwatchSettings {
     std::uint64_t retain_seconds = 7 * 24 * 3600;  // chain time a done charge stays watched
     std::int64_t refund_wait_seconds = 3600;  // a refund tx not mined this long after: rejected
     int poll_ms = 100;                        // idle wait between head polls
+    bool trace = false;  // DUEPAY_CHAINWATCH_TRACE: log every block range and every append
+    std::int64_t ready_max_lag = 1000;  // DUEPAY_READY_MAX_LAG
 };
 
 // Settings for one chain from the environment (KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC,

@@ -14,8 +14,7 @@
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/account_store.hpp"
-#include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/api_ports.hpp"
 #include "infra/postgres/checkout_reader.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/qr/qr_svg.hpp"
@@ -75,11 +74,7 @@ CheckoutRole::CheckoutRole(const CheckoutOptions& options) {
     p.signer.emplace(std::move(parsed).value());
     p.pool = std::make_unique<infra::postgres::ConnectionPool>(
         database_url, static_cast<std::size_t>(env_int_or("DUEPAY_CHECKOUT_DB_POOL", 4, 1, 256)),
-        [](pqxx::connection& c) {
-            infra::postgres::prepare_charge_statements(c);
-            infra::postgres::prepare_account_statements(c);
-        },
-        "checkout");
+        infra::postgres::prepare_api_statements, "checkout");
     p.reader = std::make_unique<infra::postgres::PgCheckoutReader>(*p.pool);
     p.heads = std::make_unique<api::checkout::RpcChainHeads>(p.chains);
     p.limiter = std::make_unique<api::checkout::ClientRateLimiter>(

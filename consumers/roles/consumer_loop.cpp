@@ -6,30 +6,21 @@
 
 namespace duepay::consumers {
 
-infra::kafka::OffsetLookup stored_offsets(LoopConnection& db, const std::string& group_id) {
+infra::kafka::OffsetLookup stored_offsets(infra::postgres::TransactionRunner& db,
+                                          const std::string& group_id) {
     return [&db, group_id](const std::string& topic, const std::vector<std::int32_t>& partitions) {
-        for (int attempt = 0;; ++attempt) {
-            try {
-                pqxx::read_transaction tx(db.get());
-                return infra::postgres::load_next_offsets(tx, group_id, topic, partitions);
-            } catch (const pqxx::broken_connection&) {
-                db.reset();
-                if (attempt >= 1) throw;
-            }
-        }
+        return db.next_offsets(group_id, topic, partitions);
     };
 }
 
 void run_consumer_loop(const ConsumerLoop& loop, infra::kafka::KafkaConsumer& consumer,
-                       LoopConnection& db, const std::atomic<bool>& stop) {
+                       infra::postgres::TransactionRunner& db, const std::atomic<bool>& stop) {
     while (!stop) {
         auto batch =
             consumer.poll_batch(loop.batch_max, std::chrono::milliseconds(loop.poll_timeout_ms));
         if (batch.empty()) continue;
         try {
-            pqxx::work tx(db.get());
-            loop.apply(tx, batch);
-            tx.commit();
+            db.in_transaction([&](infra::postgres::Transaction& tx) { loop.apply(tx, batch); });
             loop.on_committed();
             continue;
         } catch (const std::exception& e) {
@@ -43,13 +34,11 @@ void run_consumer_loop(const ConsumerLoop& loop, infra::kafka::KafkaConsumer& co
         for (int backoff_ms = 200; !stop; backoff_ms = std::min(backoff_ms * 2, 5000)) {
             std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
             try {
-                pqxx::nontransaction probe(db.get());
-                probe.exec("select 1");
+                db.probe();
                 answered = true;
                 break;
             } catch (const std::exception& again) {
                 loop.log.warn() << loop.name << ": database still unavailable: " << again.what();
-                db.reset();
             }
         }
         if (!answered) break;

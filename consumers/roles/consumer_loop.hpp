@@ -5,7 +5,8 @@
 // again, never skipping it. What a batch means is the caller's `apply`; records it cannot decode
 // are the caller's to quarantine inside the same transaction.
 //
-// The connection is opened on first use (the offset lookup of the first assignment, or the first
+// The database is a `TransactionRunner` (infra/postgres/transaction_runner.hpp, ADR 0205): its
+// connection is opened on first use (the offset lookup of the first assignment, or the first
 // batch), so a role started while Postgres is down waits for it instead of failing (ADR 0044).
 #pragma once
 
@@ -14,33 +15,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <pqxx/pqxx>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "infra/kafka/kafka_consumer.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/offset_store.hpp"
+#include "infra/postgres/transaction_runner.hpp"
 
 namespace duepay::consumers {
-
-// The Postgres connection of one consumer loop: opened on first use, replaced when broken.
-class LoopConnection {
-  public:
-    using Open = std::function<std::unique_ptr<pqxx::connection>()>;
-    explicit LoopConnection(Open open) : open_(std::move(open)) {}
-
-    pqxx::connection& get() {
-        if (!conn_ || !conn_->is_open()) conn_ = open_();
-        return *conn_;
-    }
-    void reset() { conn_.reset(); }
-
-  private:
-    Open open_;
-    std::unique_ptr<pqxx::connection> conn_;
-};
 
 struct ConsumerLoop {
     ConsumerLoop(infra::log::Logger logger, std::string role, std::string group,
@@ -57,7 +40,9 @@ struct ConsumerLoop {
     std::size_t batch_max = 1000;
     int poll_timeout_ms = 200;
     // Applies one batch in `tx`, its offsets included; the loop commits. Throws on failure.
-    std::function<void(pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>&)> apply;
+    std::function<void(infra::postgres::Transaction& tx,
+                       const std::vector<infra::kafka::ConsumedMessage>&)>
+        apply;
     // Told once a batch's transaction has committed.
     std::function<void()> on_committed = [] {};
     // Told of a failed batch (rolled back) and, once a probe answers again, of the recovery.
@@ -68,10 +53,11 @@ struct ConsumerLoop {
 // The stored-offsets lookup of a consumer's assignment, over `db`: a stale connection (Postgres
 // restarted) is replaced once; if the database is still away it throws and the consumer holds
 // the partitions until a later poll. Runs inside poll on the loop's thread.
-infra::kafka::OffsetLookup stored_offsets(LoopConnection& db, const std::string& group_id);
+infra::kafka::OffsetLookup stored_offsets(infra::postgres::TransactionRunner& db,
+                                          const std::string& group_id);
 
 // Runs `loop` over `consumer` until `stop`; closes the consumer at the end.
 void run_consumer_loop(const ConsumerLoop& loop, infra::kafka::KafkaConsumer& consumer,
-                       LoopConnection& db, const std::atomic<bool>& stop);
+                       infra::postgres::TransactionRunner& db, const std::atomic<bool>& stop);
 
 }  // namespace duepay::consumers

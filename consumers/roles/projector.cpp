@@ -1,9 +1,7 @@
 #include "consumers/roles/projector.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <memory>
-#include <pqxx/pqxx>
 #include <thread>
 
 #include "consumers/roles/consumer_loop.hpp"
@@ -12,7 +10,6 @@
 #include "infra/log/log.hpp"
 #include "infra/metrics/ops_server.hpp"
 #include "infra/postgres/charge_store.hpp"
-#include "infra/postgres/offset_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
 #include "projections/charges/charge_projector.hpp"
 
@@ -78,19 +75,19 @@ ProjectorSettings projector_settings_from_env() {
         infra::config::env_int_or("DUEPAY_PROJECTOR_FETCH_WAIT_MS", s.fetch_wait_max_ms, 0, 60000));
     s.fetch_min_bytes = static_cast<int>(infra::config::env_int_or(
         "DUEPAY_PROJECTOR_FETCH_MIN_BYTES", s.fetch_min_bytes, 1, 100'000'000));
+    s.trace = infra::config::env_or("DUEPAY_PROJECTOR_TRACE", "") == "1";
+    s.ready_max_lag = infra::config::env_int_or("DUEPAY_READY_MAX_LAG", 1000, 0, 1'000'000'000);
     return s;
 }
 
 int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& stop) {
-    LoopConnection db([&] {
-        auto c = std::make_unique<pqxx::connection>(settings.database_url);
-        infra::postgres::prepare_charge_statements(*c);
-        return c;
-    });
+    infra::postgres::PgTransactionRunner db(settings.database_url,
+                                            infra::postgres::prepare_charge_statements);
     infra::kafka::ConsumerSettings consumer_settings{settings.bootstrap, settings.group_id,
                                                      settings.topic, "duepay-projector"};
     consumer_settings.fetch_wait_max_ms = settings.fetch_wait_max_ms;
     consumer_settings.fetch_min_bytes = settings.fetch_min_bytes;
+    consumer_settings.ready_max_lag = settings.ready_max_lag;
     infra::kafka::KafkaConsumer consumer(consumer_settings, stored_offsets(db, settings.group_id));
     kLog.info() << "projector: group " << settings.group_id << " on " << settings.topic;
     ProjectorMetrics metrics(settings.group_id);
@@ -100,8 +97,7 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
             if (database_ok) return std::nullopt;
             return "the last batch failed and Postgres has not answered since";
         });
-    const char* trace_env = std::getenv("DUEPAY_PROJECTOR_TRACE");
-    const bool trace = trace_env != nullptr && std::string(trace_env) == "1";
+    const bool trace = settings.trace;
     std::size_t total = 0;
     auto last_report = std::chrono::steady_clock::now();
     projections::charges::BatchStats stats;
@@ -109,7 +105,8 @@ int run_projector(const ProjectorSettings& settings, const std::atomic<bool>& st
 
     ConsumerLoop loop{kLog, "projector", settings.group_id, settings.batch_max,
                       settings.poll_timeout_ms};
-    loop.apply = [&](pqxx::work& tx, const std::vector<infra::kafka::ConsumedMessage>& batch) {
+    loop.apply = [&](infra::postgres::Transaction& tx,
+                     const std::vector<infra::kafka::ConsumedMessage>& batch) {
         started = std::chrono::steady_clock::now();
         projections::charges::ApplyOptions options;
         options.versions = settings.versions;

@@ -2,7 +2,6 @@
 // LOCKED, a lease, at most N in flight per endpoint), sends them with libcurl multi, signs each
 // attempt afresh, logs every attempt and schedules retries with jitter; disables endpoints failing
 // for too long; purges old attempts.
-#include <pqxx/pqxx>
 #include <thread>
 #include <unordered_map>
 
@@ -10,7 +9,7 @@
 #include "domain/webhooks/retry_schedule.hpp"
 #include "infra/log/log.hpp"
 #include "infra/metrics/metrics.hpp"
-#include "infra/postgres/webhook_store.hpp"
+#include "infra/postgres/webhook_queue.hpp"
 #include "infra/random/random.hpp"
 #include "infra/webhooks/http_sender.hpp"
 #include "infra/webhooks/signing.hpp"
@@ -62,37 +61,6 @@ pg::AttemptOutcome outcome_of(const WebhooksSettings& s, const pg::ClaimedDelive
     return o;
 }
 
-// Records the outcomes in one transaction. If that fails for another reason than a lost
-// connection, each is tried alone and one that still fails is logged and dropped: its lease runs
-// out and the delivery is sent again (at least once), instead of one outcome blocking the others.
-void record_outcomes(pqxx::connection& conn, std::vector<pg::AttemptOutcome>& outcomes) {
-    try {
-        pqxx::work tx(conn);
-        pg::record_webhook_attempts(tx, outcomes);
-        tx.commit();
-        outcomes.clear();
-        return;
-    } catch (const pqxx::broken_connection&) {
-        throw;  // kept, recorded once the database answers again
-    } catch (const std::exception& e) {
-        kLog.warn() << "webhooks: recording " << outcomes.size()
-                    << " outcomes failed, one by one now: " << e.what();
-    }
-    for (const auto& o : outcomes) {
-        try {
-            pqxx::work tx(conn);
-            pg::record_webhook_attempts(tx, {o});
-            tx.commit();
-        } catch (const pqxx::broken_connection&) {
-            throw;
-        } catch (const std::exception& e) {
-            kLog.warn() << "webhooks: outcome of " << o.event_id << " for " << o.endpoint_id
-                        << " dropped (the lease will resend it): " << e.what();
-        }
-    }
-    outcomes.clear();
-}
-
 // The dispatcher's series (ADR 0131): queue depth (refreshed every 5 s), in flight, and every
 // attempt by outcome (delivered, http_error: a non-2xx answer, transport_error: no answer).
 struct DispatcherMetrics {
@@ -121,12 +89,11 @@ struct DispatcherMetrics {
             attempts(outcome);  // each outcome shows 0 before its first attempt
         }
     }
-    void refresh_depth(pqxx::connection& conn) {
+    void refresh_depth(pg::WebhookQueue& queue) {
         const auto now = std::chrono::steady_clock::now();
         if (now - last_depth < std::chrono::seconds(5)) return;
         last_depth = now;
-        pqxx::read_transaction tx(conn);
-        const auto d = pg::webhook_queue_depth(tx);
+        const auto d = queue.depth();
         due.set(static_cast<double>(d.due));
         later.set(static_cast<double>(d.later));
     }
@@ -141,7 +108,7 @@ void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic
     infra::webhooks::SenderSettings sender_settings;
     sender_settings.allow_insecure = s.allow_insecure;
     infra::webhooks::HttpSender sender(sender_settings);
-    std::unique_ptr<pqxx::connection> conn;
+    pg::WebhookQueue queue(s.database_url);
     std::unordered_map<std::uint64_t, pg::ClaimedDelivery> in_flight;
     std::vector<pg::AttemptOutcome> unrecorded;
     std::uint64_t next_tag = 1;
@@ -159,16 +126,13 @@ void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic
     // for its lease to run out.
     while (!stopping() || !in_flight.empty() || !unrecorded.empty()) {
         try {
-            if (!conn || !conn->is_open())
-                conn = std::make_unique<pqxx::connection>(s.database_url);
+            queue.connect();
             const auto now = std::chrono::steady_clock::now();
             if (!stopping() && in_flight.size() < s.max_in_flight &&
                 (queue_had_work || now - last_claim >= s.claim_interval)) {
                 last_claim = now;
-                pqxx::work tx(*conn);
-                auto claimed = pg::claim_webhook_deliveries(tx, s.max_in_flight - in_flight.size(),
-                                                            s.per_endpoint, s.lease, lease_token());
-                tx.commit();
+                auto claimed = queue.claim(s.max_in_flight - in_flight.size(), s.per_endpoint,
+                                           s.lease, lease_token());
                 queue_had_work = !claimed.empty();
                 for (auto& d : claimed) {
                     infra::webhooks::HttpRequest request;
@@ -200,23 +164,20 @@ void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic
                 in_flight.erase(it);
             }
             metrics.in_flight.set(static_cast<double>(in_flight.size()));
-            metrics.refresh_depth(*conn);
-            if (!unrecorded.empty()) record_outcomes(*conn, unrecorded);
+            metrics.refresh_depth(queue);
+            if (!unrecorded.empty()) queue.record(unrecorded);
             if (now - last_housekeeping >= s.housekeeping_interval) {
                 last_housekeeping = now;
-                pqxx::work tx(*conn);
-                for (const auto& id : pg::disable_failing_webhook_endpoints(tx, s.disable_after)) {
+                for (const auto& id : queue.housekeeping(s.disable_after, s.keep_attempts)) {
                     kLog.warn() << "webhooks: endpoint " << id << " disabled: failing for "
                                 << s.disable_after.count() << " s with no success";
                 }
-                pg::purge_webhook_attempts(tx, s.keep_attempts);
-                tx.commit();
             }
             if (in_flight.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         } catch (const std::exception& e) {
             // A lost claim or record is safe: leased deliveries are claimed again after the lease.
             kLog.warn() << "webhooks: dispatcher database error: " << e.what();
-            conn.reset();
+            queue.reset();
             if (stopping()) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(500));
         }

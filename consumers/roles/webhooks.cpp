@@ -44,6 +44,7 @@ WebhooksSettings webhooks_settings_from_env() {
         std::chrono::seconds(env_int_or("DUEPAY_WEBHOOK_HOUSEKEEPING_SECONDS", 60, 1, 86400));
     s.disable_after = std::chrono::seconds(
         env_int_or("DUEPAY_WEBHOOK_DISABLE_AFTER_SECONDS", 259200, 1, 31536000));
+    s.ready_max_lag = env_int_or("DUEPAY_READY_MAX_LAG", 1000, 0, 1'000'000'000);
     return s;
 }
 

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
-#include <pqxx/pqxx>
 #include <string>
 #include <string_view>
 
@@ -41,16 +40,11 @@ struct WebhooksSettings {
     std::chrono::seconds housekeeping_interval{60};  // disable failing endpoints, purge attempts
     bool enqueue = true;                             // run the enqueuer loop
     bool dispatch = true;                            // run the dispatcher loop
+    std::int64_t ready_max_lag = 1000;               // DUEPAY_READY_MAX_LAG
 };
 
 // A consumer group of this role: its name contains "webhooks" (duepay-webhooks by default).
 bool is_webhooks_group(std::string_view group_id);
-
-// What `duepay admin quarantine retry` runs for a webhooks group: the message applied as the
-// enqueuer does (journal, re-fold, enqueue; offsets untouched). nullopt when it applied, else why
-// not.
-std::optional<std::string> reapply_webhook_message(pqxx::work& tx,
-                                                   const infra::kafka::ConsumedMessage& message);
 
 // From the environment (docs/webhooks.md "Configuration"); throws infra::config::ConfigError.
 WebhooksSettings webhooks_settings_from_env();

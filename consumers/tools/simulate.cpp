@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
-#include <pqxx/pqxx>
 #include <sstream>
 #include <stdexcept>
 
@@ -13,6 +12,7 @@
 #include "domain/money/token_amount.hpp"
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/postgres/charge_lookup.hpp"
 #include "infra/rpc/transaction.hpp"
 
 namespace duepay::consumers {
@@ -37,29 +37,22 @@ struct SimulateOptions {
 }  // namespace
 
 ChargeOnChain load_charge(const std::string& database_url, const InvoiceId& invoice_id) {
-    pqxx::connection conn(database_url);
-    pqxx::read_transaction tx(conn);
-    auto r = tx.exec_params(
-        "select mode, payment_mode, status, chain_id, amount::text, token, merchant, fee_bps, "
-        "deadline, "
-        "deposit_address from charges where invoice_id = $1",
-        to_hex(invoice_id));
-    if (r.empty())
+    const auto row = infra::postgres::find_charge_chain_columns(database_url, to_hex(invoice_id));
+    if (!row)
         throw std::runtime_error("unknown invoice " + to_hex(invoice_id) +
                                  " (not in the charges read model)");
-    const auto row = r[0];
     ChargeOnChain c;
     c.invoice_id = invoice_id;
-    c.mode = row[0].as<std::string>();
-    c.payment_mode = row[1].as<std::string>();
-    c.status = row[2].as<std::string>();
-    c.chain_id = ChainId{static_cast<std::uint64_t>(row[3].as<std::int64_t>())};
-    c.amount = TokenAmount{uint256(row[4].as<std::string>())};
-    c.token = must_address(row[5].as<std::string>());
-    c.merchant = must_address(row[6].as<std::string>());
-    c.fee_bps = static_cast<std::uint16_t>(row[7].as<int>());
-    c.deadline = static_cast<std::uint64_t>(row[8].as<std::int64_t>());
-    if (!row[9].is_null()) c.deposit_address = must_address(row[9].as<std::string>());
+    c.mode = row->mode;
+    c.payment_mode = row->payment_mode;
+    c.status = row->status;
+    c.chain_id = ChainId{static_cast<std::uint64_t>(row->chain_id)};
+    c.amount = TokenAmount{uint256(row->amount)};
+    c.token = must_address(row->token);
+    c.merchant = must_address(row->merchant);
+    c.fee_bps = static_cast<std::uint16_t>(row->fee_bps);
+    c.deadline = static_cast<std::uint64_t>(row->deadline);
+    if (row->deposit_address) c.deposit_address = must_address(*row->deposit_address);
     return c;
 }
 

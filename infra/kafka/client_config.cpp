@@ -1,8 +1,7 @@
 #include "infra/kafka/client_config.hpp"
 
-#include <unistd.h>
-
 #include <cctype>
+#include <mutex>
 #include <stdexcept>
 #include <string_view>
 
@@ -25,6 +24,32 @@ std::vector<std::pair<std::string, std::string>> client_config_from_env(const ch
         out.emplace_back(std::move(name), std::string(entry.substr(eq + 1)));
     }
     return out;
+}
+
+std::vector<std::pair<std::string, std::string>> client_config_from_env(
+    const std::vector<std::string>& entries) {
+    std::vector<const char*> envp;
+    for (const auto& e : entries) envp.push_back(e.c_str());
+    envp.push_back(nullptr);
+    return client_config_from_env(envp.data());
+}
+
+namespace {
+
+std::mutex& properties_mutex() {
+    static std::mutex m;
+    return m;
+}
+std::vector<std::pair<std::string, std::string>>& properties() {
+    static std::vector<std::pair<std::string, std::string>> p;
+    return p;
+}
+
+}  // namespace
+
+void set_client_properties(std::vector<std::pair<std::string, std::string>> p) {
+    std::lock_guard lock(properties_mutex());
+    properties() = std::move(p);
 }
 
 namespace detail {
@@ -52,7 +77,12 @@ void route_log(const rd_kafka_t* rk, int level, const char* facility, const char
 ConfHandle new_client_conf() {
     ConfHandle conf(rd_kafka_conf_new());
     rd_kafka_conf_set_log_cb(conf.get(), route_log);
-    for (const auto& [name, value] : client_config_from_env(environ)) {
+    std::vector<std::pair<std::string, std::string>> applied;
+    {
+        std::lock_guard lock(properties_mutex());
+        applied = properties();
+    }
+    for (const auto& [name, value] : applied) {
         char err[512];
         if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), err, sizeof err) !=
             RD_KAFKA_CONF_OK) {

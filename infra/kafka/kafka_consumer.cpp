@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "infra/config/env.hpp"
 #include "infra/kafka/client_config.hpp"
 #include "infra/kafka/kafka_error.hpp"
 #include "infra/log/log.hpp"
@@ -55,7 +54,7 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
             }
             return out;
         });
-    const auto max_lag = config::env_int_or("DUEPAY_READY_MAX_LAG", 1000, 0, 1'000'000'000);
+    const auto max_lag = settings_.ready_max_lag;
     ready_check_ = metrics::readiness().add("kafka " + settings_.group_id,
                                             [this, max_lag] { return not_ready(max_lag); });
 }

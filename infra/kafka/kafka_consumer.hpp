@@ -42,6 +42,8 @@ struct ConsumerSettings {
     // ADR 0140); the wait then only bounds an idle long poll.
     int fetch_wait_max_ms = 100;
     int fetch_min_bytes = 1;
+    // Readiness fails while the summed lag is above this (DUEPAY_READY_MAX_LAG, read by the role).
+    std::int64_t ready_max_lag = 1000;
 };
 
 class KafkaConsumer {

@@ -9,6 +9,12 @@
 #include "infra/postgres/merchant_event_store.hpp"
 
 namespace duepay::infra::postgres {
+
+void prepare_api_statements(pqxx::connection& conn) {
+    prepare_charge_statements(conn);
+    prepare_account_statements(conn);
+}
+
 namespace {
 
 domain::events::PaymentMode stored_payment_mode(const ChargeRow& row) {

@@ -24,6 +24,10 @@
 
 namespace duepay::infra::postgres {
 
+// The prepared statements of the API's and the checkout's pools (charge reads and key lookups):
+// their pools' on_connect hook.
+void prepare_api_statements(pqxx::connection& conn);
+
 // The row as the API shows it; throws InfraError (not retryable) for a mode or payment mode the
 // projection cannot have written.
 api::ChargeView charge_view_of(ChargeRow row);

@@ -9,25 +9,24 @@
 #include <optional>
 #include <string>
 
+#include "domain/ports/chain_checkpoints.hpp"
 #include "domain/types.hpp"
 
 namespace duepay::infra::postgres {
 
 // The last block at confirmation depth whose events Kafka acknowledged.
-struct ChainCheckpoint {
-    std::uint64_t number = 0;
-    domain::Bytes32 hash{};
-};
+using ports::ChainCheckpoint;
 
-class ChainCheckpointStore {
+// The adapter of the checkpoint port (domain/ports/chain_checkpoints.hpp).
+class ChainCheckpointStore final : public ports::ChainCheckpoints {
   public:
     explicit ChainCheckpointStore(const std::string& database_url);
     ~ChainCheckpointStore();
     ChainCheckpointStore(const ChainCheckpointStore&) = delete;
     ChainCheckpointStore& operator=(const ChainCheckpointStore&) = delete;
 
-    std::optional<ChainCheckpoint> load(std::uint64_t chain_id);
-    void store(std::uint64_t chain_id, const ChainCheckpoint& checkpoint);
+    std::optional<ChainCheckpoint> load(std::uint64_t chain_id) override;
+    void store(std::uint64_t chain_id, const ChainCheckpoint& checkpoint) override;
 
   private:
     struct Impl;

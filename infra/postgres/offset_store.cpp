@@ -1,6 +1,14 @@
 #include "infra/postgres/offset_store.hpp"
 
+#include "infra/postgres/transaction_runner.hpp"
+
 namespace duepay::infra::postgres {
+
+std::map<std::int32_t, std::int64_t> load_next_offsets(
+    Transaction& tx, const std::string& group_id, const std::string& topic,
+    const std::vector<std::int32_t>& partitions) {
+    return load_next_offsets(tx.work(), group_id, topic, partitions);
+}
 
 std::map<std::int32_t, std::int64_t> load_next_offsets(
     pqxx::transaction_base& tx, const std::string& group_id, const std::string& topic,

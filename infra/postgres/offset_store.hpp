@@ -11,8 +11,15 @@
 
 namespace duepay::infra::postgres {
 
+class Transaction;
+
 std::map<std::int32_t, std::int64_t> load_next_offsets(pqxx::transaction_base& tx,
                                                        const std::string& group_id,
+                                                       const std::string& topic,
+                                                       const std::vector<std::int32_t>& partitions);
+
+// The same in a consumer's transaction (transaction_runner.hpp).
+std::map<std::int32_t, std::int64_t> load_next_offsets(Transaction& tx, const std::string& group_id,
                                                        const std::string& topic,
                                                        const std::vector<std::int32_t>& partitions);
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "domain/ports/chain_node.hpp"
 #include "domain/types.hpp"
 #include "infra/curl/curl_handle.hpp"
 #include "infra/error.hpp"
@@ -37,39 +38,11 @@ class RpcError : public InfraError {
     int code_;
 };
 
-struct BlockHeader {
-    std::uint64_t number = 0;
-    Bytes32 hash{};
-    Bytes32 parent_hash{};
-    std::uint64_t timestamp = 0;
-};
-
-struct Log {
-    Address address;
-    std::vector<Bytes32> topics;
-    Bytes data;
-    std::uint64_t block_number = 0;
-    Bytes32 block_hash{};
-    Bytes32 tx_hash{};
-    std::uint32_t log_index = 0;
-    bool removed = false;
-};
-
-// eth_getLogs filter: addresses OR-ed; topics[i] empty = any, else one of the listed values.
-struct LogFilter {
-    std::uint64_t from_block = 0;
-    std::uint64_t to_block = 0;
-    std::vector<Address> addresses;
-    std::vector<std::vector<Bytes32>> topics;
-};
-
-struct Receipt {
-    Bytes32 tx_hash{};
-    bool success = false;
-    std::uint64_t block_number = 0;
-    Bytes32 block_hash{};
-    std::vector<Log> logs;
-};
+// The chain node port's vocabulary (domain/ports/chain_node.hpp), which RpcClient implements.
+using ports::BlockHeader;
+using ports::Log;
+using ports::LogFilter;
+using ports::Receipt;
 
 // A transaction for eth_call / eth_sendTransaction (from is used by the dev node's unlocked
 // accounts; eth_call ignores it when unset).
@@ -104,7 +77,7 @@ struct RpcSettings {
     std::chrono::milliseconds connect_timeout{2000};
 };
 
-class RpcClient {
+class RpcClient final : public ports::ChainNode {
   public:
     explicit RpcClient(RpcSettings settings);
     ~RpcClient();
@@ -116,13 +89,13 @@ class RpcClient {
     // One request; returns the "result" as JSON text. Throws RpcError.
     std::string call(std::string_view method, std::string_view params_json);
 
-    std::uint64_t block_number();
-    std::optional<BlockHeader> block_by_number(std::uint64_t number);
-    std::vector<Log> get_logs(const LogFilter& filter);
+    std::uint64_t block_number() override;
+    std::optional<BlockHeader> block_by_number(std::uint64_t number) override;
+    std::vector<Log> get_logs(const LogFilter& filter) override;
     Bytes eth_call(const CallRequest& request);
     Bytes32 send_raw_transaction(std::span<const std::uint8_t> signed_tx);
     Bytes32 send_transaction(const CallRequest& request);  // dev nodes: unlocked accounts only
-    std::optional<Receipt> transaction_receipt(const Bytes32& tx_hash);
+    std::optional<Receipt> transaction_receipt(const Bytes32& tx_hash) override;
     std::uint64_t transaction_count(const Address& account, std::string_view block_tag = "pending");
     uint256 gas_price();
 

@@ -231,6 +231,11 @@ void quarantine(pqxx::transaction_base& tx, const std::string& group_id,
 
 }  // namespace
 
+BatchStats apply_batch(infra::postgres::Transaction& tx, const std::string& group_id,
+                       const std::vector<ConsumedMessage>& batch, ApplyOptions options) {
+    return apply_batch(tx.work(), group_id, batch, options);
+}
+
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
                        const std::vector<ConsumedMessage>& batch, ApplyOptions options) {
     BatchStats stats;

@@ -22,6 +22,7 @@
 
 #include "domain/events/upcast.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
+#include "infra/postgres/transaction_runner.hpp"
 #include "projections/charges/charge_memory.hpp"
 
 namespace duepay::projections::charges {
@@ -56,6 +57,10 @@ struct ApplyOptions {
 };
 
 BatchStats apply_batch(pqxx::work& tx, const std::string& group_id,
+                       const std::vector<infra::kafka::ConsumedMessage>& batch,
+                       ApplyOptions options = {});
+// The same in the consumer loop's transaction (consumers/roles/consumer_loop.hpp).
+BatchStats apply_batch(infra::postgres::Transaction& tx, const std::string& group_id,
                        const std::vector<infra::kafka::ConsumedMessage>& batch,
                        ApplyOptions options = {});
 

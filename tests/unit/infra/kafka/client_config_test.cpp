@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace duepay::infra::kafka {
 namespace {
@@ -24,8 +26,17 @@ TEST(KafkaClientConfig, PrefixedVariablesBecomeDottedLowerCaseProperties) {
     EXPECT_EQ(config[2], (std::pair<std::string, std::string>{"sasl.password", "p=w"}));
 }
 
+std::string client_id(const detail::ConfHandle& conf) {
+    char value[64];
+    size_t size = sizeof value;
+    EXPECT_EQ(rd_kafka_conf_get(conf.get(), "client.id", value, &size), RD_KAFKA_CONF_OK);
+    return value;
+}
+
+// The properties reach a client through set_client_properties (the composition root reads them
+// once from the environment, ADR 0205); a refused one names the variable, never the value.
 TEST(KafkaClientConfig, ARefusedPropertyNamesTheVariableNeverTheValue) {
-    ::setenv("DUEPAY_KAFKA_NO_SUCH_PROPERTY", "hunter2-secret", 1);
+    set_client_properties({{"no.such.property", "hunter2-secret"}});
     try {
         (void)detail::new_client_conf();
         ADD_FAILURE() << "an unknown property was accepted";
@@ -34,14 +45,20 @@ TEST(KafkaClientConfig, ARefusedPropertyNamesTheVariableNeverTheValue) {
         EXPECT_NE(what.find("DUEPAY_KAFKA_NO_SUCH_PROPERTY"), std::string::npos) << what;
         EXPECT_EQ(what.find("hunter2"), std::string::npos) << what;
     }
-    ::unsetenv("DUEPAY_KAFKA_NO_SUCH_PROPERTY");
-    ::setenv("DUEPAY_KAFKA_CLIENT_ID", "duepay-unit", 1);
-    auto conf = detail::new_client_conf();
-    char value[64];
-    size_t size = sizeof value;
-    ASSERT_EQ(rd_kafka_conf_get(conf.get(), "client.id", value, &size), RD_KAFKA_CONF_OK);
-    EXPECT_STREQ(value, "duepay-unit");
+    set_client_properties({{"client.id", "duepay-unit"}});
+    EXPECT_EQ(client_id(detail::new_client_conf()), "duepay-unit");
+    set_client_properties({});
+}
+
+TEST(KafkaClientConfig, ClientsDoNotReadTheEnvironmentThemselves) {
+    set_client_properties({});
+    ::setenv("DUEPAY_KAFKA_CLIENT_ID", "from-the-environment", 1);
+    EXPECT_NE(client_id(detail::new_client_conf()), "from-the-environment");
     ::unsetenv("DUEPAY_KAFKA_CLIENT_ID");
+    const std::vector<std::string> entries{"DUEPAY_KAFKA_CLIENT_ID=duepay-entries"};
+    set_client_properties(client_config_from_env(entries));
+    EXPECT_EQ(client_id(detail::new_client_conf()), "duepay-entries");
+    set_client_properties({});
 }
 
 TEST(KafkaClientConfig, LibrdkafkaSyslogLevelsMapToLogLevels) {
