@@ -105,15 +105,24 @@ constexpr std::array<const char*, kMsgCount> kTh = {
 
 const char* msg(Lang lang, Msg m) { return lang == Lang::th ? kTh[m] : kEn[m]; }
 
-const char* status_text(Lang lang, std::string_view status) {
+const char* status_text(Lang lang, Status status) {
     const bool th = lang == Lang::th;
-    if (status == "pending") return th ? "รอการชำระเงิน" : "Waiting for payment";
-    if (status == "confirming") return th ? "กำลังยืนยันการชำระเงิน" : "Confirming the payment";
-    if (status == "paid") return th ? "ชำระเงินแล้ว" : "Paid";
-    if (status == "underpaid") return th ? "ชำระไม่ครบ" : "Partly paid";
-    if (status == "expired") return th ? "หมดอายุ" : "Expired";
-    if (status == "refunded") return th ? "คืนเงินแล้ว" : "Refunded";
-    if (status == "failed") return th ? "ไม่สำเร็จ" : "Failed";
+    switch (status) {
+        case Status::pending:
+            return th ? "รอการชำระเงิน" : "Waiting for payment";
+        case Status::confirming:
+            return th ? "กำลังยืนยันการชำระเงิน" : "Confirming the payment";
+        case Status::paid:
+            return th ? "ชำระเงินแล้ว" : "Paid";
+        case Status::underpaid:
+            return th ? "ชำระไม่ครบ" : "Partly paid";
+        case Status::expired:
+            return th ? "หมดอายุ" : "Expired";
+        case Status::refunded:
+            return th ? "คืนเงินแล้ว" : "Refunded";
+        case Status::failed:
+            return th ? "ไม่สำเร็จ" : "Failed";
+    }
     return th ? "ไม่ทราบสถานะ" : "Unknown";
 }
 
@@ -129,7 +138,7 @@ std::string i18n_json(Lang lang) {
     str(w, "reverted", msg(lang, kReverted));
     str(w, "waiting", msg(lang, kWaiting));
     str(w, "done", msg(lang, kStepDone));
-    str(w, "expired", status_text(lang, "expired"));
+    str(w, "expired", status_text(lang, Status::expired));
     str(w, "redirecting", msg(lang, kRedirecting));
     w.EndObject();
     std::string out(buffer.GetString(), buffer.GetSize());

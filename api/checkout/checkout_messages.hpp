@@ -6,7 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "domain/charge/charge_state.hpp"
+
 namespace duepay::api::checkout {
+
+using domain::charge::Status;
 
 enum class Lang { en, th };
 
@@ -57,7 +61,7 @@ enum Msg {
 // The message `m` in `lang`.
 const char* msg(Lang lang, Msg m);
 // A status as a buyer reads it ("Waiting for payment", ...).
-const char* status_text(Lang lang, std::string_view status);
+const char* status_text(Lang lang, Status status);
 // The client-side messages the script needs, as a JSON data block safe inside
 // <script type="application/json"> (never executed).
 std::string i18n_json(Lang lang);

@@ -8,6 +8,7 @@
 
 #include "api/checkout/checkout_messages.hpp"
 #include "api/checkout/checkout_view.hpp"
+#include "domain/money/fiat_symbol.hpp"
 #include "domain/text.hpp"
 
 namespace duepay::api::checkout {
@@ -33,9 +34,11 @@ std::string human_utc(std::int64_t unix_seconds) {
 
 std::string fiat_display(const CheckoutView& v) {
     if (!v.fiat_currency || !v.fiat_amount) return {};
-    const std::string symbol =
-        *v.fiat_currency == "THB" ? "฿" : (*v.fiat_currency == "USD" ? "$" : "");
-    return symbol + *v.fiat_amount + " " + *v.fiat_currency;
+    // The currencies and their signs are domain/money/fiat's.
+    return std::string(domain::money::currency_symbol(*v.fiat_currency))
+        .append(*v.fiat_amount)
+        .append(" ")
+        .append(domain::money::to_string(*v.fiat_currency));
 }
 
 bool valid_accent(const std::optional<std::string>& accent) {
@@ -126,13 +129,14 @@ std::string format_remaining(std::int64_t seconds) {
 std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
                         std::string_view qr_svg, std::string_view asset_version) {
     const auto e = [](std::string_view s) { return domain::escape_html(s); };
-    const bool open = payable(v.status);
+    const bool open = domain::charge::payable(v.status);
+    const std::string status(domain::charge::to_string(v.status));
     std::string h;
     h.reserve(16 * 1024 + qr_svg.size());
     head(h, lang, std::string(msg(lang, kPayTo)) + " " + v.branding.project_name, asset_version,
-         v.branding.accent_color, !final_status(v.status));
+         v.branding.accent_color, !domain::charge::final_status(v.status));
     h += "<body><main class=\"card\" id=\"checkout\" data-invoice=\"" + e(v.invoice_id) +
-         "\" data-chain-id=\"" + std::to_string(v.chain_id) + "\" data-status=\"" + e(v.status) +
+         "\" data-chain-id=\"" + std::to_string(v.chain_id) + "\" data-status=\"" + e(status) +
          "\" data-now=\"" + std::to_string(now_unix) + "\" aria-labelledby=\"merchant\">";
     // Branding.
     h += "<header class=\"brand\">";
@@ -175,11 +179,11 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
     h += "</dl></section>";
 
     // Live status.
-    h += "<div class=\"status status-" + e(v.status) +
+    h += "<div class=\"status status-" + e(status) +
          "\" id=\"status\" role=\"status\" aria-live=\"polite\" "
          "data-test=\"status\" data-status=\"" +
-         e(v.status) + "\" data-live><strong>" + status_text(lang, v.status) + "</strong>";
-    if (v.status == "confirming") {
+         e(status) + "\" data-live><strong>" + status_text(lang, v.status) + "</strong>";
+    if (v.status == Status::confirming) {
         h += " <span data-test=\"confirmations\">(";
         h += v.confirmations_seen ? std::to_string(std::min<std::uint64_t>(
                                         *v.confirmations_seen, v.confirmations_required))
@@ -187,15 +191,15 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
         h += " / " + std::to_string(v.confirmations_required) + " " + msg(lang, kConfirmationsOf) +
              ")</span>";
     }
-    if (v.status == "underpaid") {
+    if (v.status == Status::underpaid) {
         h += "<p>" + std::string(msg(lang, kStillDue)) + ": <span data-test=\"amount-due\">" +
              e(v.amount_due_display) + "</span> " + e(v.token_symbol) + "</p>";
     }
-    if (v.status == "expired")
+    if (v.status == Status::expired)
         h += "<p data-test=\"expired-notice\">" + std::string(msg(lang, kExpiredNotice)) + "</p>";
-    if (v.status == "failed" || v.status == "refunded")
+    if (v.status == Status::failed || v.status == Status::refunded)
         h += "<p>" + std::string(msg(lang, kFailedNotice)) + "</p>";
-    if (v.status == "paid") h += "<p>" + std::string(msg(lang, kPaidNotice)) + "</p>";
+    if (v.status == Status::paid) h += "<p>" + std::string(msg(lang, kPaidNotice)) + "</p>";
     h += "</div>";
 
     // The latest transaction.
@@ -216,9 +220,9 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
 
     // After paid: back to the merchant.
     h += "<p class=\"return\" id=\"return\" data-live";
-    if (!(v.status == "paid" && v.redirect_url)) h += " hidden";
+    if (!(v.status == Status::paid && v.redirect_url)) h += " hidden";
     h += ">";
-    if (v.status == "paid" && v.redirect_url) {
+    if (v.status == Status::paid && v.redirect_url) {
         h += "<a class=\"button\" data-test=\"return\" href=\"" + e(*v.redirect_url) + "\">" +
              msg(lang, kReturn) + "</a>";
     }

@@ -103,7 +103,7 @@ std::optional<CheckoutView> CheckoutRoutes::view(const std::string& invoice_id) 
     const auto* chain = deps_.chains ? deps_.chains->find(row->chain_id) : nullptr;
     Branding branding = deps_.reader->branding(row->project_id).value_or(Branding{});
     std::optional<std::uint64_t> seen;
-    if (row->status == "confirming" && deps_.heads != nullptr) {
+    if (row->status == Status::confirming && deps_.heads != nullptr) {
         if (auto block = deps_.reader->payment_block(invoice_id)) {
             if (auto head = deps_.heads->head(row->chain_id.value); head && *head >= *block)
                 seen = *head - *block + 1;

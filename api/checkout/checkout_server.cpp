@@ -124,7 +124,7 @@ void CheckoutServer::events(const std::string& raw_id, const ApiRequest& request
     const std::string current = event_id(*view);
     const auto last = request.header("last-event-id");
     const bool up_to_date = last && *last == current;
-    if (!up_to_date || final_status(view->status)) {
+    if (!up_to_date || domain::charge::final_status(view->status)) {
         // A client that is behind (or a charge that will not change again) gets the state now.
         Stream(std::move(respond), current, Clock::now())
             .answer(sse_event(current, status_event_json(*view)));
@@ -132,7 +132,7 @@ void CheckoutServer::events(const std::string& raw_id, const ApiRequest& request
     }
     auto held = std::make_shared<Stream>(
         std::move(respond), current, Clock::now() + std::chrono::seconds(settings_.stream_seconds));
-    if (!subscribe(*id, held, view->status == "confirming"))
+    if (!subscribe(*id, held, view->status == Status::confirming))
         held->answer("retry: 5000\n: busy\n\n");
 }
 
@@ -201,7 +201,7 @@ void CheckoutServer::publish(const std::string& invoice_id) {
     std::vector<std::shared_ptr<Stream>> changed;
     {
         std::lock_guard lock(mutex_);
-        if (view->status == "confirming") {
+        if (view->status == Status::confirming) {
             confirming_.insert(invoice_id);
         } else {
             confirming_.erase(invoice_id);

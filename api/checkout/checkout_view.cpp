@@ -29,11 +29,6 @@ namespace evm = domain::evm;
 using domain::json::opt_str;
 using domain::json::str;
 
-std::string checksum_or(const std::string& text) {
-    auto parsed = evm::parse_address(text);
-    return parsed ? evm::to_checksum(*parsed) : text;
-}
-
 // The latest non-empty txHash of the timeline (a JSON array of {status, at, txHash}).
 std::optional<std::string> latest_tx(const std::string& timeline_json) {
     rapidjson::Document doc;
@@ -52,25 +47,22 @@ std::optional<std::string> latest_tx(const std::string& timeline_json) {
 std::optional<WalletRail> wallet_rail(const ChargeView& row, const infra::config::ChainInfo& chain,
                                       const domain::evm::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
-    auto merchant = evm::parse_address(row.merchant);
-    auto token = evm::parse_address(row.token);
-    auto amount = domain::money::parse_token_amount(row.amount);
-    if (!id || !merchant || !token || !amount) return std::nullopt;
+    if (!id) return std::nullopt;
     evm::PaymentIntent intent{*id,
-                              *merchant,
-                              *token,
-                              *amount,
+                              row.merchant,
+                              row.token,
+                              row.amount,
                               static_cast<std::uint16_t>(row.fee_bps),
                               domain::uint256(row.deadline)};
     const auto digest = evm::intent_digest(evm::Eip712Domain{chain.chain_id, chain.router}, intent);
     const auto signature = signer.sign_digest(digest);
     WalletRail rail;
     rail.router = evm::to_checksum(chain.router);
-    rail.merchant = evm::to_checksum(*merchant);
+    rail.merchant = evm::to_checksum(row.merchant);
     rail.fee_bps = row.fee_bps;
     rail.signature = domain::to_hex(signature.bytes);
-    rail.approve = WalletTx{evm::to_checksum(*token),
-                            domain::to_hex(evm::erc20_approve_calldata(chain.router, *amount))};
+    rail.approve = WalletTx{evm::to_checksum(row.token),
+                            domain::to_hex(evm::erc20_approve_calldata(chain.router, row.amount))};
     rail.pay = WalletTx{rail.router, domain::to_hex(evm::router_pay_calldata(intent, signature))};
     return rail;
 }
@@ -92,14 +84,6 @@ std::string percent_encode(std::string_view text) {
 
 }  // namespace
 
-bool payable(std::string_view status) {
-    return status == "pending" || status == "confirming" || status == "underpaid";
-}
-
-bool final_status(std::string_view status) {
-    return status == "paid" || status == "expired" || status == "failed" || status == "refunded";
-}
-
 CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* chain,
                         const Branding& branding, const domain::evm::Signer* signer,
                         std::optional<std::uint64_t> confirmations_seen) {
@@ -108,9 +92,9 @@ CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* c
     v.status = row.status;
     v.payment_mode = domain::events::to_string(row.payment_mode);
     v.chain_id = row.chain_id.value;
-    v.token_address = checksum_or(row.token);
-    v.amount = row.amount;
-    v.amount_confirmed = row.amount_confirmed;
+    v.token_address = evm::to_checksum(row.token);
+    v.amount = domain::money::to_string(row.amount);
+    v.amount_confirmed = domain::money::to_string(row.amount_confirmed);
     v.deadline = row.deadline;
     v.reference = row.reference;
     v.return_url = row.return_url;
@@ -124,10 +108,8 @@ CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* c
         v.explorer_url = chain->explorer_url;
         v.public_rpc_url = chain->public_rpc_url;
         v.confirmations_required = chain->confirmations;
-        if (auto token = evm::parse_address(row.token)) {
-            for (const auto& t : chain->tokens) {
-                if (t.address == *token) listed = &t;
-            }
+        for (const auto& t : chain->tokens) {
+            if (t.address == row.token) listed = &t;
         }
     } else {
         v.chain_name = "chain " + std::to_string(row.chain_id.value);
@@ -137,17 +119,11 @@ CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* c
     v.token_decimals = row.token_decimals.value_or(listed ? listed->decimals : 0);
     const auto decimals = static_cast<unsigned>(std::clamp(v.token_decimals, 0, 77));
 
-    const auto amount = domain::money::parse_token_amount(row.amount);
-    const auto confirmed = domain::money::parse_token_amount(row.amount_confirmed);
-    domain::TokenAmount due{0};
-    if (amount) {
-        due = *amount;
-        if (confirmed)
-            due.value = confirmed->value >= amount->value ? 0 : amount->value - confirmed->value;
-        v.amount_display = domain::money::format_units(*amount, decimals);
-    } else {
-        v.amount_display = row.amount;
-    }
+    const domain::TokenAmount due{
+        row.amount_confirmed.value >= row.amount.value
+            ? domain::uint256(0)
+            : domain::uint256(row.amount.value - row.amount_confirmed.value)};
+    v.amount_display = domain::money::format_units(row.amount, decimals);
     v.amount_due = domain::money::to_string(due);
     v.amount_due_display = domain::money::format_units(due, decimals);
 
@@ -156,30 +132,30 @@ CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* c
         const auto problem = domain::json::parse(fiat, *row.fiat_json);
         if (problem.refusal == domain::json::Refusal::none && fiat.IsObject()) {
             if (fiat.HasMember("currency") && fiat["currency"].IsString()) {
-                v.fiat_currency = fiat["currency"].GetString();
+                auto currency = domain::money::parse_fiat_currency(fiat["currency"].GetString());
+                if (currency) v.fiat_currency = *currency;
             }
             if (fiat.HasMember("amount") && fiat["amount"].IsString())
                 v.fiat_amount = fiat["amount"].GetString();
         }
     }
 
-    const bool open = payable(row.status);
+    const bool open = domain::charge::payable(row.status);
     if (row.payment_mode != PaymentMode::wallet && row.deposit_address) {
-        v.deposit_address = checksum_or(*row.deposit_address);
-        auto token = evm::parse_address(row.token);
-        auto deposit = evm::parse_address(*row.deposit_address);
-        if (open && token && deposit && due.value > 0) {
-            v.payment_uri = evm::eip681_transfer_uri(*token, row.chain_id, *deposit, due);
+        v.deposit_address = evm::to_checksum(*row.deposit_address);
+        if (open && due.value > 0) {
+            v.payment_uri =
+                evm::eip681_transfer_uri(row.token, row.chain_id, *row.deposit_address, due);
         }
     }
     // The router takes the whole amount in one call: once part came by transfer, the wallet rail
     // would overpay, so it is offered only while nothing is confirmed.
-    const bool nothing_paid = !confirmed || confirmed->value == 0;
-    if (row.payment_mode != PaymentMode::transfer && (row.status == "pending") && nothing_paid &&
-        signer != nullptr && chain != nullptr) {
+    const bool nothing_paid = row.amount_confirmed.value == 0;
+    if (row.payment_mode != PaymentMode::transfer && row.status == Status::pending &&
+        nothing_paid && signer != nullptr && chain != nullptr) {
         v.wallet = wallet_rail(row, *chain, *signer);
     }
-    if (row.status == "confirming") v.confirmations_seen = confirmations_seen;
+    if (row.status == Status::confirming) v.confirmations_seen = confirmations_seen;
     v.tx_hash = latest_tx(row.timeline_json);
     if (v.tx_hash && !v.explorer_url.empty()) v.tx_url = v.explorer_url + "/tx/" + *v.tx_hash;
     if (row.return_url)
@@ -192,7 +168,7 @@ std::string checkout_json(const CheckoutView& v) {
     Writer w(buffer);
     w.StartObject();
     str(w, "invoiceId", v.invoice_id);
-    str(w, "status", v.status);
+    str(w, "status", domain::charge::to_string(v.status));
     str(w, "mode", v.payment_mode);
     w.Key("chain");
     w.StartObject();
@@ -290,7 +266,7 @@ std::string status_event_json(const CheckoutView& v) {
     Writer w(buffer);
     w.StartObject();
     str(w, "invoiceId", v.invoice_id);
-    str(w, "status", v.status);
+    str(w, "status", domain::charge::to_string(v.status));
     str(w, "amountConfirmed", v.amount_confirmed);
     str(w, "amountDue", v.amount_due);
     w.Key("confirmationsSeen");

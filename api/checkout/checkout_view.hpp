@@ -12,7 +12,9 @@
 
 #include "api/checkout/checkout_messages.hpp"
 #include "api/http/charge_json.hpp"
+#include "domain/charge/charge_state.hpp"
 #include "domain/evm/signer.hpp"
+#include "domain/money/fiat.hpp"
 #include "infra/config/chain_registry.hpp"
 
 namespace duepay::api::checkout {
@@ -34,7 +36,7 @@ struct WalletRail {
 
 struct CheckoutView {
     std::string invoice_id;
-    std::string status;        // pending | confirming | paid | underpaid | expired | ...
+    Status status = Status::pending;
     std::string payment_mode;  // wallet | transfer | both
     std::uint64_t chain_id = 0;
     std::string chain_name;
@@ -50,8 +52,8 @@ struct CheckoutView {
     std::string amount_confirmed;
     std::string amount_due;  // amount - confirmed, floored at 0
     std::string amount_due_display;
-    std::optional<std::string> fiat_json;        // the charge's fiat object, as stored
-    std::optional<std::string> fiat_currency;    // THB | USD
+    std::optional<std::string> fiat_json;  // the charge's fiat object, as stored
+    std::optional<domain::money::FiatCurrency> fiat_currency;
     std::optional<std::string> fiat_amount;      // decimal text
     std::optional<std::string> deposit_address;  // transfer rail only
     std::optional<std::string> payment_uri;      // EIP-681 of amount_due to the deposit address
@@ -68,16 +70,13 @@ struct CheckoutView {
     std::optional<WalletRail> wallet;  // wallet and both, while payable, with a signer
 };
 
-// Builds the view. `signer` null or a status that cannot be paid any more: no wallet rail.
+// Builds the view. `signer` null or a status that cannot be paid any more: no wallet rail. Which
+// statuses can still be paid, and which are final, is the domain's (domain::charge::payable,
+// final_status).
 // `confirmations_seen` comes from the chain (the caller's port), nullopt when unknown.
 CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* chain,
                         const Branding& branding, const domain::evm::Signer* signer,
                         std::optional<std::uint64_t> confirmations_seen = std::nullopt);
-
-// True while a buyer may still pay (pending, confirming, underpaid).
-bool payable(std::string_view status);
-// True when no further status change can happen without ops (paid, expired, failed, refunded).
-bool final_status(std::string_view status);
 
 // The public JSON object (the envelope's `data`), documented in docs/checkout.md.
 std::string checkout_json(const CheckoutView& view);

@@ -47,18 +47,15 @@ std::string metadata_json(const std::optional<std::string>& stored) {
     return domain::events::encode_metadata(m);
 }
 
-// Signs the intent; nullopt when it cannot be built (unparsable stored values).
+// Signs the intent; nullopt when the invoice id is not 0x + 64 hex (never, from a reader).
 std::optional<std::string> sign_intent(const ChargeView& row, const infra::config::ChainInfo& chain,
                                        const domain::evm::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
-    auto merchant = domain::evm::parse_address(row.merchant);
-    auto token = domain::evm::parse_address(row.token);
-    auto amount = domain::money::parse_token_amount(row.amount);
-    if (!id || !merchant || !token || !amount) return std::nullopt;
+    if (!id) return std::nullopt;
     domain::evm::PaymentIntent intent{*id,
-                                      *merchant,
-                                      *token,
-                                      *amount,
+                                      row.merchant,
+                                      row.token,
+                                      row.amount,
                                       static_cast<std::uint16_t>(row.fee_bps),
                                       domain::uint256(row.deadline)};
     const auto digest =
@@ -66,44 +63,45 @@ std::optional<std::string> sign_intent(const ChargeView& row, const infra::confi
     return domain::to_hex(signer.sign_digest(digest).bytes);
 }
 
-// A token address as stored, parsed (a keccak when it is mixed case) and in its EIP-55 form
-// (another keccak). Kept for the last token a thread rendered: the items of a list page nearly
-// always share one, and two hashes an item were ~6 % of a page's CPU (bench/RESULTS.md, listing).
-struct TokenText {
+// The EIP-55 text of an address (a keccak), kept for the last address a thread rendered in one
+// field: the items of a list page nearly always share their token and their merchant, and a
+// keccak an address was ~6 % of a page's CPU (bench/RESULTS.md, listing; ADR 0188, 0206).
+struct ChecksumText {
+    domain::Address address;
     std::string text;
-    std::optional<domain::Address> address;
-    std::string checksum;  // EIP-55 when it parses, else the text as stored
-};
+    bool filled = false;
 
-const TokenText& token_text(const std::string& token) {
-    thread_local TokenText last;
-    thread_local bool filled = false;
-    if (!filled || last.text != token) {
-        auto parsed = domain::evm::parse_address(token);
-        last.text = token;
-        last.address = parsed ? std::optional<domain::Address>(*parsed) : std::nullopt;
-        last.checksum = parsed ? domain::evm::to_checksum(*parsed) : token;
-        filled = true;
+    const std::string& of(const domain::Address& a) {
+        if (!filled || !(address == a)) {
+            address = a;
+            text = domain::evm::to_checksum(a);
+            filled = true;
+        }
+        return text;
     }
-    return last;
-}
+};
 
 // Writes the charge object: the terms, then (full) the read-model fields.
 void write_charge_json(domain::json::Writer& w, const ChargeView& row,
                        const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
                        const std::string& checkout_url, bool full, const Branding* branding) {
+    thread_local ChecksumText token_text;
+    thread_local ChecksumText merchant_text;
     const bool wallet = row.payment_mode != PaymentMode::transfer;
     const bool transfer = row.payment_mode != PaymentMode::wallet;
     const std::string deadline = std::to_string(row.deadline);
+    const std::string amount = domain::money::to_string(row.amount);
+    const std::string& token = token_text.of(row.token);
     w.StartObject();
     str(w, "invoiceId", row.invoice_id);
     w.Key("chainId");
     w.Uint64(row.chain_id.value);
     str(w, "mode", domain::events::to_string(row.payment_mode));
     str(w, "checkoutUrl", checkout_url + "/c/" + row.invoice_id);
-    if (transfer && row.deposit_address) str(w, "depositAddress", *row.deposit_address);
-    str(w, "token", row.token);
-    str(w, "amount", row.amount);
+    if (transfer && row.deposit_address)
+        str(w, "depositAddress", domain::evm::to_checksum(*row.deposit_address));
+    str(w, "token", token);
+    str(w, "amount", amount);
     w.Key("feeBps");
     w.Int(row.fee_bps);
     str(w, "deadline", deadline);
@@ -112,9 +110,9 @@ void write_charge_json(domain::json::Writer& w, const ChargeView& row,
             w.Key("intent");
             w.StartObject();
             str(w, "invoiceId", row.invoice_id);
-            str(w, "merchant", row.merchant);
-            str(w, "token", row.token);
-            str(w, "amount", row.amount);
+            str(w, "merchant", merchant_text.of(row.merchant));
+            str(w, "token", token);
+            str(w, "amount", amount);
             w.Key("feeBps");
             w.Int(row.fee_bps);
             str(w, "deadline", deadline);
@@ -126,18 +124,17 @@ void write_charge_json(domain::json::Writer& w, const ChargeView& row,
     opt_str(w, "reference", row.reference);
     raw_json(w, "metadata", metadata_json(row.metadata_json));
     if (full) {
-        str(w, "status", row.status);
+        str(w, "status", domain::charge::to_string(row.status));
         // Token metadata: the read model's symbol/decimals, the name from the chain registry.
-        const auto& token = token_text(row.token);
         const infra::config::TokenInfo* listed = nullptr;
-        if (chain != nullptr && token.address) {
+        if (chain != nullptr) {
             for (const auto& t : chain->tokens) {
-                if (t.address == *token.address) listed = &t;
+                if (t.address == row.token) listed = &t;
             }
         }
         w.Key("tokenInfo");
         w.StartObject();
-        str(w, "address", token.checksum);
+        str(w, "address", token);
         if (row.token_symbol) {
             str(w, "symbol", *row.token_symbol);
         } else {
@@ -164,9 +161,9 @@ void write_charge_json(domain::json::Writer& w, const ChargeView& row,
         } else {
             w.Null();
         }
-        str(w, "merchant", row.merchant);
-        str(w, "amountConfirmed", row.amount_confirmed);
-        str(w, "amountRefunded", row.amount_refunded);
+        str(w, "merchant", merchant_text.of(row.merchant));
+        str(w, "amountConfirmed", domain::money::to_string(row.amount_confirmed));
+        str(w, "amountRefunded", domain::money::to_string(row.amount_refunded));
         w.Key("refunds");  // docs/refunds.md
         w.RawValue(row.refunds_json.data(), row.refunds_json.size(), rapidjson::kArrayType);
         opt_str(w, "exception", row.exception);
@@ -189,16 +186,15 @@ ChargeView view_of_created(const domain::events::Event& event) {
     v.project_id = ProjectId{event.project_id};
     v.mode = event.mode;
     v.chain_id = event.chain_id;
-    v.amount = domain::money::to_string(created.amount);
-    v.token = domain::evm::to_checksum(created.token);
+    v.amount = created.amount;
+    v.token = created.token;
     v.token_symbol = created.token_symbol;
     v.token_decimals = static_cast<int>(created.token_decimals);
     v.payment_mode = created.payment_mode;
-    v.merchant = domain::evm::to_checksum(created.merchant);
+    v.merchant = created.merchant;
     v.fee_bps = static_cast<int>(created.fee_bps);
     v.deadline = static_cast<std::int64_t>(created.deadline);
-    if (created.deposit_address)
-        v.deposit_address = domain::evm::to_checksum(*created.deposit_address);
+    v.deposit_address = created.deposit_address;
     v.reference = created.reference;
     v.return_url = created.return_url;
     if (created.fiat) v.fiat_json = ev::encode_fiat_quote(*created.fiat);  // as projected

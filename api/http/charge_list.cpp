@@ -55,15 +55,6 @@ unsigned days_in_month(int y, int m) {
     return m == 2 && leap ? 29 : kDays[static_cast<std::size_t>(m - 1)];
 }
 
-bool is_status(std::string_view s) {
-    using domain::charge::Status;
-    for (auto st : {Status::pending, Status::confirming, Status::paid, Status::underpaid,
-                    Status::expired, Status::failed, Status::refunded}) {
-        if (domain::charge::to_string(st) == s) return true;
-    }
-    return false;
-}
-
 }  // namespace
 
 std::string encode_list_cursor(const ListPosition& position) {
@@ -191,12 +182,12 @@ std::variant<ChargeListQuery, ApiResponse> parse_list_query(const ApiRequest& re
             }
             q.after = std::move(*position);
         } else if (name == "status") {
-            if (!is_status(value)) {
+            q.status = domain::charge::parse_status(value);
+            if (!q.status) {
                 return bad_request("invalid_status",
                                    "status must be pending, confirming, paid, underpaid, expired, "
                                    "failed or refunded");
             }
-            q.status = value;
         } else if (name == "createdGte" || name == "createdLt") {
             auto at = parse_rfc3339_micros(value);
             if (!at) {

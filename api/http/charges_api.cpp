@@ -68,8 +68,9 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
         if (!status || status->project_id != owner.project_id || status->mode != owner.mode) {
             return error_response(404, "charge_not_found", "charge not found");
         }
-        return success_response(
-            200, R"({"invoiceId":")" + invoice_id + R"(","status":")" + status->status + "\"}");
+        return success_response(200, R"({"invoiceId":")" + invoice_id + R"(","status":")" +
+                                         std::string(domain::charge::to_string(status->status)) +
+                                         "\"}");
     }
     auto charge = deps_.charges->find(invoice_id);
     if (!charge || charge->project_id != owner.project_id || charge->mode != owner.mode) {

@@ -6,6 +6,7 @@
 
 #include "api/http/envelope.hpp"
 #include "api/http/request_fields.hpp"
+#include "domain/charge/create_rules.hpp"
 #include "domain/events/metadata.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/money/token_amount.hpp"
@@ -139,25 +140,18 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
 
     if (doc.HasMember("paymentMode")) {
         const auto& m = doc["paymentMode"];
-        const std::string_view mode = m.IsString() ? str(m) : std::string_view();
-        if (mode == "wallet") {
-            in.payment_mode = ev::PaymentMode::wallet;
-        } else if (mode == "transfer") {
-            in.payment_mode = ev::PaymentMode::transfer;
-        } else if (mode == "both") {
-            in.payment_mode = ev::PaymentMode::both;
-        } else {
+        const auto mode = m.IsString() ? domain::charge::parse_payment_mode(str(m))
+                                       : std::optional<ev::PaymentMode>();
+        if (!mode) {
             return bad_request("invalid_payment_mode",
                                "paymentMode must be wallet, transfer or both");
         }
+        in.payment_mode = *mode;
     }
-    if (!in.chain->transfer_rail) {
-        if (in.payment_mode == ev::PaymentMode::transfer) {
-            return bad_request("transfer_rail_unavailable",
-                               "this chain has no transfer rail; use wallet");
-        }
-        in.payment_mode = ev::PaymentMode::wallet;  // docs/product.md: both falls back to wallet
-    }
+    // The chain's rails decide the mode (domain/charge/create_rules: both falls back to wallet).
+    auto mode = domain::charge::payment_mode_on_chain(in.payment_mode, in.chain->transfer_rail);
+    if (!mode) return bad_request(mode.error().code, mode.error().message);
+    in.payment_mode = *mode;
     if (doc.HasMember("reference") && !doc["reference"].IsNull()) {
         const auto& r = doc["reference"];
         // Characters are code points (the string is valid UTF-8 by now), not bytes.
@@ -179,9 +173,12 @@ std::variant<CreateInput, ApiResponse> parse_create(const std::string& body, con
     in.expires_in = static_cast<std::uint32_t>(owner.payment_window_seconds);
     if (doc.HasMember("expiresInSeconds")) {
         const auto& e = doc["expiresInSeconds"];
-        if (!e.IsUint64() || e.GetUint64() < 1 || e.GetUint64() > 86400) {
+        if (!e.IsUint64() || !domain::charge::expires_in_allowed(e.GetUint64())) {
             return bad_request("invalid_expires_in",
-                               "expiresInSeconds must be an integer from 1 to 86400");
+                               std::string("expiresInSeconds must be an integer from ")
+                                   .append(std::to_string(domain::charge::kMinExpiresInSeconds))
+                                   .append(" to ")
+                                   .append(std::to_string(domain::charge::kMaxExpiresInSeconds)));
         }
         in.expires_in = static_cast<std::uint32_t>(e.GetUint64());
     }

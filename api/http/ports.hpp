@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
@@ -25,6 +26,7 @@
 namespace duepay::api {
 
 using domain::ProjectId;
+using domain::charge::Status;
 using domain::events::Mode;
 using domain::events::PaymentMode;
 
@@ -222,40 +224,42 @@ class WebhookEndpoints {
 
 // A charge as the API shows it (on create and on the full read, docs/product.md): built from the
 // charge.created event for the 201 (charge_json.hpp view_of_created) and from the read model for
-// reads. Ids, addresses and amounts are in their canonical text (0x lower-case hex, EIP-55,
-// decimal), as the projection stores them and the JSON shows them.
+// reads. Typed (ADR 0206): the status is the domain's Status, amounts are TokenAmount, addresses
+// Address; the adapter parses the stored text once (infra/postgres/api_ports) and the renderers
+// write the canonical text once (charge_json.cpp, the checkout's checkout_view.cpp: decimal,
+// EIP-55). The id stays in its canonical text (0x lower-case hex), the key every port takes.
 struct ChargeView {
     std::string invoice_id;  // 0x + 64 lower-case hex
     ProjectId project_id;
     Mode mode = Mode::test;
     domain::ChainId chain_id;
-    std::string status = "pending";
-    std::string amount;  // decimal integer, smallest unit
-    std::string token;   // EIP-55
+    Status status = Status::pending;
+    domain::TokenAmount amount;  // smallest unit
+    domain::Address token;
     std::optional<std::string> token_symbol;
     std::optional<int> token_decimals;
     PaymentMode payment_mode = PaymentMode::both;
-    std::string merchant;  // EIP-55
+    domain::Address merchant;
     int fee_bps = 0;
-    std::int64_t deadline = 0;                   // unix seconds
-    std::optional<std::string> deposit_address;  // EIP-55
+    std::int64_t deadline = 0;  // unix seconds
+    std::optional<domain::Address> deposit_address;
     std::optional<std::string> reference;
     std::optional<std::string> return_url;
     std::optional<std::string> fiat_json;      // JSON object text, shown as is
     std::optional<std::string> metadata_json;  // JSON object text; null when the charge has none
-    std::string amount_confirmed = "0";        // decimal integer text
+    domain::TokenAmount amount_confirmed;
     std::optional<std::string> exception;
     std::string timeline_json = "[]";  // JSON array text
     std::string created_at;            // RFC 3339
     std::string updated_at;            // RFC 3339
-    std::string amount_refunded = "0";
+    domain::TokenAmount amount_refunded;
     std::string refunds_json = "[]";  // [{refundId, status, txHash, amount, to, reason}]
 };
 
 // What the polling route needs: who owns the charge and where it stands.
 struct ChargeStatus {
     ProjectId project_id;
-    std::string status;
+    Status status = Status::pending;
     Mode mode = Mode::test;  // reads are scoped by the key's mode too
 };
 
@@ -272,7 +276,7 @@ struct ChargeListQuery {
     ProjectId project_id;
     Mode mode = Mode::test;
     std::size_t limit = 20;  // rows returned at most (ask page size + 1 to learn hasMore)
-    std::optional<std::string> status;
+    std::optional<Status> status;
     std::optional<std::int64_t> created_gte_us;  // unix microseconds, inclusive
     std::optional<std::int64_t> created_lt_us;   // unix microseconds, exclusive
     std::optional<std::string> reference;

@@ -170,11 +170,8 @@ void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner
         if (!created) return answer(charge_not_found());
         const auto refund_id = ch::refund_id(created->invoice_id, tx_hash);
         auto decided = ch::decide(state, ch::RequestRefund{refund_id, tx_hash});
-        if (!decided) {
-            return answer(error_response(409, "charge_not_refundable",
-                                         "the charge holds none of its token to refund "
-                                         "(pending, expired without deposits, or refunded in "
-                                         "full)"));
+        if (!decided) {  // decide's code and words (charge_not_refundable: docs/refunds.md)
+            return answer(error_response(409, decided.error().code, decided.error().message));
         }
         const std::string tx_text = domain::to_hex(tx_hash);
         if (decided->empty()) {  // asked before: the same refund, as it stands now

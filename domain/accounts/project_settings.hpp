@@ -5,12 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "domain/charge/create_rules.hpp"
 #include "domain/result.hpp"
 
 namespace duepay::domain::accounts {
 
-inline constexpr int kMinPaymentWindowSeconds = 1;
-inline constexpr int kMaxPaymentWindowSeconds = 86400;
+// The default expiry of the project's charges: the bounds of a charge's own (create_rules.hpp).
+inline constexpr int kMinPaymentWindowSeconds = static_cast<int>(charge::kMinExpiresInSeconds);
+inline constexpr int kMaxPaymentWindowSeconds = static_cast<int>(charge::kMaxExpiresInSeconds);
 
 // 1..120 code points of storable text (strict UTF-8, no NUL, no other control character).
 // Error: invalid_name.

@@ -26,8 +26,16 @@ inline constexpr Status kAllStatuses[] = {Status::pending,   Status::confirming,
                                           Status::underpaid, Status::expired,    Status::failed,
                                           Status::refunded};
 
+// The status's text, as events, read models and the API write it; parse_status is its inverse
+// (nullopt for any other text). The one pair every reader of stored or requested status uses.
 std::string_view to_string(Status status);
+std::optional<Status> parse_status(std::string_view text);
 std::string_view to_string(Exception exception);
+
+// A buyer may still pay: pending, confirming or underpaid (the hosted checkout offers its rails).
+bool payable(Status status);
+// No further status change can happen without ops: paid, expired, failed or refunded.
+bool final_status(Status status);
 
 // (txHash, logIndex): the identity of one token movement on chain.
 struct PaymentKey {
@@ -133,6 +141,10 @@ const RefundRecord* find_refund(const ChargeState& state, std::string_view refun
 
 // A requested refund waits for chainwatch's verdict.
 bool refund_pending(const ChargeState& state);
+
+// The payment (txHash, logIndex) reached a final decision: confirmed, late or wrong token. Decide
+// ignores a fact about it and evolve keeps it out of the unconfirmed payments.
+bool decided(const ChargeState& state, const PaymentKey& key);
 
 // a + b, saturating at 2^256-1 instead of wrapping (only reachable with absurd inputs). Every sum
 // of token amounts in the charge uses it, so decide and evolve add the same way.

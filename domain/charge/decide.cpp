@@ -28,6 +28,11 @@ bool in_window(const ChargeState& s, const Payment& p, std::uint64_t block_times
 Result<Events> create(const ChargeState& s, const Create& c) {
     if (s.created) return make_error("charge_exists", "the charge was created already");
     if (c.amount.value == 0) return make_error("invalid_amount", "the amount must be above zero");
+    if (!expires_in_allowed(c.expires_in)) {
+        return make_error("invalid_expires_in",
+                          "a charge expires " + std::to_string(kMinExpiresInSeconds) + " to " +
+                              std::to_string(kMaxExpiresInSeconds) + " seconds after its creation");
+    }
     if (auto bad = check_metadata(c.metadata)) return *bad;
     ChargeCreated d;
     d.amount = c.amount;
@@ -103,9 +108,7 @@ Result<Events> observe(const ChargeState&, const ObserveSettlement& o) { return 
 Result<Events> observe(const ChargeState& s, const RequestRefund& r) {
     if (find_refund(s, r.refund_id) != nullptr) return Events{};  // asked before: same refund
     if (refundable(s).value == 0) {
-        return make_error("charge_not_refundable",
-                          "the charge holds none of its token to refund (nothing confirmed or "
-                          "late, or refunded in full)");
+        return make_error("charge_not_refundable", std::string(kNotRefundableMessage));
     }
     return Events{RefundRequested{r.refund_id, r.tx_hash}};
 }
@@ -157,23 +160,32 @@ std::string refund_id(const InvoiceId& invoice, const Bytes32& tx_hash) {
     return "rf_" + to_hex(std::span<const std::uint8_t>(digest.data(), 12)).substr(2);
 }
 
+std::optional<PaymentMode> parse_payment_mode(std::string_view text) {
+    for (const auto mode : {PaymentMode::wallet, PaymentMode::transfer, PaymentMode::both}) {
+        if (to_string(mode) == text) return mode;
+    }
+    return std::nullopt;
+}
+
+Result<PaymentMode> payment_mode_on_chain(PaymentMode requested, bool transfer_rail) {
+    if (transfer_rail) return requested;
+    if (requested == PaymentMode::transfer) {
+        return make_error("transfer_rail_unavailable",
+                          "this chain has no transfer rail; use wallet");
+    }
+    return PaymentMode::wallet;  // docs/product.md: both falls back to wallet
+}
+
 std::uint64_t transfer_limit(const ChargeState& s) { return s.deadline + s.grace_seconds; }
 
 std::uint64_t expiry_limit(const ChargeState& s) {
     return s.deposit_address ? transfer_limit(s) : s.deadline;
 }
 
-bool decided(const ChargeState& s, const PaymentKey& key) {
-    return s.confirmed.contains(key) || s.late.contains(key) || s.wrong_token.contains(key);
-}
-
 bool done(const ChargeState& s, std::uint64_t chain_time, std::uint64_t retain_seconds) {
     if (!s.created || chain_time <= expiry_limit(s) + retain_seconds) return false;
     if (!s.unconfirmed.empty()) return false;
-    if (s.status != Status::paid && s.status != Status::expired && s.status != Status::failed &&
-        s.status != Status::refunded) {
-        return false;
-    }
+    if (!final_status(s.status)) return false;
     if (refund_pending(s)) return false;  // chainwatch still owes a verdict
     return !s.deposit_address || !s.deposit_received || s.settled;
 }

@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include "domain/charge/charge_state.hpp"
+#include "domain/charge/create_rules.hpp"
 #include "domain/events/event.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
@@ -113,10 +115,16 @@ using Command = std::variant<Create, ObservePayment, ObserveReorg, ObserveBlock,
 std::string refund_id(const InvoiceId& invoice, const Bytes32& tx_hash);
 
 // The events `command` leads to given `state` (in order: apply each before the next decision),
-// or a rejection: charge_exists, charge_not_created, invalid_amount, invalid_metadata,
-// charge_not_refundable (a refund request of a charge that holds nothing of its token to give
-// back).
+// or a rejection: charge_exists, charge_not_created, invalid_amount, invalid_expires_in (outside
+// create_rules.hpp's bounds), invalid_metadata, charge_not_refundable (a refund request of a charge
+// that holds nothing of its token to give back).
 Result<std::vector<events::EventData>> decide(const ChargeState& state, const Command& command);
+
+// The words of the charge_not_refundable rejection, which the refund route answers as they are
+// (docs/refunds.md).
+inline constexpr std::string_view kNotRefundableMessage =
+    "the charge holds none of its token to refund: nothing of it confirmed or late (pending, "
+    "confirming, expired without deposits, only a wrong-token deposit), or refunded in full";
 
 // Chain time after which a charge no longer takes a transfer-rail deposit into its window:
 // deadline + grace (the router enforces the deadline on the wallet rail itself).
@@ -125,9 +133,6 @@ std::uint64_t transfer_limit(const ChargeState& state);
 // Chain time after which an unpaid charge expires: the transfer limit when it has a deposit
 // address, else the deadline.
 std::uint64_t expiry_limit(const ChargeState& state);
-
-// The payment (txHash, logIndex) reached a final decision: confirmed, late or wrong token.
-bool decided(const ChargeState& state, const PaymentKey& key);
 
 // Nothing can happen to the charge any more that a chain watcher must see: chain time is
 // `retain_seconds` past its expiry limit (the window for late deposits that are still recorded),

@@ -98,9 +98,7 @@ bool record(ChargeState& s, const Event& event) {
                 return false;  // a charge is created once
             } else if constexpr (std::is_same_v<T, PaymentDetected>) {
                 const auto key = key_of(d.payment);
-                if (s.confirmed.contains(key) || s.late.contains(key) ||
-                    s.wrong_token.contains(key))
-                    return true;
+                if (decided(s, key)) return true;
                 s.unconfirmed[key] = Unconfirmed{d.payment.block_hash, d.payment.amount};
             } else if constexpr (std::is_same_v<T, PaymentReorged>) {
                 const auto it = s.unconfirmed.find(PaymentKey{d.tx_hash, d.log_index});
@@ -215,6 +213,26 @@ std::string_view to_string(Status status) {
             return "refunded";
     }
     return "pending";
+}
+
+std::optional<Status> parse_status(std::string_view text) {
+    for (const Status status : kAllStatuses) {
+        if (to_string(status) == text) return status;
+    }
+    return std::nullopt;
+}
+
+bool payable(Status status) {
+    return status == Status::pending || status == Status::confirming || status == Status::underpaid;
+}
+
+bool final_status(Status status) {
+    return status == Status::paid || status == Status::expired || status == Status::failed ||
+           status == Status::refunded;
+}
+
+bool decided(const ChargeState& s, const PaymentKey& key) {
+    return s.confirmed.contains(key) || s.late.contains(key) || s.wrong_token.contains(key);
 }
 
 std::string_view to_string(Exception exception) {

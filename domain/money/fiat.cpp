@@ -1,5 +1,7 @@
 #include "domain/money/fiat.hpp"
 
+#include "domain/money/fiat_symbol.hpp"
+
 namespace duepay::domain::money {
 
 namespace {
@@ -17,6 +19,10 @@ Result<FiatCurrency> parse_fiat_currency(std::string_view text) {
 
 std::string_view to_string(FiatCurrency currency) {
     return currency == FiatCurrency::THB ? "THB" : "USD";
+}
+
+std::string_view currency_symbol(FiatCurrency currency) {
+    return currency == FiatCurrency::THB ? "\u0e3f" : "$";
 }
 
 Result<FiatAmount> parse_fiat_amount(FiatCurrency currency, std::string_view text) {

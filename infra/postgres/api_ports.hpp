@@ -28,7 +28,8 @@ namespace duepay::infra::postgres {
 // their pools' on_connect hook.
 void prepare_api_statements(pqxx::connection& conn);
 
-// The row as the API shows it; throws InfraError (not retryable) for a mode or payment mode the
+// The row as the API's typed view (ADR 0206): status, amounts and addresses parsed once, here;
+// throws InfraError (not retryable) for a mode, payment mode, status, amount or address the
 // projection cannot have written.
 api::ChargeView charge_view_of(ChargeRow row);
 

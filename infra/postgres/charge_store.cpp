@@ -276,12 +276,17 @@ domain::events::Mode stored_mode(const std::string& text) {
     throw InfraError("stored mode is neither test nor live: " + text, false);
 }
 
+domain::charge::Status stored_status(std::string_view text) {
+    if (auto status = domain::charge::parse_status(text)) return *status;
+    throw InfraError("stored status is not a charge status: " + std::string(text), false);
+}
+
 std::optional<api::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
                                                     const std::string& invoice_id) {
     auto rows = tx.exec_prepared("find_charge_status", invoice_id);
     if (rows.empty()) return std::nullopt;
     return api::ChargeStatus{domain::ProjectId{rows[0][0].as<std::string>()},
-                             rows[0][1].as<std::string>(),
+                             stored_status(rows[0][1].c_str()),
                              stored_mode(rows[0][2].as<std::string>())};
 }
 
@@ -307,7 +312,7 @@ std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const api::Charg
         // planned every request of a status page (docs/adr/0194); the plan is the same for each.
         shape |= 1;
         sql += " and status = '";
-        sql += tx.esc(*q.status);
+        sql += tx.esc(std::string(domain::charge::to_string(*q.status)));
         sql += '\'';
     }
     if (q.chain_id) {
@@ -353,7 +358,7 @@ std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const api::Charg
         std::string name = "list_charges_" + std::to_string(shape) + "_" + std::to_string(fetch);
         if (q.status) {
             name += '_';
-            name += *q.status;
+            name += domain::charge::to_string(*q.status);
         }
         tx.conn().prepare(name, sql);
         rows = tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(params));

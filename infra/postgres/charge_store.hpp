@@ -8,6 +8,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/http/ports.hpp"
@@ -18,6 +19,9 @@ namespace duepay::infra::postgres {
 // The mode column ('test' | 'live') as the domain's enum; throws InfraError (not retryable)
 // otherwise.
 domain::events::Mode stored_mode(const std::string& text);
+// The status column as the domain's Status (domain::charge::parse_status); throws InfraError (not
+// retryable) for any other text.
+domain::charge::Status stored_status(std::string_view text);
 
 inline constexpr const char* kChargesChannel =
     "duepay_charges";  // NOTIFY payload: invoice ids, comma separated

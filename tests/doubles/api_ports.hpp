@@ -14,11 +14,18 @@
 #include <vector>
 
 #include "api/http/ports.hpp"
+#include "domain/evm/address.hpp"
 #include "infra/kafka/event_log.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/key_material.hpp"
 
 namespace duepay::doubles {
+
+// The typed view's values from the text a test reads best (EIP-55 addresses; a bad literal fails
+// the test at once).
+inline domain::Address address(std::string_view eip55) {
+    return domain::evm::parse_address(eip55).value();
+}
 
 // A KeyOwner of `project` and `mode` with the fields the routes read.
 inline api::KeyOwner key_owner(const std::string& key_id, const std::string& project,

@@ -146,7 +146,7 @@ TEST(ListQuery, EveryFilterIsParsed) {
     ASSERT_TRUE(q.after);
     EXPECT_EQ(q.after->created_us, 42);
     EXPECT_EQ(q.after->invoice_id, kId);
-    EXPECT_EQ(q.status, "paid");
+    EXPECT_EQ(q.status, domain::charge::Status::paid);
     EXPECT_EQ(q.created_gte_us, 1'795'428'000'000'000);
     EXPECT_EQ(q.created_lt_us, 1'795'428'000'000'000);
     EXPECT_EQ(q.reference, "order 1/2");

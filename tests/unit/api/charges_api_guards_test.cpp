@@ -158,7 +158,7 @@ TEST_F(ChargesApiTest, AResumedRetryThatFindsTheChargeAnswersItsStored201AndAppe
     row.invoice_id = prepared.invoice_id;
     row.project_id = ProjectId{"prj_a"};
     row.mode = Mode::test;
-    row.status = "pending";
+    row.status = Status::pending;
     reader_.rows[prepared.invoice_id] = row;
     auto retry = call("POST", "/v1/invoices", kBody, kTestKey, "found");
     ASSERT_EQ(retry.status, 201) << retry.body;

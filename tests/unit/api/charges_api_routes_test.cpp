@@ -26,7 +26,7 @@ TEST_F(ChargesApiTest, BearerHeaderIsAcceptedAndKeyLookupsAreCached) {
     reader_.rows[kId] = ChargeView{};
     reader_.rows[kId].project_id = ProjectId{"prj_a"};
     reader_.rows[kId].mode = Mode::test;
-    reader_.rows[kId].status = "pending";
+    reader_.rows[kId].status = Status::pending;
     ApiRequest request;
     request.method = "GET";
     request.path = "/v1/charges/" + kId + "/status";
@@ -60,7 +60,7 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysProject) {
     row.invoice_id = kId;
     row.project_id = ProjectId{"prj_other"};
     row.mode = Mode::test;
-    row.status = "paid";
+    row.status = Status::paid;
     reader_.rows[kId] = row;
     auto a = call("GET", "/v1/charges/" + kId + "/status");
     EXPECT_EQ(a.status, 404);
@@ -82,7 +82,7 @@ TEST_F(ChargesApiTest, ReadsAreScopedToTheKeysModeAsCreatesAre) {
     row.project_id = ProjectId{"prj_a"};
     row.mode = Mode::live;
     row.chain_id = domain::ChainId{137};
-    row.status = "pending";
+    row.status = Status::pending;
     reader_.rows[kId] = row;
     for (const std::string& path : {"/v1/charges/" + kId, "/v1/charges/" + kId + "/status"}) {
         auto test_read = call("GET", path, "", kTestKey);
@@ -106,11 +106,11 @@ TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
         row.project_id = ProjectId{"prj_a"};
         row.mode = Mode::test;
         row.chain_id = domain::ChainId{80002};
-        row.status = "pending";
+        row.status = Status::pending;
         row.payment_mode = PaymentMode::wallet;
-        row.amount = "5";
-        row.token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
-        row.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+        row.amount = domain::TokenAmount{5};
+        row.token = doubles::address("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+        row.merchant = doubles::address("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
         row.metadata_json =
             std::string(R"({"order_id": "A-)").append(std::to_string(i)).append("\"}");
         lister.rows.push_back({row, 1'000'000 - i});
@@ -132,7 +132,7 @@ TEST_F(ChargesApiTest, TheListRouteAnswersAPageOfFullReadsWithoutIntents) {
     EXPECT_EQ(lister.queries[0].project_id, ProjectId{"prj_a"});
     EXPECT_EQ(lister.queries[0].mode, Mode::test);
     EXPECT_EQ(lister.queries[0].limit, 3u);  // the page and one more
-    EXPECT_EQ(lister.queries[0].status, "pending");
+    EXPECT_EQ(lister.queries[0].status, Status::pending);
     auto d = json(page);
     const auto& data = d["data"];
     ASSERT_EQ(data["items"].Size(), 2u);
@@ -172,7 +172,7 @@ TEST_F(ChargesApiTest, AnUnknownQueryParameterIs400OnTheCreateAndTheReads) {
     reader_.rows[kId].invoice_id = kId;
     reader_.rows[kId].project_id = ProjectId{"prj_a"};
     reader_.rows[kId].mode = Mode::test;
-    reader_.rows[kId].status = "pending";
+    reader_.rows[kId].status = Status::pending;
     for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
              {"POST", "/v1/invoices"},
              {"GET", "/v1/charges/" + kId},
@@ -193,31 +193,29 @@ TEST_F(ChargesApiTest, AnUnknownQueryParameterIs400OnTheCreateAndTheReads) {
     EXPECT_EQ(call("GET", "/v1/charges/" + kId + "/status").status, 200);
 }
 
-// The page is written into one buffer and each item's token address goes through a per-thread
-// memo of the last token (docs/adr/0188): items with different tokens, one after another, each
-// show their own token's EIP-55 form (or the stored text when it does not parse).
+// The page is written into one buffer and each item's token and merchant addresses go through a
+// per-thread memo of the last one rendered (docs/adr/0188, 0206): items with different tokens and
+// merchants, one after another, each show their own EIP-55 form.
 TEST_F(ChargesApiTest, ListItemsWithDifferentTokensEachShowTheirOwnTokenAddress) {
     FakeLister lister;
-    const std::vector<std::pair<std::string, std::string>> tokens = {
-        {"0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
-         "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},
-        {"0x5FbDB2315678afecb367f032d93F642f64180aa3",
-         "0x5FbDB2315678afecb367f032d93F642f64180aa3"},
-        {"0xnot-an-address", "0xnot-an-address"},
-        {"0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
-         "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}};
+    const std::vector<std::string> tokens = {
+        "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        "0x5FbDB2315678afecb367f032d93F642f64180aa3", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"};
+    const std::vector<std::string> merchants = {
+        "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"};
     ChargeView base;
     base.project_id = ProjectId{"prj_a"};
     base.mode = Mode::test;
     base.chain_id = domain::ChainId{80002};
-    base.status = "paid";
+    base.status = Status::paid;
     base.payment_mode = PaymentMode::wallet;
-    base.amount = "5";
-    base.merchant = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    base.amount = domain::TokenAmount{5};
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         ChargeView row = base;
         row.invoice_id = "0x" + std::string(63, 'b') + std::to_string(i);
-        row.token = tokens[i].first;
+        row.token = doubles::address(tokens[i]);
+        row.merchant = doubles::address(merchants[i]);
         lister.rows.push_back({row, 2'000'000 - static_cast<std::int64_t>(i)});
     }
     auto deps = deps_;
@@ -233,9 +231,10 @@ TEST_F(ChargesApiTest, ListItemsWithDifferentTokensEachShowTheirOwnTokenAddress)
     const auto& items = d["data"]["items"];
     ASSERT_EQ(items.Size(), tokens.size());
     for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
-        EXPECT_EQ(std::string(items[i]["tokenInfo"]["address"].GetString()), tokens[i].second)
+        EXPECT_EQ(std::string(items[i]["tokenInfo"]["address"].GetString()), tokens[i])
             << "item " << i;
-        EXPECT_EQ(std::string(items[i]["token"].GetString()), tokens[i].first) << "item " << i;
+        EXPECT_EQ(std::string(items[i]["token"].GetString()), tokens[i]) << "item " << i;
+        EXPECT_EQ(std::string(items[i]["merchant"].GetString()), merchants[i]) << "item " << i;
     }
 }
 

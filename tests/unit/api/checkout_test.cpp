@@ -29,22 +29,24 @@ const char* kChains = R"({"chains":[
 const std::string kId = "0x" + std::string(64, 'a');
 const std::string kDeposit = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
-ChargeView charge(std::string status = "pending", PaymentMode mode = PaymentMode::both) {
+domain::Address addr(std::string_view eip55) { return domain::evm::parse_address(eip55).value(); }
+
+ChargeView charge(Status status = Status::pending, PaymentMode mode = PaymentMode::both) {
     ChargeView row;
     row.invoice_id = kId;
     row.project_id = ProjectId{"prj_secret_id"};
     row.mode = Mode::test;
     row.chain_id = domain::ChainId{80002};
-    row.status = std::move(status);
-    row.amount = "1250000";
-    row.token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+    row.status = status;
+    row.amount = domain::TokenAmount{1250000};
+    row.token = addr("0x5FbDB2315678afecb367f032d93F642f64180aa3");
     row.token_symbol = "USDT";
     row.token_decimals = 6;
     row.payment_mode = mode;
-    row.merchant = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+    row.merchant = addr("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
     row.fee_bps = 100;
     row.deadline = 1900000000;
-    row.deposit_address = kDeposit;
+    row.deposit_address = addr(kDeposit);
     row.reference = "order-7";
     row.return_url = "https://shop.example/done?cart=9#top";
     row.fiat_json = R"({"currency":"THB","amount":"45.50","tokenAmount":"1250000"})";
@@ -77,7 +79,7 @@ TEST_F(CheckoutTest, ViewCarriesWhatABuyerNeeds) {
     EXPECT_EQ(v.payment_uri,
               "ethereum:0x5FbDB2315678afecb367f032d93F642f64180aa3@80002/transfer?address=" +
                   kDeposit + "&uint256=1250000");
-    EXPECT_EQ(v.fiat_currency, "THB");
+    EXPECT_EQ(v.fiat_currency, domain::money::FiatCurrency::THB);
     EXPECT_EQ(v.fiat_amount, "45.50");
     EXPECT_EQ(v.confirmations_required, 3u);
     EXPECT_EQ(v.redirect_url,
@@ -98,8 +100,8 @@ TEST_F(CheckoutTest, WalletRailIsSignedAndEncoded) {
     // The signature inside the pay calldata is the one in the view, and it recovers to our signer.
     EXPECT_NE(v.wallet->pay.data.find(v.wallet->signature.substr(2)), std::string::npos);
     domain::evm::PaymentIntent intent{domain::parse_invoice_id(kId).value(),
-                                      domain::evm::parse_address(charge().merchant).value(),
-                                      domain::evm::parse_address(charge().token).value(),
+                                      charge().merchant,
+                                      charge().token,
                                       domain::TokenAmount{1250000},
                                       100,
                                       domain::uint256(1900000000)};
@@ -112,15 +114,15 @@ TEST_F(CheckoutTest, WalletRailIsSignedAndEncoded) {
 }
 
 TEST_F(CheckoutTest, RailsFollowModeAndStatus) {
-    EXPECT_FALSE(view(charge("pending", PaymentMode::transfer)).wallet);
-    EXPECT_FALSE(view(charge("pending", PaymentMode::wallet)).deposit_address);
-    EXPECT_FALSE(view(charge("pending", PaymentMode::wallet)).payment_uri);
-    const auto expired = view(charge("expired"));
+    EXPECT_FALSE(view(charge(Status::pending, PaymentMode::transfer)).wallet);
+    EXPECT_FALSE(view(charge(Status::pending, PaymentMode::wallet)).deposit_address);
+    EXPECT_FALSE(view(charge(Status::pending, PaymentMode::wallet)).payment_uri);
+    const auto expired = view(charge(Status::expired));
     EXPECT_FALSE(expired.wallet);
     EXPECT_FALSE(expired.payment_uri);
-    EXPECT_FALSE(view(charge("paid")).payment_uri);
-    auto under = charge("underpaid");
-    under.amount_confirmed = "300000";
+    EXPECT_FALSE(view(charge(Status::paid)).payment_uri);
+    auto under = charge(Status::underpaid);
+    under.amount_confirmed = domain::TokenAmount{300000};
     const auto u = view(under);
     EXPECT_EQ(u.amount_due, "950000");
     EXPECT_EQ(u.amount_due_display, "0.95");
@@ -165,7 +167,7 @@ TEST_F(CheckoutTest, TheMerchantsMetadataNeverReachesTheBuyer) {
 }
 
 TEST_F(CheckoutTest, ConfirmingShowsNofM) {
-    auto row = charge("confirming");
+    auto row = charge(Status::confirming);
     row.timeline_json =
         R"([{"status":"pending","at":"x","txHash":null},{"status":"confirming","at":"y","txHash":"0xbeef"}])";
     const auto v = view(row, 2);
@@ -342,7 +344,7 @@ TEST_F(CheckoutRoutesTest, PageJsonAndAssets) {
 }
 
 TEST_F(CheckoutRoutesTest, ConfirmationsFromTheChainHead) {
-    reader_.row = charge("confirming");
+    reader_.row = charge(Status::confirming);
     auto json = get("/v1/checkout/" + kId);
     EXPECT_NE(json.body.find("\"confirmations\":{\"required\":3,\"seen\":2}"), std::string::npos)
         << json.body;

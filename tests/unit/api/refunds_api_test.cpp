@@ -125,7 +125,12 @@ TEST_F(RefundsApiTest, APaidChargeGetsARequestWithTheDerivedId) {
 }
 
 TEST_F(RefundsApiTest, RefusalsAppendNothing) {
-    EXPECT_EQ(code(call("POST", R"({"txHash":")" + tx + R"("})")), "charge_not_refundable");
+    const auto refused = call("POST", R"({"txHash":")" + tx + R"("})");
+    EXPECT_EQ(code(refused), "charge_not_refundable");
+    // decide's words, not the route's own.
+    EXPECT_NE(refused.body.find(std::string(domain::charge::kNotRefundableMessage)),
+              std::string::npos)
+        << refused.body;
     pay();
     for (const std::string& body :
          {std::string(R"({"txHash":"0x12"})"), std::string(R"({"txHash":7})"), std::string("{}"),

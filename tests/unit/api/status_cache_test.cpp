@@ -17,21 +17,21 @@ class CountingReader final : public ChargeReader {
         if (during_read) during_read();  // what happens after the row was read, before we return
         return out;
     }
-    std::map<std::string, std::string> statuses;
+    std::map<std::string, Status> statuses;
     std::function<void()> during_read;
     int reads = 0;
 };
 
 TEST(StatusCache, ServesRepeatReadsFromMemoryUntilInvalidated) {
     CountingReader db;
-    db.statuses["a"] = "pending";
+    db.statuses["a"] = Status::pending;
     StatusCache cache(db);
-    EXPECT_EQ(cache.find_status("a")->status, "pending");
-    EXPECT_EQ(cache.find_status("a")->status, "pending");
+    EXPECT_EQ(cache.find_status("a")->status, Status::pending);
+    EXPECT_EQ(cache.find_status("a")->status, Status::pending);
     EXPECT_EQ(db.reads, 1);
-    db.statuses["a"] = "paid";
+    db.statuses["a"] = Status::paid;
     cache.invalidate("a");
-    EXPECT_EQ(cache.find_status("a")->status, "paid");
+    EXPECT_EQ(cache.find_status("a")->status, Status::paid);
     EXPECT_EQ(db.reads, 2);
 }
 
@@ -39,32 +39,34 @@ TEST(StatusCache, UnknownIdsAreNotCached) {
     CountingReader db;
     StatusCache cache(db);
     EXPECT_FALSE(cache.find_status("x").has_value());
-    db.statuses["x"] = "pending";  // projected a moment later, before any notification arrives here
-    EXPECT_EQ(cache.find_status("x")->status, "pending");
+    db.statuses["x"] =
+        Status::pending;  // projected a moment later, before any notification arrives here
+    EXPECT_EQ(cache.find_status("x")->status, Status::pending);
 }
 
 TEST(StatusCache, AReadThatRacedWithAnInvalidationIsNotCached) {
     CountingReader db;
-    db.statuses["a"] = "pending";
+    db.statuses["a"] = Status::pending;
     StatusCache cache(db);
     // The projector commits "paid" and notifies while this read still holds the old value.
     db.during_read = [&] {
         db.during_read = nullptr;
-        db.statuses["a"] = "paid";
+        db.statuses["a"] = Status::paid;
         cache.invalidate("a");
     };
-    EXPECT_EQ(cache.find_status("a")->status, "pending");  // what the database said at read time
-    EXPECT_EQ(cache.find_status("a")->status, "paid");     // but it was not cached
+    EXPECT_EQ(cache.find_status("a")->status,
+              Status::pending);                               // what the database said at read time
+    EXPECT_EQ(cache.find_status("a")->status, Status::paid);  // but it was not cached
 }
 
 TEST(StatusCache, ClearDropsEverything) {
     CountingReader db;
-    db.statuses["a"] = "pending";
+    db.statuses["a"] = Status::pending;
     StatusCache cache(db);
     (void)cache.find_status("a");
     cache.clear();
-    db.statuses["a"] = "expired";
-    EXPECT_EQ(cache.find_status("a")->status, "expired");
+    db.statuses["a"] = Status::expired;
+    EXPECT_EQ(cache.find_status("a")->status, Status::expired);
     EXPECT_EQ(cache.hits(), 0u);
     EXPECT_EQ(cache.misses(), 2u);
 }

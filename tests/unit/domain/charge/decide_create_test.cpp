@@ -47,11 +47,17 @@ TEST(Decide, CreateRejections) {
     bad_key.metadata = {{"order id", "A-1"}};
     auto long_value = create_command(PaymentMode::both);
     long_value.metadata = {{"note", std::string(501, 'x')}};
+    auto no_window = create_command(PaymentMode::both);
+    no_window.expires_in = 0;
+    auto over_a_day = create_command(PaymentMode::both);
+    over_a_day.expires_in = kMaxExpiresInSeconds + 1;
     run({
         {"a second create", {created(100)}, create_command(PaymentMode::both), {}, "charge_exists"},
         {"a zero amount", {}, zero, {}, "invalid_amount"},
         {"a metadata key with a space", {}, bad_key, {}, "invalid_metadata"},
         {"a metadata value over 500 characters", {}, long_value, {}, "invalid_metadata"},
+        {"expiring at its creation", {}, no_window, {}, "invalid_expires_in"},
+        {"expiring after more than a day", {}, over_a_day, {}, "invalid_expires_in"},
     });
 }
 

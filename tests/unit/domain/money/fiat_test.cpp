@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "domain/money/fiat_symbol.hpp"
+
 namespace duepay::domain::money {
 namespace {
 
@@ -15,6 +17,15 @@ TEST(FiatCurrency, AcceptsOnlyThbAndUsd) {
     }
     EXPECT_EQ(to_string(FiatCurrency::THB), "THB");
     EXPECT_EQ(to_string(FiatCurrency::USD), "USD");
+}
+
+TEST(FiatCurrency, Symbols) {
+    struct Row {
+        FiatCurrency currency;
+        const char* symbol;
+    };
+    for (const auto& r : {Row{FiatCurrency::THB, "\xe0\xb8\xbf"}, Row{FiatCurrency::USD, "$"}})
+        EXPECT_EQ(currency_symbol(r.currency), r.symbol) << to_string(r.currency);
 }
 
 TEST(FiatAmount, HoldsMinorUnitsExactly) {
