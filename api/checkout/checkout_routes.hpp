@@ -19,8 +19,8 @@
 #include <unordered_map>
 
 #include "api/checkout/checkout_page.hpp"
-#include "api/checkout/checkout_ports.hpp"
 #include "api/checkout/checkout_view.hpp"
+#include "api/http/port_names.hpp"
 
 namespace duepay::api::checkout {
 
@@ -63,7 +63,7 @@ struct CheckoutDeps {
     CheckoutReader* reader = nullptr;
     ChainHeads* heads = nullptr;  // null: confirmations seen are not shown
     const infra::config::ChainRegistry* chains = nullptr;
-    const domain::evm::Signer* signer = nullptr;  // null: no wallet rail
+    const ports::Signer* signer = nullptr;  // null: no wallet rail
     std::function<std::string(std::string_view text, std::string_view title)> qr_svg;
     std::function<std::int64_t()> now_ms;
     ClientRateLimiter* limiter = nullptr;  // null: no rate limit

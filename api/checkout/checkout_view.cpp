@@ -50,7 +50,7 @@ std::optional<std::string> latest_tx(const std::string& timeline_json) {
 }
 
 std::optional<WalletRail> wallet_rail(const ChargeView& row, const infra::config::ChainInfo& chain,
-                                      const domain::evm::Signer& signer) {
+                                      const ports::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
     auto merchant = evm::parse_address(row.merchant);
     auto token = evm::parse_address(row.token);
@@ -101,7 +101,7 @@ bool final_status(std::string_view status) {
 }
 
 CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* chain,
-                        const Branding& branding, const domain::evm::Signer* signer,
+                        const Branding& branding, const ports::Signer* signer,
                         std::optional<std::uint64_t> confirmations_seen) {
     CheckoutView v;
     v.invoice_id = row.invoice_id;

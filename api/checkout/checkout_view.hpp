@@ -12,7 +12,7 @@
 
 #include "api/checkout/checkout_messages.hpp"
 #include "api/http/charge_json.hpp"
-#include "domain/evm/signer.hpp"
+#include "domain/ports/signer.hpp"
 #include "infra/config/chain_registry.hpp"
 
 namespace duepay::api::checkout {
@@ -71,7 +71,7 @@ struct CheckoutView {
 // Builds the view. `signer` null or a status that cannot be paid any more: no wallet rail.
 // `confirmations_seen` comes from the chain (the caller's port), nullopt when unknown.
 CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* chain,
-                        const Branding& branding, const domain::evm::Signer* signer,
+                        const Branding& branding, const ports::Signer* signer,
                         std::optional<std::uint64_t> confirmations_seen = std::nullopt);
 
 // True while a buyer may still pay (pending, confirming, underpaid).

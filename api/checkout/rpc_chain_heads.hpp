@@ -1,6 +1,6 @@
-// The checkout's ChainHeads over JSON-RPC (checkout_ports.hpp), cached per chain for half a block
-// time, so a thousand open pages cost about one eth_blockNumber per block, not one per page. The
-// Postgres reads are infra::postgres::PgCheckoutReader.
+// The checkout's ChainHeads over JSON-RPC (domain/ports/checkout.hpp), cached per chain for half a
+// block time, so a thousand open pages cost about one eth_blockNumber per block, not one per page.
+// The Postgres reads are infra::postgres::PgCheckoutReader.
 #pragma once
 
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <memory>
 #include <mutex>
 
-#include "api/checkout/checkout_ports.hpp"
+#include "api/http/port_names.hpp"
 #include "infra/config/chain_registry.hpp"
 
 namespace duepay::api::checkout {

@@ -17,7 +17,7 @@
 #include <unordered_map>
 
 #include "api/http/api_types.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 
 namespace duepay::api {
 

@@ -49,7 +49,7 @@ std::string metadata_json(const std::optional<std::string>& stored) {
 
 // Signs the intent; nullopt when it cannot be built (unparsable stored values).
 std::optional<std::string> sign_intent(const ChargeView& row, const infra::config::ChainInfo& chain,
-                                       const domain::evm::Signer& signer) {
+                                       const ports::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
     auto merchant = domain::evm::parse_address(row.merchant);
     auto token = domain::evm::parse_address(row.token);
@@ -90,7 +90,7 @@ const TokenText& token_text(const std::string& token) {
 
 // Writes the charge object: the terms, then (full) the read-model fields.
 void write_charge_json(domain::json::Writer& w, const ChargeView& row,
-                       const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
+                       const infra::config::ChainInfo* chain, const ports::Signer* signer,
                        const std::string& checkout_url, bool full, const Branding* branding) {
     const bool wallet = row.payment_mode != PaymentMode::transfer;
     const bool transfer = row.payment_mode != PaymentMode::wallet;
@@ -209,7 +209,7 @@ ChargeView view_of_created(const domain::events::Event& event) {
 }
 
 std::string created_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
-                         const domain::evm::Signer* signer, const std::string& checkout_url) {
+                         const ports::Signer* signer, const std::string& checkout_url) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     write_charge_json(w, charge, chain, signer, checkout_url, false, nullptr);
@@ -217,7 +217,7 @@ std::string created_json(const ChargeView& charge, const infra::config::ChainInf
 }
 
 std::string charge_read_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
-                             const domain::evm::Signer* signer, const std::string& checkout_url,
+                             const ports::Signer* signer, const std::string& checkout_url,
                              const Branding* branding) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);

@@ -11,12 +11,12 @@
 
 #include "api/http/api_types.hpp"
 #include "api/http/auth.hpp"
-#include "api/http/ports.hpp"
-#include "domain/evm/signer.hpp"
+#include "api/http/port_names.hpp"
+#include "domain/ports/event_log.hpp"
+#include "domain/ports/rate_source.hpp"
+#include "domain/ports/signer.hpp"
 #include "domain/types.hpp"
 #include "infra/config/chain_registry.hpp"
-#include "infra/kafka/event_log.hpp"
-#include "infra/rates/rate_source.hpp"
 
 namespace duepay::api {
 
@@ -30,21 +30,20 @@ struct ApiDeps {
     ChargeReader* charges = nullptr;
     ChargeLister* lister = nullptr;  // null: GET /v1/charges is a 404
     ProjectionWaiter* waiter = nullptr;
-    infra::kafka::EventLog* log = nullptr;
+    ports::EventLog* log = nullptr;
     const infra::config::ChainRegistry* chains = nullptr;
-    const domain::evm::Signer* signer =
-        nullptr;                           // null: charges are created without intent/signature
-    std::string checkout_url;              // e.g. http://127.0.0.1:8080
-    std::function<std::int64_t()> now_ms;  // unix milliseconds
+    const ports::Signer* signer = nullptr;  // null: charges are created without intent/signature
+    std::string checkout_url;               // e.g. http://127.0.0.1:8080
+    std::function<std::int64_t()> now_ms;   // unix milliseconds
     std::function<domain::InvoiceId()> new_invoice_id;
     std::function<std::string()> new_event_id;
     std::chrono::milliseconds projection_timeout{5000};
-    long long retry_after_ms = 1000;            // advertised on 503
-    infra::rates::RateSource* rates = nullptr;  // null: fiat prices answer 501 (docs/pricing.md)
-    unsigned fiat_buffer_bps = 50;              // in the merchant's favour, 0..10000
-    IdempotencyKeys* idempotency = nullptr;     // null: Idempotency-Key is validated, not stored
-    CreationLimiter* limiter = nullptr;         // null: no rate limit or quota (docs/limits.md)
-    WebhooksApi* webhooks = nullptr;            // null: /v1/webhook-* are 404s (docs/webhooks.md)
+    long long retry_after_ms = 1000;         // advertised on 503
+    ports::RateSource* rates = nullptr;      // null: fiat prices answer 501 (docs/pricing.md)
+    unsigned fiat_buffer_bps = 50;           // in the merchant's favour, 0..10000
+    IdempotencyKeys* idempotency = nullptr;  // null: Idempotency-Key is validated, not stored
+    CreationLimiter* limiter = nullptr;      // null: no rate limit or quota (docs/limits.md)
+    WebhooksApi* webhooks = nullptr;         // null: /v1/webhook-* are 404s (docs/webhooks.md)
     AccountApi* account = nullptr;  // null: key roll, /v1/project, /v1/payout-wallet/* are 404s
     EventsApi* events = nullptr;    // null: /v1/events are 404s (docs/events-api.md)
     RefundsApi* refunds = nullptr;  // null: /v1/charges/:id/refunds are 404s (docs/refunds.md)

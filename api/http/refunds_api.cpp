@@ -190,11 +190,11 @@ void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner
         const auto body = accepted_json(refund_id, "pending", tx_text);
         const auto retry_after = deps_.retry_after_ms;
         deps_.log->append_async(
-            infra::kafka::LogRecord{invoice_id, ev::encode_event(e)},
-            [answer, body, retry_after](infra::kafka::AppendResult result) {
-                if (result.status == infra::kafka::AppendStatus::persisted)
+            ports::LogRecord{invoice_id, ev::encode_event(e)},
+            [answer, body, retry_after](ports::AppendResult result) {
+                if (result.status == ports::AppendStatus::persisted)
                     return answer(success_response(202, body));
-                if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
+                if (result.status == ports::AppendStatus::possibly_persisted) {
                     return answer(error_response(
                         503, "event_log_outcome_unknown",
                         "the event log did not confirm the refund request; retry with the same "

@@ -15,7 +15,7 @@
 
 #include "api/http/api_types.hpp"
 #include "api/http/auth.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 
 namespace duepay::api {
 

@@ -69,7 +69,7 @@ std::size_t limit_flag(const Flags& f) {
     return std::stoul(text);
 }
 
-void check_url(const std::string& url, api::Mode mode) {
+void check_url(const std::string& url, ports::Mode mode) {
     const bool insecure = infra::config::env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
     if (auto refused = iw::check_endpoint_url(url, insecure, mode))
         throw AdminRejection{refused->code, refused->message};
@@ -94,17 +94,17 @@ T found(std::optional<T> value) {
 }
 
 int run(const std::string& command, const Flags& f) {
-    const api::ProjectId project{required_admin_flag(f.project, "--project")};
+    const ports::ProjectId project{required_admin_flag(f.project, "--project")};
     const auto mode_text = required_admin_flag(f.mode, "--mode");
     if (mode_text != "test" && mode_text != "live")
         throw AdminRejection{"invalid_mode", "--mode must be test or live"};
-    const auto mode = mode_text == "live" ? api::Mode::live : api::Mode::test;
+    const auto mode = mode_text == "live" ? ports::Mode::live : ports::Mode::test;
     // The same adapter as the REST routes (ADR 0198), over one connection.
     pg::ConnectionPool pool(infra::config::require_env("DATABASE_URL"), 1, {}, "admin");
     pg::PgWebhookEndpoints store(pool);
     std::string out;
     if (command == "add") {
-        api::WebhookEndpoint e;
+        ports::WebhookEndpoint e;
         e.url = required_admin_flag(f.url, "--url");
         check_url(e.url, mode);
         if (const auto& events = f.events) {
@@ -127,7 +127,7 @@ int run(const std::string& command, const Flags& f) {
     } else if (command == "show") {
         out = iw::endpoint_json(found(store.find(project, mode, endpoint_id(f))), false);
     } else if (command == "update") {
-        api::WebhookEndpointPatch patch;
+        ports::WebhookEndpointPatch patch;
         if (const auto& url = f.url) {
             check_url(*url, mode);
             patch.url = *url;

@@ -19,7 +19,7 @@ using infra::rpc::BlockHeader;
 
 ChainFollower::ChainFollower(const ChainwatchSettings& s, const infra::config::ChainInfo& chain,
                              infra::postgres::ChainCheckpointStore& checkpoints,
-                             infra::kafka::EventLog& log)
+                             ports::EventLog& log)
     : s_(s),
       chain_(chain),
       checkpoints_(checkpoints),

@@ -54,7 +54,7 @@ struct SeenBlock {
 class Acks {
   public:
     void expect();
-    void done(const infra::kafka::AppendResult& r);
+    void done(const ports::AppendResult& r);
     // Throws when an append failed: nothing after it may be checkpointed.
     void wait();
 
@@ -68,7 +68,7 @@ class Acks {
 class ChainFollower {
   public:
     ChainFollower(const ChainwatchSettings& s, const infra::config::ChainInfo& chain,
-                  infra::postgres::ChainCheckpointStore& checkpoints, infra::kafka::EventLog& log);
+                  infra::postgres::ChainCheckpointStore& checkpoints, ports::EventLog& log);
 
     // Folds one event of the topic into the known charges.
     void learn(const domain::events::Event& e);
@@ -136,7 +136,7 @@ class ChainFollower {
     const ChainwatchSettings& s_;
     const infra::config::ChainInfo& chain_;
     infra::postgres::ChainCheckpointStore& checkpoints_;
-    infra::kafka::EventLog& log_;
+    ports::EventLog& log_;
     infra::rpc::RpcClient rpc_;
     infra::rpc::ChainScanner scanner_;
     std::unordered_map<std::string, Tracked> charges_;

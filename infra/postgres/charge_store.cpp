@@ -276,16 +276,16 @@ domain::events::Mode stored_mode(const std::string& text) {
     throw InfraError("stored mode is neither test nor live: " + text, false);
 }
 
-std::optional<api::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
-                                                    const std::string& invoice_id) {
+std::optional<ports::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
+                                                      const std::string& invoice_id) {
     auto rows = tx.exec_prepared("find_charge_status", invoice_id);
     if (rows.empty()) return std::nullopt;
-    return api::ChargeStatus{domain::ProjectId{rows[0][0].as<std::string>()},
-                             rows[0][1].as<std::string>(),
-                             stored_mode(rows[0][2].as<std::string>())};
+    return ports::ChargeStatus{domain::ProjectId{rows[0][0].as<std::string>()},
+                               rows[0][1].as<std::string>(),
+                               stored_mode(rows[0][2].as<std::string>())};
 }
 
-std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const api::ChargeListQuery& q) {
+std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const ports::ChargeListQuery& q) {
     // Only the filters given appear in the SQL, so the planner sees the exact shape and picks the
     // index for it; values are always parameters. The shape (one bit a filter) and the row count
     // name a prepared statement, so a page is planned once per connection, not per request.

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 #include "domain/result.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/key_material.hpp"
@@ -33,11 +33,11 @@ domain::Result<std::string> parse_idempotency_key(std::string_view header_value)
 random::Digest32 request_fingerprint(std::string_view method, std::string_view path,
                                      std::string_view body);
 
-// The vocabulary is the port's (api/http/ports.hpp, ADR 0182).
-using api::BeginOutcome;
-using api::BeginResult;
-using api::PreparedCreate;
-using api::StoredResponse;
+// The vocabulary is the port's (domain/ports/api.hpp, ADR 0182).
+using ports::BeginOutcome;
+using ports::BeginResult;
+using ports::PreparedCreate;
+using ports::StoredResponse;
 
 struct IdempotencySettings {
     std::chrono::seconds retention{std::chrono::hours(24)};  // a completed key replays this long
@@ -45,8 +45,8 @@ struct IdempotencySettings {
         60};  // an in-flight row older than this was abandoned (crash)
 };
 
-// The Postgres adapter of the api::IdempotencyKeys port.
-class IdempotencyStore final : public api::IdempotencyKeys {
+// The Postgres adapter of the ports::IdempotencyKeys port.
+class IdempotencyStore final : public ports::IdempotencyKeys {
   public:
     explicit IdempotencyStore(ConnectionPool& pool, IdempotencySettings settings = {})
         : pool_(pool), settings_(settings) {}

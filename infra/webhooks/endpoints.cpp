@@ -27,7 +27,7 @@ void put_opt(Writer& w, const char* key, const std::optional<std::string>& value
     }
 }
 
-void write_endpoint(Writer& w, const api::WebhookEndpoint& e, bool with_secret) {
+void write_endpoint(Writer& w, const ports::WebhookEndpoint& e, bool with_secret) {
     w.StartObject();
     put(w, "id", e.id);
     put(w, "url", e.url);
@@ -65,8 +65,8 @@ std::optional<domain::Error> check_url(const std::string& url, bool insecure) {
 }  // namespace
 
 std::optional<domain::Error> check_endpoint_url(const std::string& url, bool allow_insecure,
-                                                api::Mode mode) {
-    const bool test_mode = mode == api::Mode::test;
+                                                ports::Mode mode) {
+    const bool test_mode = mode == ports::Mode::test;
     auto refused = check_url(url, allow_insecure && test_mode);
     // Refused for a live endpoint although a test-mode one would pass: say so.
     if (refused && allow_insecure && !test_mode && !check_url(url, true)) {
@@ -89,14 +89,15 @@ bool is_endpoint_id(std::string_view id) { return is_prefixed_hex(id, "we_", 24)
 
 bool is_event_id(std::string_view id) { return is_prefixed_hex(id, "evt_", 48); }
 
-std::string endpoint_json(const api::WebhookEndpoint& endpoint, bool with_secret) {
+std::string endpoint_json(const ports::WebhookEndpoint& endpoint, bool with_secret) {
     rapidjson::StringBuffer b;
     Writer w(b);
     write_endpoint(w, endpoint, with_secret);
     return {b.GetString(), b.GetSize()};
 }
 
-std::string endpoint_list_json(const std::vector<api::WebhookEndpoint>& endpoints, bool has_more) {
+std::string endpoint_list_json(const std::vector<ports::WebhookEndpoint>& endpoints,
+                               bool has_more) {
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
@@ -110,7 +111,7 @@ std::string endpoint_list_json(const std::vector<api::WebhookEndpoint>& endpoint
     return {b.GetString(), b.GetSize()};
 }
 
-std::string attempt_list_json(const std::vector<api::WebhookAttempt>& attempts, bool has_more) {
+std::string attempt_list_json(const std::vector<ports::WebhookAttempt>& attempts, bool has_more) {
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();

@@ -1,4 +1,4 @@
-// In-memory doubles of the API's ports (api/http/ports.hpp) and of the event log, shared by the
+// In-memory doubles of the API's ports (domain/ports/api.hpp) and of the event log, shared by the
 // unit tests of tests/unit/api/. Each keeps the semantics of its Postgres or Kafka adapter that
 // the routes rely on (docs/limits.md for keys and limits) and records what it was asked, so a
 // test can assert on it. Unit tests only: integration tests run against the real stack.
@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "api/http/ports.hpp"
-#include "infra/kafka/event_log.hpp"
+#include "api/http/port_names.hpp"
+#include "domain/ports/event_log.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/key_material.hpp"
 
@@ -90,14 +90,14 @@ class FakeWaiter final : public api::ProjectionWaiter {
 };
 
 // Keeps every record and answers with `outcome` (persisted: partition 0, offsets 0, 1, ...).
-class FakeLog final : public infra::kafka::EventLog {
+class FakeLog final : public ports::EventLog {
   public:
-    void append_async(infra::kafka::LogRecord record,
-                      std::function<void(infra::kafka::AppendResult)> done) override {
+    void append_async(ports::LogRecord record,
+                      std::function<void(ports::AppendResult)> done) override {
         records.push_back(record);
-        infra::kafka::AppendResult result;
+        ports::AppendResult result;
         result.status = outcome;
-        if (outcome == infra::kafka::AppendStatus::persisted) {
+        if (outcome == ports::AppendStatus::persisted) {
             result.partition = 0;
             result.offset = static_cast<std::int64_t>(records.size()) - 1;
         } else {
@@ -105,8 +105,8 @@ class FakeLog final : public infra::kafka::EventLog {
         }
         done(result);
     }
-    std::vector<infra::kafka::LogRecord> records;
-    infra::kafka::AppendStatus outcome = infra::kafka::AppendStatus::persisted;
+    std::vector<ports::LogRecord> records;
+    ports::AppendStatus outcome = ports::AppendStatus::persisted;
 };
 
 // Idempotency keys with the store's semantics (docs/limits.md, ADR 0091), in memory.

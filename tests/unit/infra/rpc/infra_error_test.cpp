@@ -12,7 +12,7 @@
 #include "infra/kafka/kafka_error.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
-#include "infra/rates/rate_source.hpp"
+#include "infra/rates/rates.hpp"
 #include "infra/rpc/rpc_client.hpp"
 
 namespace duepay::infra {

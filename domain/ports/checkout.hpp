@@ -1,7 +1,8 @@
-// What the hosted checkout reads from the world, in the API's vocabulary (api/http/ports.hpp,
+// What the hosted checkout reads from the world, in the API's vocabulary (domain/ports/api.hpp,
 // ADR 0182, ADR 0197): the charge as a ChargeView, the project's branding and the chain's head.
 // Adapters: infra::postgres::PgCheckoutReader (infra/postgres/checkout_reader.hpp) and
-// RpcChainHeads (rpc_chain_heads.hpp); the unit tests' doubles are in checkout_test.cpp.
+// RpcChainHeads (api/checkout/rpc_chain_heads.hpp); the unit tests' doubles are in
+// checkout_test.cpp.
 // Header-only and free of I/O types.
 #pragma once
 
@@ -9,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 
-namespace duepay::api::checkout {
+namespace duepay::ports {
 
 class CheckoutReader {
   public:
@@ -32,4 +33,4 @@ class ChainHeads {
     virtual std::optional<std::uint64_t> head(std::uint64_t chain_id) = 0;
 };
 
-}  // namespace duepay::api::checkout
+}  // namespace duepay::ports
