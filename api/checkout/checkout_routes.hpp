@@ -82,7 +82,7 @@ class CheckoutRoutes {
     // The rate limit alone (the SSE route checks it before it opens a stream); nullopt: allowed.
     std::optional<CheckoutResponse> limited(const CheckoutRequest& request);
 
-    // The current view of a charge (nullopt: unknown id). Throws DatabaseUnavailable.
+    // The current view of a charge (nullopt: unknown id). Throws ports::StoreUnavailable.
     std::optional<CheckoutView> view(const std::string& invoice_id);
 
     // "0x" + 64 hex digits, lower-cased; nullopt when `raw` is not an invoice id.

@@ -38,7 +38,7 @@ class Authenticator {
     explicit Authenticator(KeyDirectory& keys, std::chrono::milliseconds ttl = kKeyCacheTtl)
         : keys_(keys), ttl_(ttl) {}
 
-    // The owner of the presented key, or nullopt (401). Throws DatabaseUnavailable.
+    // The owner of the presented key, or nullopt (401). Throws ports::StoreUnavailable.
     std::optional<KeyOwner> authenticate(const ApiRequest& request);
 
   private:

@@ -18,7 +18,6 @@
 #include "domain/money/rate.hpp"
 #include "infra/log/log.hpp"
 #include "infra/postgres/idempotency_store.hpp"
-#include "infra/rates/rates.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::api {
@@ -103,7 +102,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
         ports::Quote quote;
         try {
             quote = deps.rates->quote(in.fiat->currency, in.token->symbol, in.chain->chain_id);
-        } catch (const infra::rates::RateUnavailable& e) {
+        } catch (const ports::RateUnavailable& e) {
             kLog.warn() << "api: rate unavailable: " << e.what();
             return fail(
                 error_response(503, "rate_unavailable",

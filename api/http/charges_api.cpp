@@ -18,7 +18,6 @@
 #include "domain/events/json_writer.hpp"
 #include "domain/hex.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
 
 namespace duepay::api {
@@ -129,7 +128,7 @@ void ChargesApi::handle(const ApiRequest& request, Responder respond) {
             case Route::status:
                 return respond(read(match->charge_id, *owner, true));
         }
-    } catch (const infra::postgres::DatabaseUnavailable& e) {
+    } catch (const ports::StoreUnavailable& e) {
         kLog.warn().with("request_id", request.request_id)
             << "api: database unavailable: " << e.what();
         respond(error_response(503, "database_unavailable",

@@ -4,8 +4,8 @@
 // apart from ratelimit_impl.h). The ports live in domain/ports (ADR 0207); the Postgres adapters
 // implement these classes directly in infra/postgres/ (api_ports.hpp, idempotency_store.hpp,
 // rate_limiter.hpp); unit tests use the doubles of tests/doubles/. Header-only and free of I/O
-// types. Every port throws infra::postgres::DatabaseUnavailable (an infra::InfraError) when its
-// store is unreachable; no driver exception leaves an adapter.
+// types. Every port throws StoreUnavailable (errors.hpp) when its store is unreachable; no driver
+// exception leaves an adapter.
 #pragma once
 
 #include <array>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "domain/events/event.hpp"
+#include "domain/ports/errors.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 #include "domain/webhooks/webhook_event.hpp"

@@ -17,7 +17,7 @@ namespace duepay::ports {
 class CheckoutReader {
   public:
     virtual ~CheckoutReader() = default;
-    // Each throws infra::postgres::DatabaseUnavailable when the store is unreachable.
+    // Each throws StoreUnavailable (errors.hpp) when the store is unreachable.
     virtual std::optional<ChargeView> find(const std::string& invoice_id) = 0;
     virtual std::optional<Branding> branding(const ProjectId& project) = 0;
     // Block number of the latest detected, not yet final payment of the charge, if any.

@@ -11,6 +11,7 @@
 
 #include "domain/money/fiat.hpp"
 #include "domain/money/rate.hpp"
+#include "domain/ports/errors.hpp"
 #include "domain/types.hpp"
 
 namespace duepay::ports {
@@ -26,8 +27,8 @@ struct Quote {
 class RateSource {
   public:
     virtual ~RateSource() = default;
-    // The rate of `token_symbol` (e.g. "USDT") in `fiat` on `chain`; throws
-    // infra::rates::RateUnavailable. Implementations are safe to call from several threads at once.
+    // The rate of `token_symbol` (e.g. "USDT") in `fiat` on `chain`; throws RateUnavailable
+    // (errors.hpp). Implementations are safe to call from several threads at once.
     virtual Quote quote(domain::money::FiatCurrency fiat, std::string_view token_symbol,
                         domain::ChainId chain) = 0;
 };

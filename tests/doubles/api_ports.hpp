@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "api/http/port_names.hpp"
+#include "domain/ports/errors.hpp"
 #include "domain/ports/event_log.hpp"
-#include "infra/postgres/pool.hpp"
 #include "infra/random/key_material.hpp"
 
 namespace duepay::doubles {
@@ -180,14 +180,14 @@ class FakeIdempotency final : public api::IdempotencyKeys {
     }
 };
 
-// Answers `decision` (or throws DatabaseUnavailable when `fail`) and records what it was asked.
+// Answers `decision` (or throws ports::StoreUnavailable when `fail`) and records what it was asked.
 class FakeLimiter final : public api::CreationLimiter {
   public:
     api::LimitDecision take(const api::ProjectId& project, const std::string& plan) override {
         ++takes;
         projects.push_back(project.value);
         plans.push_back(plan);
-        if (fail) throw infra::postgres::DatabaseUnavailable("connection refused");
+        if (fail) throw ports::StoreUnavailable("connection refused");
         return decision;
     }
     void refund_quota(const api::ProjectId& project, const std::string& month) override {
@@ -304,13 +304,13 @@ class FakeAccounts final : public api::Accounts {
   private:
     void record(std::string call) {
         calls.push_back(std::move(call));
-        if (unavailable) throw infra::postgres::DatabaseUnavailable("connection refused");
+        if (unavailable) throw ports::StoreUnavailable("connection refused");
     }
 };
 
 // Webhook endpoints of any project and mode, in creation order; every call is recorded. An endpoint
 // of another project or mode is not found, as in the Postgres adapter. `unavailable` makes every
-// call throw DatabaseUnavailable.
+// call throw ports::StoreUnavailable.
 class FakeWebhookEndpoints final : public api::WebhookEndpoints {
   public:
     api::WebhookEndpoint create(const api::WebhookEndpoint& endpoint) override {
@@ -398,7 +398,7 @@ class FakeWebhookEndpoints final : public api::WebhookEndpoints {
   private:
     void record(std::string call) {
         calls.push_back(std::move(call));
-        if (unavailable) throw infra::postgres::DatabaseUnavailable("connection refused");
+        if (unavailable) throw ports::StoreUnavailable("connection refused");
     }
     api::WebhookEndpoint* mine(const api::ProjectId& project, api::Mode mode,
                                const std::string& id) {

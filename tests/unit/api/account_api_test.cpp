@@ -242,11 +242,11 @@ TEST_F(AccountApiTest, VerifyForwardsTheProofAndMapsEachRejection) {
     EXPECT_EQ(json(ok)["payoutAddress"].GetString(), a);
 }
 
-TEST_F(AccountApiTest, AnUnreachableStoreIsDatabaseUnavailableForTheRouterTo503) {
+TEST_F(AccountApiTest, AnUnreachableStoreIsStoreUnavailableForTheRouterTo503) {
     accounts_.unavailable = true;
-    EXPECT_THROW(send("GET", "/v1/project"), infra::postgres::DatabaseUnavailable);
+    EXPECT_THROW(send("GET", "/v1/project"), ports::StoreUnavailable);
     EXPECT_THROW(send("POST", "/v1/api-keys/roll", R"({"expiresInSeconds":0})"),
-                 infra::postgres::DatabaseUnavailable);
+                 ports::StoreUnavailable);
 }
 
 }  // namespace

@@ -281,9 +281,9 @@ TEST_F(WebhooksApiTest, EmbeddedAndSpecialPurposeAddressesAreRefused) {
     }
 }
 
-TEST_F(WebhooksApiTest, AnUnreachableStoreIsDatabaseUnavailableForTheRouterTo503) {
+TEST_F(WebhooksApiTest, AnUnreachableStoreIsStoreUnavailableForTheRouterTo503) {
     store_.unavailable = true;
-    EXPECT_THROW(send("GET", "/v1/webhook-endpoints"), infra::postgres::DatabaseUnavailable);
+    EXPECT_THROW(send("GET", "/v1/webhook-endpoints"), ports::StoreUnavailable);
 }
 
 }  // namespace
