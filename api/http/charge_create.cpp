@@ -11,13 +11,13 @@
 #include "api/http/create_guard.hpp"
 #include "api/http/create_request.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/idempotency_key.hpp"
 #include "domain/charge/decide.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
 #include "domain/money/rate.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/idempotency_store.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::api {
@@ -210,11 +210,11 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
     guard->limiter = deps_.limiter;
     guard->project_id = owner.project_id;
     if (auto header = request.header("idempotency-key")) {
-        auto key = infra::postgres::parse_idempotency_key(*header);
+        auto key = parse_idempotency_key(*header);
         if (!key) return respond(bad_request("invalid_idempotency_key", key.error().message));
         if (deps_.idempotency != nullptr) {
             const auto fingerprint =
-                infra::postgres::request_fingerprint(request.method, request.path, request.body);
+                request_fingerprint(request.method, request.path, request.body);
             auto begun = deps_.idempotency->begin(owner.project_id, *key, fingerprint);
             switch (begun.outcome) {
                 case BeginOutcome::replay:

@@ -10,6 +10,7 @@
 #include "api/http/charges_api.hpp"
 #include "api/http/envelope.hpp"
 #include "api/http/request_fields.hpp"
+#include "api/http/webhook_endpoint_json.hpp"
 #include "domain/events/event.hpp"
 #include "domain/hex.hpp"
 #include "domain/webhooks/endpoint_url.hpp"
@@ -230,7 +231,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         e.project_id = project;
         e.mode = mode;
         e.secret = infra::webhooks::new_secret();
-        return success_response(201, infra::webhooks::endpoint_json(store.create(e), true));
+        return success_response(201, endpoint_json(store.create(e), true));
     }
     if (route.kind == Route::collection) {
         const auto limit = parse_limit_param(request);
@@ -241,7 +242,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         auto list = store.list(project, mode, *limit + 1, after);
         const bool more = list.size() > *limit;
         if (more) list.pop_back();
-        return success_response(200, infra::webhooks::endpoint_list_json(list, more));
+        return success_response(200, endpoint_list_json(list, more));
     }
 
     if (route.kind == Route::redeliver) {
@@ -271,7 +272,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     if (route.kind == Route::item && m == "GET") {
         auto e = store.find(project, mode, id);
         if (!e) return endpoint_not_found();
-        return success_response(200, infra::webhooks::endpoint_json(*e, false));
+        return success_response(200, endpoint_json(*e, false));
     }
     if (route.kind == Route::item && m == "DELETE") {
         if (!store.remove(project, mode, id)) return endpoint_not_found();
@@ -304,7 +305,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         }
         auto e = store.update(project, mode, id, patch);
         if (!e) return endpoint_not_found();
-        return success_response(200, infra::webhooks::endpoint_json(*e, false));
+        return success_response(200, endpoint_json(*e, false));
     }
     if (route.kind == Route::rotate) {
         long long overlap = kDefaultSecretOverlap;
@@ -319,7 +320,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
         const auto secret = infra::webhooks::new_secret();
         auto e = store.rotate_secret(project, mode, id, secret, std::chrono::seconds(overlap));
         if (!e) return endpoint_not_found();
-        return success_response(200, infra::webhooks::endpoint_json(*e, true));
+        return success_response(200, endpoint_json(*e, true));
     }
     if (route.kind == Route::test) {
         const auto event_id = infra::webhooks::new_test_event_id();
@@ -350,7 +351,7 @@ ApiResponse WebhooksApi::handle(const ApiRequest& request) {
     if (!page) return endpoint_not_found();
     const bool more = page->size() > *limit;
     if (more) page->pop_back();
-    return success_response(200, infra::webhooks::attempt_list_json(*page, more));
+    return success_response(200, attempt_list_json(*page, more));
 }
 
 }  // namespace duepay::api

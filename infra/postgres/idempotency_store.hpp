@@ -26,13 +26,6 @@
 
 namespace duepay::infra::postgres {
 
-// 1 to 255 characters, each visible ASCII (0x21..0x7e). Code "invalid_idempotency_key" (400).
-domain::Result<std::string> parse_idempotency_key(std::string_view header_value);
-
-// SHA-256 over method, path and the raw body: the same key with other bytes is another request.
-random::Digest32 request_fingerprint(std::string_view method, std::string_view path,
-                                     std::string_view body);
-
 // The vocabulary is the port's (domain/ports/api.hpp, ADR 0182).
 using ports::BeginOutcome;
 using ports::BeginResult;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "api/http/idempotency_key.hpp"
 #include "domain/events/event_json.hpp"
 #include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/rate_limiter.hpp"
@@ -49,7 +50,7 @@ TEST_F(ChargesApiTest, AReplayIsTheStored201ByteForByteAndCostsNoToken) {
 }
 
 TEST_F(ChargesApiTest, AKeyInFlightIs409AndAKeyReusedWithAnotherBodyIs422) {
-    const auto fp = infra::postgres::request_fingerprint("POST", "/v1/invoices", kBody);
+    const auto fp = api::request_fingerprint("POST", "/v1/invoices", kBody);
     idempotency_.rows["prj_a/busy"] = {fp, std::nullopt, std::nullopt, true};
     auto busy = call("POST", "/v1/invoices", kBody, kTestKey, "busy");
     EXPECT_EQ(busy.status, 409);
