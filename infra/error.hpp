@@ -4,21 +4,25 @@
 // own subclass (RpcError, RateUnavailable, DatabaseUnavailable, KafkaError, CurlError, RandomError,
 // ConfigError) so callers can catch one kind, or every kind as InfraError and decide by
 // retryable(); a failure no caller tells apart is an InfraError itself. scripts/check-errors.sh
-// fails on a bare std::runtime_error or std::logic_error thrown under infra/.
+// fails on a bare std::runtime_error or std::logic_error thrown under infra/. An adapter's error
+// that a port's contract names is also that port's error (domain/ports/errors.hpp, ADR 0207):
+// std::exception is a virtual base here and there, so it is still caught as one std::exception.
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
 namespace duepay::infra {
 
-class InfraError : public std::runtime_error {
+class InfraError : public virtual std::exception {
   public:
-    InfraError(const std::string& what, bool retryable)
-        : std::runtime_error(what), retryable_(retryable) {}
+    InfraError(const std::string& what, bool retryable) : what_(what), retryable_(retryable) {}
+    const char* what() const noexcept override { return what_.what(); }
     bool retryable() const { return retryable_; }
 
   private:
+    std::runtime_error what_;  // the message, copied without throwing
     bool retryable_;
 };
 

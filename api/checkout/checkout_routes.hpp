@@ -20,9 +20,9 @@
 #include <unordered_map>
 
 #include "api/checkout/checkout_page.hpp"
-#include "api/checkout/checkout_ports.hpp"
 #include "api/checkout/checkout_view.hpp"
 #include "api/http/api_types.hpp"
+#include "api/http/port_names.hpp"
 #include "api/http/router.hpp"
 
 namespace duepay::api::checkout {
@@ -58,7 +58,7 @@ struct CheckoutDeps {
     CheckoutReader* reader = nullptr;
     ChainHeads* heads = nullptr;  // null: confirmations seen are not shown
     const infra::config::ChainRegistry* chains = nullptr;
-    const domain::evm::Signer* signer = nullptr;  // null: no wallet rail
+    const ports::Signer* signer = nullptr;  // null: no wallet rail
     std::function<std::string(std::string_view text, std::string_view title)> qr_svg;
     std::function<std::int64_t()> now_ms;
     ClientRateLimiter* limiter = nullptr;  // null: no rate limit
@@ -81,7 +81,7 @@ class CheckoutRoutes {
     // The rate limit of one request from `request.remote`; nullopt: allowed.
     std::optional<ApiResponse> limited(const ApiRequest& request);
 
-    // The current view of a charge (nullopt: unknown id). Throws DatabaseUnavailable.
+    // The current view of a charge (nullopt: unknown id). Throws ports::StoreUnavailable.
     std::optional<CheckoutView> view(const std::string& invoice_id);
 
     // "0x" + 64 hex digits, lower-cased; nullopt when `raw` is not an invoice id.

@@ -6,8 +6,6 @@
 #include "api/http/envelope.hpp"
 #include "api/http/http_edge.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/charge_store.hpp"
-#include "infra/postgres/notify_listener.hpp"
 
 namespace duepay::api::checkout {
 namespace {
@@ -80,10 +78,9 @@ CheckoutServer::~CheckoutServer() { shutdown(); }
 
 void CheckoutServer::start() {
     hub_ = std::thread([this] { hub_loop(); });
-    if (!settings_.database_url.empty()) {
-        listener_ = std::make_unique<infra::postgres::NotifyListener>(
-            settings_.database_url, infra::postgres::kChargesChannel,
-            [this](const std::string& payload) { on_notify(payload); },
+    if (settings_.changes != nullptr) {
+        subscription_ = settings_.changes->subscribe(
+            [this](const std::string& invoice_id) { on_changed(invoice_id); },
             [this] {
                 std::lock_guard lock(mutex_);
                 recheck_all_ = true;  // notifications may have been missed
@@ -137,7 +134,7 @@ void CheckoutServer::events(const std::string& raw_id, const ApiRequest& request
 }
 
 void CheckoutServer::shutdown() {
-    listener_.reset();
+    subscription_.reset();
     std::map<std::string, std::vector<std::shared_ptr<Stream>>> open;
     {
         std::lock_guard lock(mutex_);
@@ -172,17 +169,11 @@ bool CheckoutServer::subscribe(const std::string& invoice_id, std::shared_ptr<St
     return true;
 }
 
-void CheckoutServer::on_notify(const std::string& payload) {
+void CheckoutServer::on_changed(const std::string& invoice_id) {
     std::lock_guard lock(mutex_);
-    std::stringstream ids(payload);
-    bool any = false;
-    for (std::string id; std::getline(ids, id, ',');) {
-        if (streams_.contains(id)) {
-            dirty_.insert(id);
-            any = true;
-        }
-    }
-    if (any) wake_.notify_one();
+    if (!streams_.contains(invoice_id)) return;
+    dirty_.insert(invoice_id);
+    wake_.notify_one();
 }
 
 void CheckoutServer::publish(const std::string& invoice_id) {

@@ -34,9 +34,6 @@
 namespace duepay::api {
 class HttpEdge;
 }
-namespace duepay::infra::postgres {
-class NotifyListener;
-}
 
 namespace duepay::api::checkout {
 
@@ -44,9 +41,9 @@ struct CheckoutServerSettings {
     std::string listen = "127.0.0.1:8081";
     int threads = 2;
     bool access_log = true;
-    std::string database_url;         // for LISTEN; empty: no live events (waits end by time only)
-    int stream_seconds = 25;          // longest wait of one SSE request for a change
-    std::size_t max_streams = 10000;  // waiting SSE requests per process
+    ports::ChargeChanges* changes = nullptr;  // null: no live events (waits end by time only)
+    int stream_seconds = 25;                  // longest wait of one SSE request for a change
+    std::size_t max_streams = 10000;          // waiting SSE requests per process
     std::chrono::milliseconds request_timeout{10000};  // first to last byte of a request
 };
 
@@ -68,7 +65,7 @@ class CheckoutServer {
     static std::string event_id(const CheckoutView& view);
 
   private:
-    void on_notify(const std::string& payload);
+    void on_changed(const std::string& invoice_id);
     void hub_loop();
     void publish(const std::string& invoice_id);
 
@@ -78,7 +75,7 @@ class CheckoutServer {
 
     std::unique_ptr<Pipeline> pipeline_;  // the checkout's routes and the SSE route
     std::unique_ptr<HttpEdge> edge_;
-    std::unique_ptr<infra::postgres::NotifyListener> listener_;
+    std::unique_ptr<ports::ChargeChanges::Subscription> subscription_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::map<std::string, std::vector<std::shared_ptr<Stream>>> streams_;

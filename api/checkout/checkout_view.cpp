@@ -45,7 +45,7 @@ std::optional<std::string> latest_tx(const std::string& timeline_json) {
 }
 
 std::optional<WalletRail> wallet_rail(const ChargeView& row, const infra::config::ChainInfo& chain,
-                                      const domain::evm::Signer& signer) {
+                                      const ports::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
     if (!id) return std::nullopt;
     evm::PaymentIntent intent{*id,
@@ -85,7 +85,7 @@ std::string percent_encode(std::string_view text) {
 }  // namespace
 
 CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* chain,
-                        const Branding& branding, const domain::evm::Signer* signer,
+                        const Branding& branding, const ports::Signer* signer,
                         std::optional<std::uint64_t> confirmations_seen) {
     CheckoutView v;
     v.invoice_id = row.invoice_id;

@@ -13,8 +13,8 @@
 #include "api/checkout/checkout_messages.hpp"
 #include "api/http/charge_json.hpp"
 #include "domain/charge/charge_state.hpp"
-#include "domain/evm/signer.hpp"
 #include "domain/money/fiat.hpp"
+#include "domain/ports/signer.hpp"
 #include "infra/config/chain_registry.hpp"
 
 namespace duepay::api::checkout {
@@ -75,7 +75,7 @@ struct CheckoutView {
 // final_status).
 // `confirmations_seen` comes from the chain (the caller's port), nullopt when unknown.
 CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* chain,
-                        const Branding& branding, const domain::evm::Signer* signer,
+                        const Branding& branding, const ports::Signer* signer,
                         std::optional<std::uint64_t> confirmations_seen = std::nullopt);
 
 // The public JSON object (the envelope's `data`), documented in docs/checkout.md.

@@ -13,7 +13,7 @@
 #include "domain/accounts/project_settings.hpp"
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
-#include "domain/evm/signer.hpp"
+#include "domain/ports/signer.hpp"
 #include "domain/text.hpp"
 
 namespace duepay::api {

@@ -6,7 +6,7 @@
 //   POST  /v1/payout-wallet/challenge   {address} -> 201, the message to sign (EIP-191)
 //   POST  /v1/payout-wallet/verify      {address, signature, nonce?, currentWalletSignature?}
 // Every change is one transaction with its account_audit row naming the key, behind the Accounts
-// port (api/http/ports.hpp; adapter infra/accounts/pg_accounts.hpp, ADR 0198).
+// port (domain/ports/api.hpp; adapter infra/accounts/pg_accounts.hpp, ADR 0198).
 // A change this process makes is seen at once by its key cache (api/http/auth.hpp), so the next
 // request of the same key shows the new settings.
 #pragma once
@@ -17,7 +17,7 @@
 
 #include "api/http/api_types.hpp"
 #include "api/http/auth.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 #include "api/http/router.hpp"
 
 namespace duepay::api {

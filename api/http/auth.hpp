@@ -21,7 +21,7 @@
 #include <unordered_map>
 
 #include "api/http/api_types.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 
 namespace duepay::api {
 
@@ -42,7 +42,7 @@ class Authenticator {
     explicit Authenticator(KeyDirectory& keys, std::chrono::milliseconds ttl = kKeyCacheTtl)
         : keys_(keys), ttl_(ttl) {}
 
-    // The owner of the presented key, or nullopt (401). Throws DatabaseUnavailable.
+    // The owner of the presented key, or nullopt (401). Throws ports::StoreUnavailable.
     std::optional<KeyOwner> authenticate(const ApiRequest& request);
 
     // Drops every cached key of `project`: its next request reads the key's owner again.

@@ -11,13 +11,13 @@
 #include "api/http/create_guard.hpp"
 #include "api/http/create_request.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/idempotency_key.hpp"
 #include "domain/charge/decide.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
 #include "domain/money/rate.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/idempotency_store.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::api {
@@ -32,7 +32,7 @@ namespace {
 
 // Appends a prepared charge.created and answers: 201 once durable (after a bounded wait for the
 // projection), 503 otherwise. Settles `guard`.
-void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record,
+void append_and_answer(const ApiDeps& deps, ports::LogRecord record,
                        std::shared_ptr<std::string> body, const std::shared_ptr<CreateGuard>& guard,
                        Responder respond) {
     auto* waiter = deps.waiter;
@@ -40,8 +40,8 @@ void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record,
     const auto retry_after = deps.retry_after_ms;
     const std::string invoice_id = record.key;
     deps.log->append_async(
-        std::move(record), [=, respond = std::move(respond)](infra::kafka::AppendResult result) {
-            if (result.status == infra::kafka::AppendStatus::not_persisted) {
+        std::move(record), [=, respond = std::move(respond)](ports::AppendResult result) {
+            if (result.status == ports::AppendStatus::not_persisted) {
                 // Nothing of this attempt is in the log. A first attempt frees the key and the
                 // quota unit; a resumed one keeps the key bound (the earlier attempt's outcome is
                 // unknown).
@@ -60,7 +60,7 @@ void append_and_answer(const ApiDeps& deps, infra::kafka::LogRecord record,
                     retry_after));
                 return;
             }
-            if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
+            if (result.status == ports::AppendStatus::possibly_persisted) {
                 kLog.warn().with("invoice_id", invoice_id)
                     << "api: append of " << invoice_id << " possibly persisted: " << result.error;
                 guard->unlock();  // the charge may exist: the key stays bound, the quota unit taken
@@ -99,10 +99,10 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
             return fail(error_response(501, "fiat_pricing_unavailable",
                                        "fiat pricing is not configured; use amount"));
         }
-        infra::rates::Quote quote;
+        ports::Quote quote;
         try {
             quote = deps.rates->quote(in.fiat->currency, in.token->symbol, in.chain->chain_id);
-        } catch (const infra::rates::RateUnavailable& e) {
+        } catch (const ports::RateUnavailable& e) {
             kLog.warn() << "api: rate unavailable: " << e.what();
             return fail(
                 error_response(503, "rate_unavailable",
@@ -170,7 +170,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
     // The 201 body is rendered now, from the values the projection will store.
     auto body = std::make_shared<std::string>(
         created_json(view_of_created(event), in.chain, deps.signer, deps.checkout_url));
-    infra::kafka::LogRecord record{domain::to_hex(event.invoice_id), std::move(encoded).value()};
+    ports::LogRecord record{domain::to_hex(event.invoice_id), std::move(encoded).value()};
     // Bind the Idempotency-Key to this charge before it can reach the log (ADR 0091): a retry
     // after an unknown outcome or a crash re-appends these bytes instead of a second charge.
     if (!guard->prepare({record.key, record.value, *body})) {
@@ -192,7 +192,7 @@ void resume_create(const ApiDeps& deps, const KeyOwner& owner, const PreparedCre
         guard->complete(answer);
         return respond(std::move(answer));
     }
-    append_and_answer(deps, infra::kafka::LogRecord{prepared.invoice_id, prepared.event},
+    append_and_answer(deps, ports::LogRecord{prepared.invoice_id, prepared.event},
                       std::make_shared<std::string>(prepared.body), guard, std::move(respond));
 }
 
@@ -210,11 +210,11 @@ void ChargesApi::create(const ApiRequest& request, const KeyOwner& owner, Respon
     guard->limiter = deps_.limiter;
     guard->project_id = owner.project_id;
     if (auto header = request.header("idempotency-key")) {
-        auto key = infra::postgres::parse_idempotency_key(*header);
+        auto key = parse_idempotency_key(*header);
         if (!key) return respond(bad_request("invalid_idempotency_key", key.error().message));
         if (deps_.idempotency != nullptr) {
             const auto fingerprint =
-                infra::postgres::request_fingerprint(request.method, request.path, request.body);
+                request_fingerprint(request.method, request.path, request.body);
             auto begun = deps_.idempotency->begin(owner.project_id, *key, fingerprint);
             switch (begun.outcome) {
                 case BeginOutcome::replay:

@@ -49,7 +49,7 @@ std::string metadata_json(const std::optional<std::string>& stored) {
 
 // Signs the intent; nullopt when the invoice id is not 0x + 64 hex (never, from a reader).
 std::optional<std::string> sign_intent(const ChargeView& row, const infra::config::ChainInfo& chain,
-                                       const domain::evm::Signer& signer) {
+                                       const ports::Signer& signer) {
     auto id = domain::parse_invoice_id(row.invoice_id);
     if (!id) return std::nullopt;
     domain::evm::PaymentIntent intent{*id,
@@ -83,7 +83,7 @@ struct ChecksumText {
 
 // Writes the charge object: the terms, then (full) the read-model fields.
 void write_charge_json(domain::json::Writer& w, const ChargeView& row,
-                       const infra::config::ChainInfo* chain, const domain::evm::Signer* signer,
+                       const infra::config::ChainInfo* chain, const ports::Signer* signer,
                        const std::string& checkout_url, bool full, const Branding* branding) {
     thread_local ChecksumText token_text;
     thread_local ChecksumText merchant_text;
@@ -205,7 +205,7 @@ ChargeView view_of_created(const domain::events::Event& event) {
 }
 
 std::string created_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
-                         const domain::evm::Signer* signer, const std::string& checkout_url) {
+                         const ports::Signer* signer, const std::string& checkout_url) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     write_charge_json(w, charge, chain, signer, checkout_url, false, nullptr);
@@ -213,7 +213,7 @@ std::string created_json(const ChargeView& charge, const infra::config::ChainInf
 }
 
 std::string charge_read_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
-                             const domain::evm::Signer* signer, const std::string& checkout_url,
+                             const ports::Signer* signer, const std::string& checkout_url,
                              const Branding* branding) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);

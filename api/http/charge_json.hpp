@@ -1,4 +1,4 @@
-// The charge as JSON, from one ChargeView (api/http/ports.hpp): the 201 of a create and the full
+// The charge as JSON, from one ChargeView (domain/ports/api.hpp): the 201 of a create and the full
 // read (also each item of the list), docs/product.md. Shape rule: wallet -> intent and signature,
 // transfer -> depositAddress, both -> everything; checkoutUrl always.
 #pragma once
@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 #include "domain/events/event.hpp"
 #include "domain/events/json_writer.hpp"
-#include "domain/evm/signer.hpp"
+#include "domain/ports/signer.hpp"
 #include "infra/config/chain_registry.hpp"
 
 namespace duepay::api {
@@ -26,13 +26,13 @@ ChargeView view_of_created(const domain::events::Event& event);
 // The 201 of POST /v1/invoices: the charge's terms, its checkout URL, and the intent signed with
 // `signer` when the mode includes the wallet rail and a signer exists.
 std::string created_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
-                         const domain::evm::Signer* signer, const std::string& checkout_url);
+                         const ports::Signer* signer, const std::string& checkout_url);
 
 // The full read: the terms as above plus the read-model fields (status, token metadata
 // {address EIP-55, symbol, decimals, name}, branding (null when `branding` is null), amounts
 // confirmed and refunded, refunds, timeline, timestamps).
 std::string charge_read_json(const ChargeView& charge, const infra::config::ChainInfo* chain,
-                             const domain::evm::Signer* signer, const std::string& checkout_url,
+                             const ports::Signer* signer, const std::string& checkout_url,
                              const Branding* branding);
 
 // The full read written to `w`, without an intent (GET /v1/charges writes a whole page of these

@@ -11,13 +11,13 @@
 #include <string>
 
 #include "api/http/api_types.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 #include "api/http/router.hpp"
-#include "domain/evm/signer.hpp"
+#include "domain/ports/event_log.hpp"
+#include "domain/ports/rate_source.hpp"
+#include "domain/ports/signer.hpp"
 #include "domain/types.hpp"
 #include "infra/config/chain_registry.hpp"
-#include "infra/kafka/event_log.hpp"
-#include "infra/rates/rate_source.hpp"
 
 namespace duepay::api {
 
@@ -26,19 +26,18 @@ struct ApiDeps {
     ChargeReader* charges = nullptr;
     ChargeLister* lister = nullptr;
     ProjectionWaiter* waiter = nullptr;
-    infra::kafka::EventLog* log = nullptr;
+    ports::EventLog* log = nullptr;
     const infra::config::ChainRegistry* chains = nullptr;
     // Optional: without it, charges are created without intent/signature.
-    const domain::evm::Signer* signer = nullptr;
+    const ports::Signer* signer = nullptr;
     std::string checkout_url;              // e.g. http://127.0.0.1:8080
     std::function<std::int64_t()> now_ms;  // unix milliseconds
     std::function<domain::InvoiceId()> new_invoice_id;
     std::function<std::string()> new_event_id;
     std::chrono::milliseconds projection_timeout{5000};
-    long long retry_after_ms = 1000;  // advertised on 503
-    infra::rates::RateSource* rates =
-        nullptr;                    // optional: fiat prices answer 501 (docs/pricing.md)
-    unsigned fiat_buffer_bps = 50;  // in the merchant's favour, 0..10000
+    long long retry_after_ms = 1000;     // advertised on 503
+    ports::RateSource* rates = nullptr;  // optional: fiat prices answer 501 (docs/pricing.md)
+    unsigned fiat_buffer_bps = 50;       // in the merchant's favour, 0..10000
     // Optional: without it, an Idempotency-Key is validated, not stored.
     IdempotencyKeys* idempotency = nullptr;
     CreationLimiter* limiter = nullptr;  // optional: no rate limit or quota (docs/limits.md)

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "api/http/api_types.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 
 namespace duepay::api {
 
@@ -31,7 +31,7 @@ struct CreateGuard {
     bool settle();
 
     // Binds the key to the charge about to be appended (no-op without a key). Throws
-    // DatabaseUnavailable; false if the key is no longer ours.
+    // ports::StoreUnavailable; false if the key is no longer ours.
     bool prepare(const PreparedCreate& charge);
 
     // Frees the key (only for failures after which no event of this key can be in the log) and,

@@ -10,7 +10,7 @@
 #include <variant>
 
 #include "api/http/api_types.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 #include "domain/events/event.hpp"
 #include "domain/money/fiat.hpp"
 #include "domain/types.hpp"

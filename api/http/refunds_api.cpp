@@ -8,6 +8,7 @@
 
 #include "api/http/create_guard.hpp"
 #include "api/http/envelope.hpp"
+#include "api/http/idempotency_key.hpp"
 #include "api/http/request_fields.hpp"
 #include "domain/charge/decide.hpp"
 #include "domain/events/event_json.hpp"
@@ -15,7 +16,6 @@
 #include "domain/hex.hpp"
 #include "domain/text.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/idempotency_store.hpp"
 
 namespace duepay::api {
 namespace {
@@ -24,7 +24,6 @@ constexpr infra::log::Logger kLog{"api"};
 
 namespace ev = domain::events;
 namespace ch = domain::charge;
-namespace pg = infra::postgres;
 
 constexpr std::string_view kCharges = "/v1/charges/";
 constexpr std::string_view kRefunds = "/refunds";
@@ -50,7 +49,7 @@ struct KeyClaim {
     IdempotencyKeys* keys = nullptr;
     ProjectId project_id;
     std::string key;  // empty: no claim
-    infra::random::Digest32 fingerprint{};
+    ports::RequestFingerprint fingerprint{};
 
     void settle(const ApiResponse& answer) const {
         if (keys == nullptr || key.empty()) return;
@@ -131,11 +130,11 @@ void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner
 
     KeyClaim claim{deps_.idempotency, owner.project_id, {}, {}};
     if (auto header = request.header("idempotency-key")) {
-        auto key = pg::parse_idempotency_key(*header);
+        auto key = parse_idempotency_key(*header);
         if (!key)
             return respond(error_response(400, "invalid_idempotency_key", key.error().message));
         if (deps_.idempotency != nullptr) {
-            claim.fingerprint = pg::request_fingerprint(request.method, request.path, request.body);
+            claim.fingerprint = request_fingerprint(request.method, request.path, request.body);
             auto begun = deps_.idempotency->begin(owner.project_id, *key, claim.fingerprint);
             switch (begun.outcome) {
                 case BeginOutcome::replay:  // the stored answer (a refund stores no headers)
@@ -190,11 +189,11 @@ void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner
         const auto body = accepted_json(refund_id, "pending", tx_text);
         const auto retry_after = deps_.retry_after_ms;
         deps_.log->append_async(
-            infra::kafka::LogRecord{invoice_id, ev::encode_event(e)},
-            [answer, body, retry_after](infra::kafka::AppendResult result) {
-                if (result.status == infra::kafka::AppendStatus::persisted)
+            ports::LogRecord{invoice_id, ev::encode_event(e)},
+            [answer, body, retry_after](ports::AppendResult result) {
+                if (result.status == ports::AppendStatus::persisted)
                     return answer(success_response(202, body));
-                if (result.status == infra::kafka::AppendStatus::possibly_persisted) {
+                if (result.status == ports::AppendStatus::possibly_persisted) {
                     return answer(error_response(
                         503, "event_log_outcome_unknown",
                         "the event log did not confirm the refund request; retry with the same "

@@ -14,16 +14,16 @@
 #include <string>
 
 #include "api/http/api_types.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 #include "api/http/router.hpp"
-#include "infra/kafka/event_log.hpp"
+#include "domain/ports/event_log.hpp"
 
 namespace duepay::api {
 
 struct RefundsApiDeps {
     ChargeReader* charges = nullptr;
     ChargeHistory* history = nullptr;
-    infra::kafka::EventLog* log = nullptr;
+    ports::EventLog* log = nullptr;
     IdempotencyKeys* idempotency = nullptr;  // null: Idempotency-Key validated, not stored
     std::function<std::int64_t()> now_ms;    // unix milliseconds
     long long retry_after_ms = 1000;         // advertised on 503

@@ -10,8 +10,8 @@
 #include "api/http/auth.hpp"
 #include "api/http/envelope.hpp"
 #include "api/http/request_fields.hpp"
+#include "domain/ports/errors.hpp"
 #include "infra/log/log.hpp"
-#include "infra/postgres/pool.hpp"
 
 namespace duepay::api {
 namespace {
@@ -50,7 +50,7 @@ bool fits(const std::vector<std::string>& pattern, const std::vector<std::string
 ApiResponse thrown(const PipelineSettings& settings, const ApiRequest& request) {
     try {
         throw;
-    } catch (const infra::postgres::DatabaseUnavailable& e) {
+    } catch (const ports::StoreUnavailable& e) {
         infra::log::Record(settings.log_name, infra::log::Level::warn)
                 .with("request_id", request.request_id)
             << settings.log_name << ": database unavailable: " << e.what();

@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 
 namespace duepay::api {
 

@@ -10,6 +10,7 @@
 
 #include "api/http/envelope.hpp"
 #include "api/http/request_fields.hpp"
+#include "api/http/webhook_endpoint_json.hpp"
 #include "domain/events/event.hpp"
 #include "domain/hex.hpp"
 #include "domain/webhooks/endpoint_url.hpp"
@@ -158,7 +159,7 @@ ApiResponse WebhooksApi::create(const RouteCall& call) {
     e.project_id = call.key().project_id;
     e.mode = mode;
     e.secret = infra::webhooks::new_secret();
-    return success_response(201, infra::webhooks::endpoint_json(deps_.endpoints->create(e), true));
+    return success_response(201, endpoint_json(deps_.endpoints->create(e), true));
 }
 
 ApiResponse WebhooksApi::list(const RouteCall& call) {
@@ -172,7 +173,7 @@ ApiResponse WebhooksApi::list(const RouteCall& call) {
     auto list = deps_.endpoints->list(call.key().project_id, call.key().mode, limit + 1, after);
     const bool more = list.size() > limit;
     if (more) list.pop_back();
-    return success_response(200, infra::webhooks::endpoint_list_json(list, more));
+    return success_response(200, endpoint_list_json(list, more));
 }
 
 ApiResponse WebhooksApi::redeliver(const RouteCall& call) {
@@ -206,7 +207,7 @@ ApiResponse WebhooksApi::find(const RouteCall& call, const std::string& id) {
     if (!infra::webhooks::is_endpoint_id(id)) return endpoint_not_found();
     auto e = deps_.endpoints->find(call.key().project_id, call.key().mode, id);
     if (!e) return endpoint_not_found();
-    return success_response(200, infra::webhooks::endpoint_json(*e, false));
+    return success_response(200, endpoint_json(*e, false));
 }
 
 ApiResponse WebhooksApi::remove(const RouteCall& call, const std::string& id) {
@@ -247,7 +248,7 @@ ApiResponse WebhooksApi::update(const RouteCall& call, const std::string& id) {
     }
     auto e = deps_.endpoints->update(call.key().project_id, mode, id, patch);
     if (!e) return endpoint_not_found();
-    return success_response(200, infra::webhooks::endpoint_json(*e, false));
+    return success_response(200, endpoint_json(*e, false));
 }
 
 ApiResponse WebhooksApi::rotate(const RouteCall& call, const std::string& id) {
@@ -267,7 +268,7 @@ ApiResponse WebhooksApi::rotate(const RouteCall& call, const std::string& id) {
     auto e = deps_.endpoints->rotate_secret(call.key().project_id, call.key().mode, id, secret,
                                             std::chrono::seconds(overlap));
     if (!e) return endpoint_not_found();
-    return success_response(200, infra::webhooks::endpoint_json(*e, true));
+    return success_response(200, endpoint_json(*e, true));
 }
 
 ApiResponse WebhooksApi::send_test(const RouteCall& call, const std::string& id) {
@@ -309,7 +310,7 @@ ApiResponse WebhooksApi::deliveries(const RouteCall& call, const std::string& id
     if (!page) return endpoint_not_found();
     const bool more = page->size() > limit;
     if (more) page->pop_back();
-    return success_response(200, infra::webhooks::attempt_list_json(*page, more));
+    return success_response(200, attempt_list_json(*page, more));
 }
 
 }  // namespace duepay::api

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "api/http/api_types.hpp"
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 #include "api/http/router.hpp"
 
 namespace duepay::api {

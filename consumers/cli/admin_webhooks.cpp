@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "api/http/webhook_endpoint_json.hpp"
 #include "consumers/cli/admin.hpp"
 #include "domain/webhooks/webhook_event.hpp"
 #include "infra/config/env.hpp"
@@ -69,7 +70,7 @@ std::size_t limit_flag(const Flags& f) {
     return std::stoul(text);
 }
 
-void check_url(const std::string& url, api::Mode mode) {
+void check_url(const std::string& url, ports::Mode mode) {
     const bool insecure = infra::config::env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
     if (auto refused = iw::check_endpoint_url(url, insecure, mode))
         throw AdminRejection{refused->code, refused->message};
@@ -94,17 +95,17 @@ T found(std::optional<T> value) {
 }
 
 int run(const std::string& command, const Flags& f) {
-    const api::ProjectId project{required_admin_flag(f.project, "--project")};
+    const ports::ProjectId project{required_admin_flag(f.project, "--project")};
     const auto mode_text = required_admin_flag(f.mode, "--mode");
     if (mode_text != "test" && mode_text != "live")
         throw AdminRejection{"invalid_mode", "--mode must be test or live"};
-    const auto mode = mode_text == "live" ? api::Mode::live : api::Mode::test;
+    const auto mode = mode_text == "live" ? ports::Mode::live : ports::Mode::test;
     // The same adapter as the REST routes (ADR 0198), over one connection.
     pg::ConnectionPool pool(infra::config::require_env("DATABASE_URL"), 1, {}, "admin");
     pg::PgWebhookEndpoints store(pool);
     std::string out;
     if (command == "add") {
-        api::WebhookEndpoint e;
+        ports::WebhookEndpoint e;
         e.url = required_admin_flag(f.url, "--url");
         check_url(e.url, mode);
         if (const auto& events = f.events) {
@@ -117,17 +118,17 @@ int run(const std::string& command, const Flags& f) {
         e.project_id = project;
         e.mode = mode;
         e.secret = iw::new_secret();
-        out = iw::endpoint_json(store.create(e), true);
+        out = api::endpoint_json(store.create(e), true);
     } else if (command == "list") {
         const auto limit = limit_flag(f);
         auto list = store.list(project, mode, limit + 1, std::nullopt);
         const bool more = list.size() > limit;
         if (more) list.pop_back();
-        out = iw::endpoint_list_json(list, more);
+        out = api::endpoint_list_json(list, more);
     } else if (command == "show") {
-        out = iw::endpoint_json(found(store.find(project, mode, endpoint_id(f))), false);
+        out = api::endpoint_json(found(store.find(project, mode, endpoint_id(f))), false);
     } else if (command == "update") {
-        api::WebhookEndpointPatch patch;
+        ports::WebhookEndpointPatch patch;
         if (const auto& url = f.url) {
             check_url(*url, mode);
             patch.url = *url;
@@ -141,7 +142,7 @@ int run(const std::string& command, const Flags& f) {
             }
             patch.status = *status;
         }
-        out = iw::endpoint_json(found(store.update(project, mode, endpoint_id(f), patch)), false);
+        out = api::endpoint_json(found(store.update(project, mode, endpoint_id(f), patch)), false);
     } else if (command == "delete") {
         const auto id = endpoint_id(f);
         if (!store.remove(project, mode, id)) endpoint_not_found();
@@ -153,7 +154,7 @@ int run(const std::string& command, const Flags& f) {
             throw AdminRejection{"invalid_expires_in",
                                  "--expires-in-seconds must be an integer from 0 to 604800"};
         }
-        out = iw::endpoint_json(
+        out = api::endpoint_json(
             found(store.rotate_secret(project, mode, endpoint_id(f), iw::new_secret(),
                                       std::chrono::seconds(std::stol(text)))),
             true);
@@ -173,7 +174,7 @@ int run(const std::string& command, const Flags& f) {
         auto page = found(store.attempts(project, mode, id, limit + 1, std::nullopt));
         const bool more = page.size() > limit;
         if (more) page.pop_back();
-        out = iw::attempt_list_json(page, more);
+        out = api::attempt_list_json(page, more);
     } else if (command == "redeliver") {
         const auto id = endpoint_id(f);
         const auto event = required_admin_flag(f.event, "--event");

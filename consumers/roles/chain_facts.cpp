@@ -35,7 +35,7 @@ void Acks::expect() {
     ++pending_;
 }
 
-void Acks::done(const infra::kafka::AppendResult& r) {
+void Acks::done(const ports::AppendResult& r) {
     std::lock_guard lock(mutex_);
     --pending_;
     if (!r.ok() && error_.empty()) error_ = r.error.empty() ? "append not persisted" : r.error;
@@ -108,8 +108,8 @@ void ChainFollower::emit(Tracked& t, const std::string& invoice, EventData data,
     charge::apply(t.state, e);
     note_refunds(invoice, e);
     acks_.expect();
-    log_.append_async(infra::kafka::LogRecord{invoice, encode_event(e)},
-                      [this](infra::kafka::AppendResult r) { acks_.done(r); });
+    log_.append_async(ports::LogRecord{invoice, encode_event(e)},
+                      [this](ports::AppendResult r) { acks_.done(r); });
     ++emitted_;
     if (trace_) {
         kLog.info().with("invoice_id", invoice)

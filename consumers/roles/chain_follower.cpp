@@ -18,7 +18,7 @@ namespace charge = duepay::domain::charge;
 using ports::BlockHeader;
 
 ChainFollower::ChainFollower(const ChainwatchSettings& s, const infra::config::ChainInfo& chain,
-                             ports::ChainCheckpoints& checkpoints, infra::kafka::EventLog& log,
+                             ports::ChainCheckpoints& checkpoints, ports::EventLog& log,
                              ports::ChainNode& node)
     : s_(s),
       chain_(chain),

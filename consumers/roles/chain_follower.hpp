@@ -26,8 +26,8 @@
 #include "domain/events/event.hpp"
 #include "domain/ports/chain_checkpoints.hpp"
 #include "domain/ports/chain_node.hpp"
+#include "domain/ports/event_log.hpp"
 #include "infra/config/chain_registry.hpp"
-#include "infra/kafka/event_log.hpp"
 #include "infra/log/log.hpp"
 #include "infra/metrics/metrics.hpp"
 #include "infra/rpc/chain_scan.hpp"
@@ -53,7 +53,7 @@ struct SeenBlock {
 class Acks {
   public:
     void expect();
-    void done(const infra::kafka::AppendResult& r);
+    void done(const ports::AppendResult& r);
     // Throws when an append failed: nothing after it may be checkpointed.
     void wait();
 
@@ -70,7 +70,7 @@ class Acks {
 class ChainFollower {
   public:
     ChainFollower(const ChainwatchSettings& s, const infra::config::ChainInfo& chain,
-                  ports::ChainCheckpoints& checkpoints, infra::kafka::EventLog& log,
+                  ports::ChainCheckpoints& checkpoints, ports::EventLog& log,
                   ports::ChainNode& node);
 
     // Folds one event of the topic into the known charges.
@@ -139,7 +139,7 @@ class ChainFollower {
     const ChainwatchSettings& s_;
     const infra::config::ChainInfo& chain_;
     ports::ChainCheckpoints& checkpoints_;
-    infra::kafka::EventLog& log_;
+    ports::EventLog& log_;
     ports::ChainNode& rpc_;
     infra::rpc::ChainScanner scanner_;
     std::unordered_map<std::string, Tracked> charges_;

@@ -8,16 +8,19 @@
 #include "api/checkout/checkout_assets.hpp"
 #include "api/checkout/checkout_routes.hpp"
 #include "api/checkout/checkout_server.hpp"
-#include "api/checkout/rpc_chain_heads.hpp"
 #include "domain/evm/address.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "infra/log/log.hpp"
+#include "infra/postgres/account_store.hpp"
 #include "infra/postgres/api_ports.hpp"
+#include "infra/postgres/charge_changes.hpp"
+#include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/checkout_reader.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/qr/qr_svg.hpp"
+#include "infra/rpc/rpc_chain_heads.hpp"
 
 namespace duepay::consumers {
 
@@ -49,7 +52,8 @@ struct CheckoutRole {
     std::optional<infra::crypto::Secp256k1Signer> signer;
     std::unique_ptr<infra::postgres::ConnectionPool> pool;
     std::unique_ptr<infra::postgres::PgCheckoutReader> reader;
-    std::unique_ptr<api::checkout::RpcChainHeads> heads;
+    std::unique_ptr<infra::rpc::RpcChainHeads> heads;
+    std::unique_ptr<infra::postgres::PgChargeChanges> changes;
     std::unique_ptr<api::checkout::ClientRateLimiter> limiter;
     std::unique_ptr<api::checkout::CheckoutRoutes> routes;
     std::unique_ptr<api::checkout::CheckoutServer> server;
@@ -76,7 +80,8 @@ CheckoutRole::CheckoutRole(const CheckoutOptions& options) {
         database_url, static_cast<std::size_t>(env_int_or("DUEPAY_CHECKOUT_DB_POOL", 4, 1, 256)),
         infra::postgres::prepare_api_statements, "checkout");
     p.reader = std::make_unique<infra::postgres::PgCheckoutReader>(*p.pool);
-    p.heads = std::make_unique<api::checkout::RpcChainHeads>(p.chains);
+    p.heads = std::make_unique<infra::rpc::RpcChainHeads>(p.chains);
+    p.changes = std::make_unique<infra::postgres::PgChargeChanges>(database_url);
     p.limiter = std::make_unique<api::checkout::ClientRateLimiter>(
         static_cast<double>(env_int_or("DUEPAY_CHECKOUT_RATE_PER_MINUTE", 120, 1, 1'000'000)),
         static_cast<double>(env_int_or("DUEPAY_CHECKOUT_BURST", 60, 1, 1'000'000)));
@@ -103,7 +108,7 @@ CheckoutRole::CheckoutRole(const CheckoutOptions& options) {
                            ? options.threads
                            : static_cast<int>(env_int_or("DUEPAY_CHECKOUT_THREADS", 2, 1, 64));
     settings.access_log = env_or("DUEPAY_ACCESS_LOG", "1") != "0";
-    settings.database_url = database_url;
+    settings.changes = p.changes.get();
     p.server = std::make_unique<api::checkout::CheckoutServer>(*p.routes, settings);
     p.server->start();
     kLog.info() << "checkout: listening on " << settings.listen << " (" << settings.threads

@@ -1,5 +1,5 @@
 // EIP-712 typed-data hashing for the router's PaymentIntent. Pure: the digest is computed here,
-// signing happens behind the Signer port (domain/evm/signer.hpp, docs/adr/0010).
+// signing happens behind the Signer port (domain/ports/signer.hpp, docs/adr/0010).
 //
 //   domain:  EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)
 //            with name "duepay", version "1", verifyingContract = the chain's router

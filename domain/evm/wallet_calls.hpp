@@ -9,7 +9,7 @@
 #include <string>
 
 #include "domain/evm/eip712.hpp"
-#include "domain/evm/signer.hpp"
+#include "domain/evm/signature.hpp"
 #include "domain/types.hpp"
 
 namespace duepay::domain::evm {

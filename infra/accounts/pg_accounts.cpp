@@ -11,9 +11,9 @@ namespace {
 
 namespace pg = postgres;
 
-api::ProjectView view_of(pg::ProjectRecord p) {
-    api::ProjectView v;
-    v.id = api::ProjectId{std::move(p.id)};
+ports::ProjectView view_of(pg::ProjectRecord p) {
+    ports::ProjectView v;
+    v.id = ports::ProjectId{std::move(p.id)};
     v.name = std::move(p.name);
     v.plan = std::move(p.plan);
     v.payment_window_seconds = p.payment_window_seconds;
@@ -25,28 +25,28 @@ api::ProjectView view_of(pg::ProjectRecord p) {
     return v;
 }
 
-std::optional<api::ProjectView> view_of(std::optional<pg::ProjectRecord> p) {
+std::optional<ports::ProjectView> view_of(std::optional<pg::ProjectRecord> p) {
     if (!p) return std::nullopt;
     return view_of(std::move(*p));
 }
 
 }  // namespace
 
-std::optional<api::ProjectView> PgAccounts::find_project(const api::ProjectId& project) {
+std::optional<ports::ProjectView> PgAccounts::find_project(const ports::ProjectId& project) {
     return view_of(pool_.with_transaction(
         [&](pqxx::work& tx) { return pg::find_project(tx, project.value); }));
 }
 
-std::optional<api::KeyRoll> PgAccounts::roll_key(const std::string& key_id,
-                                                 int expires_in_seconds) {
+std::optional<ports::KeyRoll> PgAccounts::roll_key(const std::string& key_id,
+                                                   int expires_in_seconds) {
     auto rolled = pool_.with_transaction(
         [&](pqxx::work& tx) { return accounts::roll_key(tx, key_id, expires_in_seconds); });
     if (!rolled) return std::nullopt;
     auto& k = rolled->rolled.key;
-    api::KeyRoll r;
+    ports::KeyRoll r;
     r.key_id = std::move(k.id);
     r.secret = std::move(rolled->secret);
-    r.project_id = api::ProjectId{std::move(k.project_id)};
+    r.project_id = ports::ProjectId{std::move(k.project_id)};
     r.mode = pg::stored_mode(k.mode);
     r.prefix = std::move(k.prefix);
     r.created_at = std::move(k.created_at);
@@ -55,9 +55,9 @@ std::optional<api::KeyRoll> PgAccounts::roll_key(const std::string& key_id,
     return r;
 }
 
-std::optional<api::ProjectView> PgAccounts::update_project(const api::ProjectId& project,
-                                                           const api::ProjectUpdate& update,
-                                                           const std::string& key_id) {
+std::optional<ports::ProjectView> PgAccounts::update_project(const ports::ProjectId& project,
+                                                             const ports::ProjectUpdate& update,
+                                                             const std::string& key_id) {
     pg::ProjectChanges c;
     c.name = update.name;
     c.payment_window_seconds = update.payment_window_seconds;
@@ -67,20 +67,20 @@ std::optional<api::ProjectView> PgAccounts::update_project(const api::ProjectId&
         [&](pqxx::work& tx) { return accounts::update_project(tx, project.value, c, key_id); }));
 }
 
-api::IssuedChallenge PgAccounts::issue_wallet_challenge(const api::ProjectId& project,
-                                                        const std::string& address,
-                                                        int ttl_seconds) {
+ports::IssuedChallenge PgAccounts::issue_wallet_challenge(const ports::ProjectId& project,
+                                                          const std::string& address,
+                                                          int ttl_seconds) {
     return pool_.with_transaction([&](pqxx::work& tx) {
         auto p = pg::find_project(tx, project.value);
         auto c = accounts::issue_wallet_challenge(tx, project.value, address, ttl_seconds);
-        return api::IssuedChallenge{std::move(c.id),      std::move(c.address),
-                                    std::move(c.nonce),   std::move(c.expires_at),
-                                    std::move(c.message), p ? p->payout_address : std::nullopt};
+        return ports::IssuedChallenge{std::move(c.id),      std::move(c.address),
+                                      std::move(c.nonce),   std::move(c.expires_at),
+                                      std::move(c.message), p ? p->payout_address : std::nullopt};
     });
 }
 
-domain::Result<api::ProjectView> PgAccounts::verify_wallet(const api::WalletProofRequest& proof,
-                                                           const std::string& key_id) {
+domain::Result<ports::ProjectView> PgAccounts::verify_wallet(const ports::WalletProofRequest& proof,
+                                                             const std::string& key_id) {
     WalletVerification v;
     v.project_id = proof.project_id.value;
     v.address = proof.address;

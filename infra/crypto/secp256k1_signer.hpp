@@ -8,7 +8,7 @@
 #include <span>
 #include <string_view>
 
-#include "domain/evm/signer.hpp"
+#include "domain/ports/signer.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 
@@ -20,7 +20,7 @@ using domain::Address;
 using domain::Bytes32;
 using domain::evm::Signature;
 
-class Secp256k1Signer final : public domain::evm::Signer {
+class Secp256k1Signer final : public ports::Signer {
   public:
     // Errors (code invalid_private_key): the key is zero, or not below the group order n. The
     // messages never contain the key.

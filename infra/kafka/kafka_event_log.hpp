@@ -12,11 +12,17 @@
 #include <string>
 #include <thread>
 
-#include "infra/kafka/event_log.hpp"
+#include "domain/ports/event_log.hpp"
 #include "infra/kafka/handles.hpp"
 #include "infra/metrics/metrics.hpp"
 
 namespace duepay::infra::kafka {
+
+// The port's names (domain/ports/event_log.hpp, ADR 0207).
+using ports::AppendResult;
+using ports::AppendStatus;
+using ports::EventLog;
+using ports::LogRecord;
 
 struct ProducerSettings {
     std::string bootstrap;  // host:port[,host:port]

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 #include "infra/random/key_material.hpp"
 
 namespace duepay::infra::postgres {
 
-using api::KeyOwner;  // the port's vocabulary (api/http/ports.hpp, ADR 0182)
+using ports::KeyOwner;  // the port's vocabulary (domain/ports/api.hpp, ADR 0182)
 
 void prepare_account_statements(pqxx::connection& conn);
 

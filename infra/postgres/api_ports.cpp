@@ -61,14 +61,14 @@ domain::Address stored_address(const std::string& invoice_id, const char* column
     return a;
 }
 
-api::MerchantEvent merchant_event_of(MerchantEvent e) {
+ports::MerchantEvent merchant_event_of(MerchantEvent e) {
     return {{e.position.occurred_ms, std::move(e.position.id)}, std::move(e.body)};
 }
 
 }  // namespace
 
-api::ChargeView charge_view_of(ChargeRow row) {
-    api::ChargeView v;
+ports::ChargeView charge_view_of(ChargeRow row) {
+    ports::ChargeView v;
     // Parsed before the moves: an error names the row.
     const auto& id = row.invoice_id;
     v.payment_mode = stored_payment_mode(row);
@@ -100,14 +100,14 @@ api::ChargeView charge_view_of(ChargeRow row) {
     return v;
 }
 
-std::optional<api::KeyOwner> PgKeyDirectory::find(const api::KeyHash& key_hash) {
+std::optional<ports::KeyOwner> PgKeyDirectory::find(const ports::KeyHash& key_hash) {
     return pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::read_transaction tx(conn);
         return find_key_owner(tx, key_hash);
     });
 }
 
-std::vector<api::MerchantEvent> PgMerchantEvents::list(const api::EventQuery& query) {
+std::vector<ports::MerchantEvent> PgMerchantEvents::list(const ports::EventQuery& query) {
     MerchantEventQuery q;
     q.project_id = query.project_id.value;
     q.mode = domain::events::to_string(query.mode);
@@ -116,14 +116,15 @@ std::vector<api::MerchantEvent> PgMerchantEvents::list(const api::EventQuery& qu
     if (query.after) q.after = MerchantEventPosition{query.after->occurred_ms, query.after->id};
     q.limit = query.limit;
     auto rows = pool_.with_transaction([&](pqxx::work& tx) { return list_merchant_events(tx, q); });
-    std::vector<api::MerchantEvent> out;
+    std::vector<ports::MerchantEvent> out;
     out.reserve(rows.size());
     for (auto& row : rows) out.push_back(merchant_event_of(std::move(row)));
     return out;
 }
 
-std::optional<api::MerchantEvent> PgMerchantEvents::find(const api::ProjectId& project,
-                                                         api::Mode mode, const std::string& id) {
+std::optional<ports::MerchantEvent> PgMerchantEvents::find(const ports::ProjectId& project,
+                                                           ports::Mode mode,
+                                                           const std::string& id) {
     auto row = pool_.with_transaction([&](pqxx::work& tx) {
         return find_merchant_event(tx, project.value, std::string(domain::events::to_string(mode)),
                                    id);
@@ -132,7 +133,7 @@ std::optional<api::MerchantEvent> PgMerchantEvents::find(const api::ProjectId& p
     return merchant_event_of(std::move(*row));
 }
 
-std::optional<api::ChargeView> PgChargeReader::find(const std::string& invoice_id) {
+std::optional<ports::ChargeView> PgChargeReader::find(const std::string& invoice_id) {
     auto row = pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);
         return find_charge(tx, invoice_id);
@@ -141,22 +142,22 @@ std::optional<api::ChargeView> PgChargeReader::find(const std::string& invoice_i
     return charge_view_of(std::move(*row));
 }
 
-std::optional<api::ChargeStatus> PgChargeReader::find_status(const std::string& invoice_id) {
+std::optional<ports::ChargeStatus> PgChargeReader::find_status(const std::string& invoice_id) {
     return pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);
         return find_charge_status(tx, invoice_id);
     });
 }
 
-std::vector<api::ListedCharge> PgChargeReader::list(const api::ChargeListQuery& query) {
+std::vector<ports::ListedCharge> PgChargeReader::list(const ports::ChargeListQuery& query) {
     auto rows = pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);
         return list_charges(tx, query);
     });
-    std::vector<api::ListedCharge> out;
+    std::vector<ports::ListedCharge> out;
     out.reserve(rows.size());
     for (auto& r : rows)
-        out.push_back(api::ListedCharge{charge_view_of(std::move(r.row)), r.created_us});
+        out.push_back(ports::ListedCharge{charge_view_of(std::move(r.row)), r.created_us});
     return out;
 }
 

@@ -1,4 +1,4 @@
-// The Postgres adapters of the API's ports (api/http/ports.hpp; ADR 0182): key lookups, charge
+// The Postgres adapters of the API's ports (domain/ports/api.hpp; ADR 0182): key lookups, charge
 // reads and pages through the pool, the journal of a charge, the merchant events (ADR 0197), and
 // a ProjectionWaiter fed by LISTEN duepay_charges (the projector NOTIFYs each projected invoice).
 // The idempotency and limiter ports are IdempotencyStore and RateLimiter. Each translates the
@@ -17,7 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 #include "infra/postgres/charge_row.hpp"
 #include "infra/postgres/notify_listener.hpp"
 #include "infra/postgres/pool.hpp"
@@ -31,29 +31,29 @@ void prepare_api_statements(pqxx::connection& conn);
 // The row as the API's typed view (ADR 0206): status, amounts and addresses parsed once, here;
 // throws InfraError (not retryable) for a mode, payment mode, status, amount or address the
 // projection cannot have written.
-api::ChargeView charge_view_of(ChargeRow row);
+ports::ChargeView charge_view_of(ChargeRow row);
 
-class PgKeyDirectory final : public api::KeyDirectory {
+class PgKeyDirectory final : public ports::KeyDirectory {
   public:
     explicit PgKeyDirectory(ConnectionPool& pool) : pool_(pool) {}
-    std::optional<api::KeyOwner> find(const api::KeyHash& key_hash) override;
+    std::optional<ports::KeyOwner> find(const ports::KeyHash& key_hash) override;
 
   private:
     ConnectionPool& pool_;
 };
 
-class PgChargeReader final : public api::ChargeReader, public api::ChargeLister {
+class PgChargeReader final : public ports::ChargeReader, public ports::ChargeLister {
   public:
     explicit PgChargeReader(ConnectionPool& pool) : pool_(pool) {}
-    std::optional<api::ChargeView> find(const std::string& invoice_id) override;
-    std::optional<api::ChargeStatus> find_status(const std::string& invoice_id) override;
-    std::vector<api::ListedCharge> list(const api::ChargeListQuery& query) override;
+    std::optional<ports::ChargeView> find(const std::string& invoice_id) override;
+    std::optional<ports::ChargeStatus> find_status(const std::string& invoice_id) override;
+    std::vector<ports::ListedCharge> list(const ports::ChargeListQuery& query) override;
 
   private:
     ConnectionPool& pool_;
 };
 
-class PgChargeHistory final : public api::ChargeHistory {
+class PgChargeHistory final : public ports::ChargeHistory {
   public:
     explicit PgChargeHistory(ConnectionPool& pool) : pool_(pool) {}
     std::vector<std::string> events(const std::string& invoice_id) override;
@@ -63,12 +63,12 @@ class PgChargeHistory final : public api::ChargeHistory {
 };
 
 // GET /v1/events over merchant_event_store (webhook_events, docs/events-api.md).
-class PgMerchantEvents final : public api::MerchantEvents {
+class PgMerchantEvents final : public ports::MerchantEvents {
   public:
     explicit PgMerchantEvents(ConnectionPool& pool) : pool_(pool) {}
-    std::vector<api::MerchantEvent> list(const api::EventQuery& query) override;
-    std::optional<api::MerchantEvent> find(const api::ProjectId& project, api::Mode mode,
-                                           const std::string& id) override;
+    std::vector<ports::MerchantEvent> list(const ports::EventQuery& query) override;
+    std::optional<ports::MerchantEvent> find(const ports::ProjectId& project, ports::Mode mode,
+                                             const std::string& id) override;
 
   private:
     ConnectionPool& pool_;
@@ -77,7 +77,7 @@ class PgMerchantEvents final : public api::MerchantEvents {
 // Waiters are completed by notifications; ids notified with nobody waiting are remembered for a
 // while (the NOTIFY can beat the Kafka ack to the API). A sweeper thread times waiters out and, if
 // the LISTEN connection was lost, re-checks pending waiters against the table.
-class PgProjectionWaiter final : public api::ProjectionWaiter {
+class PgProjectionWaiter final : public ports::ProjectionWaiter {
   public:
     struct Hooks {
         std::function<void(const std::string& invoice_id)> projected;  // each notified id

@@ -281,16 +281,16 @@ domain::charge::Status stored_status(std::string_view text) {
     throw InfraError("stored status is not a charge status: " + std::string(text), false);
 }
 
-std::optional<api::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
-                                                    const std::string& invoice_id) {
+std::optional<ports::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
+                                                      const std::string& invoice_id) {
     auto rows = tx.exec_prepared("find_charge_status", invoice_id);
     if (rows.empty()) return std::nullopt;
-    return api::ChargeStatus{domain::ProjectId{rows[0][0].as<std::string>()},
-                             stored_status(rows[0][1].c_str()),
-                             stored_mode(rows[0][2].as<std::string>())};
+    return ports::ChargeStatus{domain::ProjectId{rows[0][0].as<std::string>()},
+                               stored_status(rows[0][1].c_str()),
+                               stored_mode(rows[0][2].as<std::string>())};
 }
 
-std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const api::ChargeListQuery& q) {
+std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const ports::ChargeListQuery& q) {
     // Only the filters given appear in the SQL, so the planner sees the exact shape and picks the
     // index for it; values are always parameters. The shape (one bit a filter) and the row count
     // name a prepared statement, so a page is planned once per connection, not per request.

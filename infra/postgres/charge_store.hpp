@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 #include "infra/postgres/charge_row.hpp"
 
 namespace duepay::infra::postgres {
@@ -66,17 +66,18 @@ void upsert_charges(pqxx::transaction_base& tx, const std::vector<ChargeRow>& ro
 
 std::optional<ChargeRow> find_charge(pqxx::transaction_base& tx, const std::string& invoice_id);
 
-std::optional<api::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
-                                                    const std::string& invoice_id);
+std::optional<ports::ChargeStatus> find_charge_status(pqxx::transaction_base& tx,
+                                                      const std::string& invoice_id);
 
-// One page of GET /v1/charges (api::ChargeListQuery): rows and their keyset positions. Every
+// One page of GET /v1/charges (ports::ChargeListQuery): rows and their keyset positions. Every
 // filter is served by an index of migration 0161.
 struct ListedRow {
     ChargeRow row;
     std::int64_t created_us = 0;  // created_at in unix microseconds (the keyset position)
 };
 
-std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const api::ChargeListQuery& query);
+std::vector<ListedRow> list_charges(pqxx::transaction_base& tx,
+                                    const ports::ChargeListQuery& query);
 
 // Sends NOTIFY on kChargesChannel (delivered at commit), in payloads under Postgres' 8000-byte
 // limit.

@@ -8,7 +8,7 @@
 
 namespace duepay::infra::postgres {
 
-std::optional<api::ChargeView> PgCheckoutReader::find(const std::string& invoice_id) {
+std::optional<ports::ChargeView> PgCheckoutReader::find(const std::string& invoice_id) {
     auto row = pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);
         return find_charge(tx, invoice_id);
@@ -17,13 +17,13 @@ std::optional<api::ChargeView> PgCheckoutReader::find(const std::string& invoice
     return charge_view_of(*row);
 }
 
-std::optional<api::Branding> PgCheckoutReader::branding(const api::ProjectId& project_id) {
+std::optional<ports::Branding> PgCheckoutReader::branding(const ports::ProjectId& project_id) {
     auto project = pool_.with_connection([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);
         return find_project(tx, project_id.value);
     });
     if (!project) return std::nullopt;
-    return api::Branding{project->name, project->logo_url, project->accent_color};
+    return ports::Branding{project->name, project->logo_url, project->accent_color};
 }
 
 std::optional<std::uint64_t> PgCheckoutReader::payment_block(const std::string& invoice_id) {

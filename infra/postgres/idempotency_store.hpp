@@ -19,25 +19,18 @@
 #include <utility>
 #include <vector>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 #include "domain/result.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/key_material.hpp"
 
 namespace duepay::infra::postgres {
 
-// 1 to 255 characters, each visible ASCII (0x21..0x7e). Code "invalid_idempotency_key" (400).
-domain::Result<std::string> parse_idempotency_key(std::string_view header_value);
-
-// SHA-256 over method, path and the raw body: the same key with other bytes is another request.
-random::Digest32 request_fingerprint(std::string_view method, std::string_view path,
-                                     std::string_view body);
-
-// The vocabulary is the port's (api/http/ports.hpp, ADR 0182).
-using api::BeginOutcome;
-using api::BeginResult;
-using api::PreparedCreate;
-using api::StoredResponse;
+// The vocabulary is the port's (domain/ports/api.hpp, ADR 0182).
+using ports::BeginOutcome;
+using ports::BeginResult;
+using ports::PreparedCreate;
+using ports::StoredResponse;
 
 struct IdempotencySettings {
     std::chrono::seconds retention{std::chrono::hours(24)};  // a completed key replays this long
@@ -45,8 +38,8 @@ struct IdempotencySettings {
         60};  // an in-flight row older than this was abandoned (crash)
 };
 
-// The Postgres adapter of the api::IdempotencyKeys port.
-class IdempotencyStore final : public api::IdempotencyKeys {
+// The Postgres adapter of the ports::IdempotencyKeys port.
+class IdempotencyStore final : public ports::IdempotencyKeys {
   public:
     explicit IdempotencyStore(ConnectionPool& pool, IdempotencySettings settings = {})
         : pool_(pool), settings_(settings) {}

@@ -14,15 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "domain/ports/errors.hpp"
 #include "infra/error.hpp"
 #include "infra/metrics/metrics.hpp"
 
 namespace duepay::infra::postgres {
 
-// The database is unreachable or too busy: retryable.
-class DatabaseUnavailable : public InfraError {
+// The database is unreachable or too busy: retryable. It is the ports' StoreUnavailable
+// (domain/ports/errors.hpp), which every port backed by Postgres throws.
+class DatabaseUnavailable : public InfraError, public ports::StoreUnavailable {
   public:
-    explicit DatabaseUnavailable(const std::string& what) : InfraError(what, true) {}
+    explicit DatabaseUnavailable(const std::string& what)
+        : InfraError(what, true), ports::StoreUnavailable(what) {}
+    const char* what() const noexcept override { return InfraError::what(); }
 };
 
 class ConnectionPool;

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 #include "infra/postgres/pool.hpp"
 
 namespace duepay::infra::postgres {
@@ -25,13 +25,13 @@ struct CreationLimits {
 // project and load benches) has no limit at all.
 CreationLimits creation_limits_for_plan(std::string_view plan);
 
-// The vocabulary is the port's (api/http/ports.hpp, ADR 0182).
-using api::LimitDecision;
-using api::LimitOutcome;
+// The vocabulary is the port's (domain/ports/api.hpp, ADR 0182).
+using ports::LimitDecision;
+using ports::LimitOutcome;
 
-// The Postgres adapter of the api::CreationLimiter port: limits by plan
+// The Postgres adapter of the ports::CreationLimiter port: limits by plan
 // (creation_limits_for_plan).
-class RateLimiter final : public api::CreationLimiter {
+class RateLimiter final : public ports::CreationLimiter {
   public:
     explicit RateLimiter(ConnectionPool& pool) : pool_(pool) {}
 

@@ -8,13 +8,13 @@
 namespace duepay::infra::postgres {
 namespace {
 
-std::string mode_text(api::Mode mode) { return std::string(domain::events::to_string(mode)); }
+std::string mode_text(ports::Mode mode) { return std::string(domain::events::to_string(mode)); }
 
-api::WebhookEndpoint endpoint_of(WebhookEndpoint e) {
-    api::WebhookEndpoint v;
+ports::WebhookEndpoint endpoint_of(WebhookEndpoint e) {
+    ports::WebhookEndpoint v;
     v.mode = stored_mode(e.mode);  // before the moves
     v.id = std::move(e.id);
-    v.project_id = api::ProjectId{std::move(e.project_id)};
+    v.project_id = ports::ProjectId{std::move(e.project_id)};
     v.url = std::move(e.url);
     v.events = std::move(e.events);
     v.description = std::move(e.description);
@@ -28,14 +28,14 @@ api::WebhookEndpoint endpoint_of(WebhookEndpoint e) {
     return v;
 }
 
-std::optional<api::WebhookEndpoint> endpoint_of(std::optional<WebhookEndpoint> e) {
+std::optional<ports::WebhookEndpoint> endpoint_of(std::optional<WebhookEndpoint> e) {
     if (!e) return std::nullopt;
     return endpoint_of(std::move(*e));
 }
 
 }  // namespace
 
-api::WebhookEndpoint PgWebhookEndpoints::create(const api::WebhookEndpoint& endpoint) {
+ports::WebhookEndpoint PgWebhookEndpoints::create(const ports::WebhookEndpoint& endpoint) {
     WebhookEndpoint e;
     e.id = endpoint.id;
     e.project_id = endpoint.project_id.value;
@@ -48,51 +48,51 @@ api::WebhookEndpoint PgWebhookEndpoints::create(const api::WebhookEndpoint& endp
         pool_.with_transaction([&](pqxx::work& tx) { return insert_webhook_endpoint(tx, e); }));
 }
 
-std::vector<api::WebhookEndpoint> PgWebhookEndpoints::list(
-    const api::ProjectId& project, api::Mode mode, std::size_t limit,
+std::vector<ports::WebhookEndpoint> PgWebhookEndpoints::list(
+    const ports::ProjectId& project, ports::Mode mode, std::size_t limit,
     const std::optional<std::string>& starting_after) {
     auto rows = pool_.with_transaction([&](pqxx::work& tx) {
         return list_webhook_endpoints(tx, project.value, mode_text(mode), limit, starting_after);
     });
-    std::vector<api::WebhookEndpoint> out;
+    std::vector<ports::WebhookEndpoint> out;
     out.reserve(rows.size());
     for (auto& row : rows) out.push_back(endpoint_of(std::move(row)));
     return out;
 }
 
-std::optional<api::WebhookEndpoint> PgWebhookEndpoints::find(const api::ProjectId& project,
-                                                             api::Mode mode,
-                                                             const std::string& id) {
+std::optional<ports::WebhookEndpoint> PgWebhookEndpoints::find(const ports::ProjectId& project,
+                                                               ports::Mode mode,
+                                                               const std::string& id) {
     return endpoint_of(pool_.with_transaction([&](pqxx::work& tx) {
         return find_webhook_endpoint(tx, project.value, mode_text(mode), id);
     }));
 }
 
-std::optional<api::WebhookEndpoint> PgWebhookEndpoints::update(
-    const api::ProjectId& project, api::Mode mode, const std::string& id,
-    const api::WebhookEndpointPatch& patch) {
+std::optional<ports::WebhookEndpoint> PgWebhookEndpoints::update(
+    const ports::ProjectId& project, ports::Mode mode, const std::string& id,
+    const ports::WebhookEndpointPatch& patch) {
     const EndpointPatch p{patch.url, patch.events, patch.description, patch.status};
     return endpoint_of(pool_.with_transaction([&](pqxx::work& tx) {
         return update_webhook_endpoint(tx, project.value, mode_text(mode), id, p);
     }));
 }
 
-bool PgWebhookEndpoints::remove(const api::ProjectId& project, api::Mode mode,
+bool PgWebhookEndpoints::remove(const ports::ProjectId& project, ports::Mode mode,
                                 const std::string& id) {
     return pool_.with_transaction([&](pqxx::work& tx) {
         return delete_webhook_endpoint(tx, project.value, mode_text(mode), id);
     });
 }
 
-std::optional<api::WebhookEndpoint> PgWebhookEndpoints::rotate_secret(
-    const api::ProjectId& project, api::Mode mode, const std::string& id, const std::string& secret,
-    std::chrono::seconds overlap) {
+std::optional<ports::WebhookEndpoint> PgWebhookEndpoints::rotate_secret(
+    const ports::ProjectId& project, ports::Mode mode, const std::string& id,
+    const std::string& secret, std::chrono::seconds overlap) {
     return endpoint_of(pool_.with_transaction([&](pqxx::work& tx) {
         return rotate_webhook_secret(tx, project.value, mode_text(mode), id, secret, overlap);
     }));
 }
 
-bool PgWebhookEndpoints::send_test(const api::ProjectId& project, api::Mode mode,
+bool PgWebhookEndpoints::send_test(const ports::ProjectId& project, ports::Mode mode,
                                    const std::string& endpoint_id,
                                    const domain::webhooks::WebhookEvent& event) {
     const auto m = mode_text(mode);
@@ -105,18 +105,18 @@ bool PgWebhookEndpoints::send_test(const api::ProjectId& project, api::Mode mode
     });
 }
 
-bool PgWebhookEndpoints::redeliver(const api::ProjectId& project, api::Mode mode,
+bool PgWebhookEndpoints::redeliver(const ports::ProjectId& project, ports::Mode mode,
                                    const std::string& event_id, const std::string& endpoint_id) {
     return pool_.with_transaction([&](pqxx::work& tx) {
         return redeliver_webhook_event(tx, project.value, mode_text(mode), event_id, endpoint_id);
     });
 }
 
-std::optional<std::vector<api::WebhookAttempt>> PgWebhookEndpoints::attempts(
-    const api::ProjectId& project, api::Mode mode, const std::string& endpoint_id,
+std::optional<std::vector<ports::WebhookAttempt>> PgWebhookEndpoints::attempts(
+    const ports::ProjectId& project, ports::Mode mode, const std::string& endpoint_id,
     std::size_t limit, std::optional<std::int64_t> before) {
     return pool_.with_transaction(
-        [&](pqxx::work& tx) -> std::optional<std::vector<api::WebhookAttempt>> {
+        [&](pqxx::work& tx) -> std::optional<std::vector<ports::WebhookAttempt>> {
             if (!find_webhook_endpoint(tx, project.value, mode_text(mode), endpoint_id))
                 return std::nullopt;
             return list_webhook_attempts(tx, endpoint_id, limit, before);

@@ -1,4 +1,4 @@
-// The Postgres adapter of the WebhookEndpoints port (api/http/ports.hpp, ADR 0198), used by the
+// The Postgres adapter of the WebhookEndpoints port (domain/ports/api.hpp, ADR 0198), used by the
 // /v1/webhook-* routes and by `duepay admin webhook`: one transaction of the pool per call over
 // webhook_store, the rows translated into the port's vocabulary. An unreachable database is
 // DatabaseUnavailable (the pool's retry, then the throw); no driver exception leaves it.
@@ -8,35 +8,36 @@
 #include <string>
 #include <vector>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 #include "infra/postgres/pool.hpp"
 
 namespace duepay::infra::postgres {
 
-class PgWebhookEndpoints final : public api::WebhookEndpoints {
+class PgWebhookEndpoints final : public ports::WebhookEndpoints {
   public:
     explicit PgWebhookEndpoints(ConnectionPool& pool) : pool_(pool) {}
 
-    api::WebhookEndpoint create(const api::WebhookEndpoint& endpoint) override;
-    std::vector<api::WebhookEndpoint> list(
-        const api::ProjectId& project, api::Mode mode, std::size_t limit,
+    ports::WebhookEndpoint create(const ports::WebhookEndpoint& endpoint) override;
+    std::vector<ports::WebhookEndpoint> list(
+        const ports::ProjectId& project, ports::Mode mode, std::size_t limit,
         const std::optional<std::string>& starting_after) override;
-    std::optional<api::WebhookEndpoint> find(const api::ProjectId& project, api::Mode mode,
-                                             const std::string& id) override;
-    std::optional<api::WebhookEndpoint> update(const api::ProjectId& project, api::Mode mode,
-                                               const std::string& id,
-                                               const api::WebhookEndpointPatch& patch) override;
-    bool remove(const api::ProjectId& project, api::Mode mode, const std::string& id) override;
-    std::optional<api::WebhookEndpoint> rotate_secret(const api::ProjectId& project, api::Mode mode,
-                                                      const std::string& id,
-                                                      const std::string& secret,
-                                                      std::chrono::seconds overlap) override;
-    bool send_test(const api::ProjectId& project, api::Mode mode, const std::string& endpoint_id,
+    std::optional<ports::WebhookEndpoint> find(const ports::ProjectId& project, ports::Mode mode,
+                                               const std::string& id) override;
+    std::optional<ports::WebhookEndpoint> update(const ports::ProjectId& project, ports::Mode mode,
+                                                 const std::string& id,
+                                                 const ports::WebhookEndpointPatch& patch) override;
+    bool remove(const ports::ProjectId& project, ports::Mode mode, const std::string& id) override;
+    std::optional<ports::WebhookEndpoint> rotate_secret(const ports::ProjectId& project,
+                                                        ports::Mode mode, const std::string& id,
+                                                        const std::string& secret,
+                                                        std::chrono::seconds overlap) override;
+    bool send_test(const ports::ProjectId& project, ports::Mode mode,
+                   const std::string& endpoint_id,
                    const domain::webhooks::WebhookEvent& event) override;
-    bool redeliver(const api::ProjectId& project, api::Mode mode, const std::string& event_id,
+    bool redeliver(const ports::ProjectId& project, ports::Mode mode, const std::string& event_id,
                    const std::string& endpoint_id) override;
-    std::optional<std::vector<api::WebhookAttempt>> attempts(
-        const api::ProjectId& project, api::Mode mode, const std::string& endpoint_id,
+    std::optional<std::vector<ports::WebhookAttempt>> attempts(
+        const ports::ProjectId& project, ports::Mode mode, const std::string& endpoint_id,
         std::size_t limit, std::optional<std::int64_t> before) override;
 
   private:

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "api/http/ports.hpp"
+#include "domain/ports/api.hpp"
 
 namespace duepay::infra::postgres {
 
@@ -82,7 +82,7 @@ bool redeliver_webhook_event(pqxx::work& tx, const std::string& project_id, cons
                              const std::string& event_id, const std::string& endpoint_id);
 
 // An attempt row is the WebhookEndpoints port's own type (the adapter returns it as it is).
-using WebhookAttempt = api::WebhookAttempt;
+using WebhookAttempt = ports::WebhookAttempt;
 // Newest first; `before_id` pages back.
 std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::string& endpoint_id,
                                                   std::size_t limit,

@@ -12,7 +12,7 @@
 #include <string>
 #include <tuple>
 
-#include "infra/rates/rate_source.hpp"
+#include "infra/rates/rates.hpp"
 
 namespace duepay::infra::rates {
 

@@ -23,7 +23,7 @@
 #include "domain/money/rate.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
-#include "infra/rates/rate_source.hpp"
+#include "infra/rates/rates.hpp"
 
 namespace duepay::infra::rates {
 

@@ -13,7 +13,7 @@
 #include "domain/money/fiat.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/result.hpp"
-#include "infra/rates/rate_source.hpp"
+#include "infra/rates/rates.hpp"
 
 namespace duepay::infra::rates {
 

@@ -13,7 +13,7 @@
 #include "infra/rates/cached_rate_source.hpp"
 #include "infra/rates/chainlink_rate_source.hpp"
 #include "infra/rates/http_json_rate_source.hpp"
-#include "infra/rates/rate_source.hpp"
+#include "infra/rates/rates.hpp"
 #include "infra/rates/refreshing_rate_source.hpp"
 
 namespace duepay::infra::rates {

@@ -23,7 +23,7 @@
 #include <tuple>
 #include <vector>
 
-#include "infra/rates/rate_source.hpp"
+#include "infra/rates/rates.hpp"
 
 namespace duepay::infra::rates {
 

@@ -35,7 +35,7 @@ domain::Bytes32 legacy_signing_hash(const LegacyTransaction& tx) {
     return keccak256(rlp_list(fields));
 }
 
-Bytes sign_legacy_transaction(const LegacyTransaction& tx, const Signer& signer) {
+Bytes sign_legacy_transaction(const LegacyTransaction& tx, const ports::Signer& signer) {
     const auto sig = signer.sign_digest(legacy_signing_hash(tx));
     const std::uint64_t recovery = sig.bytes[64] - 27u;
     auto fields = unsigned_fields(tx);

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "domain/evm/eip712.hpp"
-#include "domain/evm/signer.hpp"
+#include "domain/ports/signer.hpp"
 #include "domain/types.hpp"
 
 namespace duepay::infra::rpc {
@@ -24,8 +24,7 @@ struct LegacyTransaction {
 };
 
 // rlp([nonce, gasPrice, gas, to, value, data, v, r, s]) with v = chainId * 2 + 35 + recovery id.
-domain::Bytes sign_legacy_transaction(const LegacyTransaction& tx,
-                                      const domain::evm::Signer& signer);
+domain::Bytes sign_legacy_transaction(const LegacyTransaction& tx, const ports::Signer& signer);
 // keccak256(rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0])): what is signed.
 domain::Bytes32 legacy_signing_hash(const LegacyTransaction& tx);
 

@@ -1,14 +1,12 @@
 // What the REST routes (api/http/webhooks_api.cpp) and `duepay admin webhook` share about
-// endpoints: the URL check (syntax rules + the registration-time address check), new ids and
-// secrets, and the JSON of endpoints and attempts, in the WebhookEndpoints port's vocabulary
-// (api/http/ports.hpp; docs/webhooks.md, schemas/openapi.yaml).
+// endpoints: the URL check (syntax rules + the registration-time address check) and new ids
+// (docs/webhooks.md). Their JSON is the api's (api/http/webhook_endpoint_json.hpp).
 #pragma once
 
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "api/http/ports.hpp"
+#include "domain/events/event.hpp"
 #include "domain/result.hpp"
 
 namespace duepay::infra::webhooks {
@@ -18,7 +16,7 @@ namespace duepay::infra::webhooks {
 // http:// and loopback through for test-mode endpoints only: a live endpoint gets the same
 // webhook_url_not_https / webhook_url_private_address as without it, its message saying why.
 std::optional<domain::Error> check_endpoint_url(const std::string& url, bool allow_insecure,
-                                                api::Mode mode);
+                                                domain::events::Mode mode);
 
 // "we_" + 24 hex from the CSPRNG.
 std::string new_endpoint_id();
@@ -27,10 +25,5 @@ std::string new_test_event_id();
 
 bool is_endpoint_id(std::string_view id);
 bool is_event_id(std::string_view id);
-
-// data of the endpoint routes; the secret only when `with_secret` (create, rotation).
-std::string endpoint_json(const api::WebhookEndpoint& endpoint, bool with_secret);
-std::string endpoint_list_json(const std::vector<api::WebhookEndpoint>& endpoints, bool has_more);
-std::string attempt_list_json(const std::vector<api::WebhookAttempt>& attempts, bool has_more);
 
 }  // namespace duepay::infra::webhooks

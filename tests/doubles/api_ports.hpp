@@ -1,4 +1,4 @@
-// In-memory doubles of the API's ports (api/http/ports.hpp) and of the event log, shared by the
+// In-memory doubles of the API's ports (domain/ports/api.hpp) and of the event log, shared by the
 // unit tests of tests/unit/api/. Each keeps the semantics of its Postgres or Kafka adapter that
 // the routes rely on (docs/limits.md for keys and limits) and records what it was asked, so a
 // test can assert on it. Unit tests only: integration tests run against the real stack.
@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "api/http/ports.hpp"
+#include "api/http/port_names.hpp"
 #include "domain/evm/address.hpp"
-#include "infra/kafka/event_log.hpp"
-#include "infra/postgres/pool.hpp"
+#include "domain/ports/errors.hpp"
+#include "domain/ports/event_log.hpp"
 #include "infra/random/key_material.hpp"
 
 namespace duepay::doubles {
@@ -97,14 +97,14 @@ class FakeWaiter final : public api::ProjectionWaiter {
 };
 
 // Keeps every record and answers with `outcome` (persisted: partition 0, offsets 0, 1, ...).
-class FakeLog final : public infra::kafka::EventLog {
+class FakeLog final : public ports::EventLog {
   public:
-    void append_async(infra::kafka::LogRecord record,
-                      std::function<void(infra::kafka::AppendResult)> done) override {
+    void append_async(ports::LogRecord record,
+                      std::function<void(ports::AppendResult)> done) override {
         records.push_back(record);
-        infra::kafka::AppendResult result;
+        ports::AppendResult result;
         result.status = outcome;
-        if (outcome == infra::kafka::AppendStatus::persisted) {
+        if (outcome == ports::AppendStatus::persisted) {
             result.partition = 0;
             result.offset = static_cast<std::int64_t>(records.size()) - 1;
         } else {
@@ -112,8 +112,8 @@ class FakeLog final : public infra::kafka::EventLog {
         }
         done(result);
     }
-    std::vector<infra::kafka::LogRecord> records;
-    infra::kafka::AppendStatus outcome = infra::kafka::AppendStatus::persisted;
+    std::vector<ports::LogRecord> records;
+    ports::AppendStatus outcome = ports::AppendStatus::persisted;
 };
 
 // Idempotency keys with the store's semantics (docs/limits.md, ADR 0091), in memory.
@@ -187,14 +187,14 @@ class FakeIdempotency final : public api::IdempotencyKeys {
     }
 };
 
-// Answers `decision` (or throws DatabaseUnavailable when `fail`) and records what it was asked.
+// Answers `decision` (or throws ports::StoreUnavailable when `fail`) and records what it was asked.
 class FakeLimiter final : public api::CreationLimiter {
   public:
     api::LimitDecision take(const api::ProjectId& project, const std::string& plan) override {
         ++takes;
         projects.push_back(project.value);
         plans.push_back(plan);
-        if (fail) throw infra::postgres::DatabaseUnavailable("connection refused");
+        if (fail) throw ports::StoreUnavailable("connection refused");
         return decision;
     }
     void refund_quota(const api::ProjectId& project, const std::string& month) override {
@@ -311,13 +311,13 @@ class FakeAccounts final : public api::Accounts {
   private:
     void record(std::string call) {
         calls.push_back(std::move(call));
-        if (unavailable) throw infra::postgres::DatabaseUnavailable("connection refused");
+        if (unavailable) throw ports::StoreUnavailable("connection refused");
     }
 };
 
 // Webhook endpoints of any project and mode, in creation order; every call is recorded. An endpoint
 // of another project or mode is not found, as in the Postgres adapter. `unavailable` makes every
-// call throw DatabaseUnavailable.
+// call throw ports::StoreUnavailable.
 class FakeWebhookEndpoints final : public api::WebhookEndpoints {
   public:
     api::WebhookEndpoint create(const api::WebhookEndpoint& endpoint) override {
@@ -405,7 +405,7 @@ class FakeWebhookEndpoints final : public api::WebhookEndpoints {
   private:
     void record(std::string call) {
         calls.push_back(std::move(call));
-        if (unavailable) throw infra::postgres::DatabaseUnavailable("connection refused");
+        if (unavailable) throw ports::StoreUnavailable("connection refused");
     }
     api::WebhookEndpoint* mine(const api::ProjectId& project, api::Mode mode,
                                const std::string& id) {

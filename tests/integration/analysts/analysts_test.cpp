@@ -274,7 +274,7 @@ TEST_F(AnalystsTest, ARecordRepeatingAnEventIdIsExportedOnce) {
         infra::kafka::KafkaEventLog log(settings);
         std::promise<bool> acked;
         log.append_async({records.front().key, records.front().value},
-                         [&](infra::kafka::AppendResult r) { acked.set_value(r.ok()); });
+                         [&](ports::AppendResult r) { acked.set_value(r.ok()); });
         ASSERT_TRUE(acked.get_future().get());
     }
     const auto path = "/tmp/duepay-analysts-repeat-" + unique_suffix();

@@ -87,7 +87,7 @@ class SchemaVersionsTest : public ::testing::Test {
         infra::kafka::KafkaEventLog log(settings);
         std::atomic<int> acked{0};
         for (const auto& [key, value] : records) {
-            log.append_async({key, value}, [&](infra::kafka::AppendResult r) {
+            log.append_async({key, value}, [&](ports::AppendResult r) {
                 if (r.ok()) ++acked;
             });
         }

@@ -9,28 +9,29 @@
 #include <thread>
 #include <vector>
 
+#include "api/http/idempotency_key.hpp"
 #include "infra/error.hpp"
 #include "tests/integration/guards/guards_support.hpp"
 
 namespace duepay::tests::guards {
 namespace {
 
+using api::request_fingerprint;
 using domain::ProjectId;
 using infra::postgres::BeginOutcome;
 using infra::postgres::ConnectionPool;
 using infra::postgres::IdempotencySettings;
 using infra::postgres::IdempotencyStore;
-using infra::postgres::request_fingerprint;
 using infra::postgres::StoredResponse;
 
 TEST(IdempotencyKey, ValidatesLengthAndVisibleAscii) {
-    EXPECT_TRUE(infra::postgres::parse_idempotency_key("a"));
-    EXPECT_TRUE(infra::postgres::parse_idempotency_key(std::string(255, 'k')));
-    EXPECT_TRUE(infra::postgres::parse_idempotency_key("order-42_retry!~"));
+    EXPECT_TRUE(api::parse_idempotency_key("a"));
+    EXPECT_TRUE(api::parse_idempotency_key(std::string(255, 'k')));
+    EXPECT_TRUE(api::parse_idempotency_key("order-42_retry!~"));
     for (const std::string& bad :
          {std::string(), std::string(256, 'k'), std::string("has space"), std::string("tab\t"),
           std::string("caf\xc3\xa9"), std::string("nl\n")}) {
-        auto r = infra::postgres::parse_idempotency_key(bad);
+        auto r = api::parse_idempotency_key(bad);
         ASSERT_FALSE(r) << bad;
         EXPECT_EQ(r.error().code, "invalid_idempotency_key");
     }

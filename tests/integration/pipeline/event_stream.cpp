@@ -45,8 +45,8 @@ bool same_json(const std::optional<std::string>& a, const std::optional<std::str
 
 }  // namespace
 
-std::vector<infra::kafka::LogRecord> make_event_stream(int invoices, const std::string& tag) {
-    std::vector<infra::kafka::LogRecord> out;
+std::vector<ports::LogRecord> make_event_stream(int invoices, const std::string& tag) {
+    std::vector<ports::LogRecord> out;
     out.reserve(static_cast<std::size_t>(invoices) * 5);
     const auto token =
         domain::evm::parse_address("0x5FbDB2315678afecb367f032d93F642f64180aa3").value();
@@ -128,7 +128,7 @@ std::vector<infra::kafka::LogRecord> make_event_stream(int invoices, const std::
 }
 
 std::size_t produce_all(const std::string& bootstrap, const std::string& topic,
-                        const std::vector<infra::kafka::LogRecord>& records) {
+                        const std::vector<ports::LogRecord>& records) {
     std::atomic<std::size_t> persisted{0};
     {
         infra::kafka::ProducerSettings settings;
@@ -138,7 +138,7 @@ std::size_t produce_all(const std::string& bootstrap, const std::string& topic,
         settings.message_timeout_ms = 30000;
         infra::kafka::KafkaEventLog log(settings);
         for (const auto& r : records) {
-            log.append_async(r, [&](infra::kafka::AppendResult result) {
+            log.append_async(r, [&](ports::AppendResult result) {
                 if (result.ok()) ++persisted;
             });
         }

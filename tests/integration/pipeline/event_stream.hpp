@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "infra/kafka/event_log.hpp"
+#include "domain/ports/event_log.hpp"
 #include "infra/kafka/kafka_consumer.hpp"
 
 namespace duepay::tests {
@@ -13,11 +13,11 @@ namespace duepay::tests {
 // `invoices` charges of five records each: charge.created, payment_detected, then paid (even i)
 // or payment_reorged (odd i), a re-emitted copy of the detection (same event id: a duplicate the
 // projector must apply once), then settled (even) or expired (odd). Keys are the invoice ids.
-std::vector<infra::kafka::LogRecord> make_event_stream(int invoices, const std::string& tag);
+std::vector<ports::LogRecord> make_event_stream(int invoices, const std::string& tag);
 
 // Appends every record with the real producer; returns how many were acked as persisted.
 std::size_t produce_all(const std::string& bootstrap, const std::string& topic,
-                        const std::vector<infra::kafka::LogRecord>& records);
+                        const std::vector<ports::LogRecord>& records);
 
 struct ReadModelCheck {
     std::size_t invoices = 0;             // distinct invoices in the topic

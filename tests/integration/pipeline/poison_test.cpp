@@ -129,7 +129,7 @@ TEST_F(Poison, PoisonRecordsOnTheTopicAreQuarantinedAndThePartitionMovesOn) {
     huge.invoice_id.bytes[31] ^= 0x5a;
     huge.chain_id = domain::ChainId{std::numeric_limits<std::uint64_t>::max()};
     ASSERT_TRUE(ev::decode_event(ev::encode_event(huge)).ok());
-    std::vector<infra::kafka::LogRecord> records = good_a;
+    std::vector<ports::LogRecord> records = good_a;
     const std::size_t first_poison = records.size() + topic_size();
     records.push_back({"poison-key", std::string("\xff\xfe{not json\0", 12)});
     records.push_back({good_a.front().key, ev::encode_event(nul)});

@@ -95,10 +95,9 @@ TEST(ProjectorCrash, ThreeInOneGroupOneKilledTheOthersTakeOverAndMatchASingleRep
 
     // 1,200 charges, 6,000 records (4,800 distinct events): half before the kill, half after.
     const auto records = make_event_stream(1200, "trio" + suffix);
-    const std::vector<infra::kafka::LogRecord> first(records.begin(),
-                                                     records.begin() + records.size() / 2);
-    const std::vector<infra::kafka::LogRecord> second(records.begin() + records.size() / 2,
-                                                      records.end());
+    const std::vector<ports::LogRecord> first(records.begin(),
+                                              records.begin() + records.size() / 2);
+    const std::vector<ports::LogRecord> second(records.begin() + records.size() / 2, records.end());
     ASSERT_EQ(produce_all(env.kafka_bootstrap, topic, first), first.size());
     ASSERT_TRUE(wait_until([&] { return journal_count(env.database_url, topic) >= 600; },
                            std::chrono::seconds(60)))

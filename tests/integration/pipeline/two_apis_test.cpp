@@ -33,7 +33,7 @@ std::string status_of(const HttpResponse& r) {
 
 // charge.expired for `invoice_id` (a test-mode charge of prj_demo on 80002), as chainwatch would
 // append it.
-infra::kafka::LogRecord expired_event(const std::string& invoice_id, std::uint64_t deadline) {
+ports::LogRecord expired_event(const std::string& invoice_id, std::uint64_t deadline) {
     ev::Event e;
     e.id = "two-apis-expired-" + invoice_id;
     e.invoice_id = domain::parse_invoice_id(invoice_id).value();

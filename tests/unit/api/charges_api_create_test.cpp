@@ -267,13 +267,13 @@ TEST_F(ChargesApiTest, MalformedJsonIs400InvalidJson) {
 }
 
 TEST_F(ChargesApiTest, LogUnavailableIs503WithRetryAfterAndNoWait) {
-    log_.outcome = infra::kafka::AppendStatus::not_persisted;
+    log_.outcome = ports::AppendStatus::not_persisted;
     auto r = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5"})");
     EXPECT_EQ(r.status, 503);
     EXPECT_EQ(code_of(r), "event_log_unavailable");
     EXPECT_EQ(json(r)["meta"]["retryAfterMs"].GetInt64(), 1000);
     EXPECT_TRUE(waiter_.waited.empty());
-    log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
+    log_.outcome = ports::AppendStatus::possibly_persisted;
     auto u = call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"5"})");
     EXPECT_EQ(u.status, 503);
     EXPECT_EQ(code_of(u), "event_log_outcome_unknown");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "api/http/idempotency_key.hpp"
 #include "domain/events/event_json.hpp"
 #include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/rate_limiter.hpp"
@@ -49,7 +50,7 @@ TEST_F(ChargesApiTest, AReplayIsTheStored201ByteForByteAndCostsNoToken) {
 }
 
 TEST_F(ChargesApiTest, AKeyInFlightIs409AndAKeyReusedWithAnotherBodyIs422) {
-    const auto fp = infra::postgres::request_fingerprint("POST", "/v1/invoices", kBody);
+    const auto fp = api::request_fingerprint("POST", "/v1/invoices", kBody);
     idempotency_.rows["prj_a/busy"] = {fp, std::nullopt, std::nullopt, true};
     auto busy = call("POST", "/v1/invoices", kBody, kTestKey, "busy");
     EXPECT_EQ(busy.status, 409);
@@ -103,14 +104,14 @@ TEST_F(ChargesApiTest, QuotaExceededIs429MonthlyQuotaExceededWithRetryAfterToNex
 }
 
 TEST_F(ChargesApiTest, NotPersistedFreesTheKeyAndRefundsTheQuotaSoTheRetrySucceeds) {
-    log_.outcome = infra::kafka::AppendStatus::not_persisted;
+    log_.outcome = ports::AppendStatus::not_persisted;
     auto r = call("POST", "/v1/invoices", kBody, kTestKey, "np");
     EXPECT_EQ(r.status, 503);
     EXPECT_EQ(code_of(r), "event_log_unavailable");
     EXPECT_EQ(idempotency_.abandons, 1);
     EXPECT_EQ(idempotency_.completes, 0);
     EXPECT_EQ(limiter_.refunds, std::vector<std::string>{"prj_a@2026-11-01"});
-    log_.outcome = infra::kafka::AppendStatus::persisted;
+    log_.outcome = ports::AppendStatus::persisted;
     auto retry = call("POST", "/v1/invoices", kBody, kTestKey, "np");
     EXPECT_EQ(retry.status, 201) << retry.body;
     EXPECT_EQ(limiter_.refunds.size(), 1u);
@@ -119,7 +120,7 @@ TEST_F(ChargesApiTest, NotPersistedFreesTheKeyAndRefundsTheQuotaSoTheRetrySuccee
 // ADR 0091: an unknown outcome must not let the retry create a second charge.
 TEST_F(ChargesApiTest, PossiblyPersistedKeepsTheKeyBoundAndTheRetryAppendsTheSameEvent) {
     use_counting_ids();
-    log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
+    log_.outcome = ports::AppendStatus::possibly_persisted;
     auto r = call("POST", "/v1/invoices", kBody, kTestKey, "pp");
     EXPECT_EQ(code_of(r), "event_log_outcome_unknown");
     EXPECT_EQ(idempotency_.abandons, 0);
@@ -134,7 +135,7 @@ TEST_F(ChargesApiTest, PossiblyPersistedKeepsTheKeyBoundAndTheRetryAppendsTheSam
 
     // The charge is not in the read model: the retry appends the same bytes (same invoice id,
     // same event id), takes no new token and answers the 201 of that charge.
-    log_.outcome = infra::kafka::AppendStatus::persisted;
+    log_.outcome = ports::AppendStatus::persisted;
     auto retry = call("POST", "/v1/invoices", kBody, kTestKey, "pp");
     ASSERT_EQ(retry.status, 201) << retry.body;
     ASSERT_EQ(log_.records.size(), 2u);
@@ -150,7 +151,7 @@ TEST_F(ChargesApiTest, PossiblyPersistedKeepsTheKeyBoundAndTheRetryAppendsTheSam
 
 TEST_F(ChargesApiTest, AResumedRetryThatFindsTheChargeAnswersItsStored201AndAppendsNothing) {
     use_counting_ids();
-    log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
+    log_.outcome = ports::AppendStatus::possibly_persisted;
     EXPECT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "found").status, 503);
     const auto prepared = idempotency_.rows.begin()->second.prepared.value();
     // The broker did persist it and the projector has it.
@@ -170,11 +171,11 @@ TEST_F(ChargesApiTest, AResumedRetryThatFindsTheChargeAnswersItsStored201AndAppe
 
 TEST_F(ChargesApiTest, ABoundKeyStaysBoundThroughAFailedResumeAndRefusesAnotherBody) {
     use_counting_ids();
-    log_.outcome = infra::kafka::AppendStatus::possibly_persisted;
+    log_.outcome = ports::AppendStatus::possibly_persisted;
     EXPECT_EQ(call("POST", "/v1/invoices", kBody, kTestKey, "bound").status, 503);
     const auto first = log_.records[0];
     // A resumed attempt that the log refuses outright: still bound (the first may be durable).
-    log_.outcome = infra::kafka::AppendStatus::not_persisted;
+    log_.outcome = ports::AppendStatus::not_persisted;
     auto again = call("POST", "/v1/invoices", kBody, kTestKey, "bound");
     EXPECT_EQ(code_of(again), "event_log_unavailable");
     EXPECT_EQ(idempotency_.abandons, 0);
@@ -184,7 +185,7 @@ TEST_F(ChargesApiTest, ABoundKeyStaysBoundThroughAFailedResumeAndRefusesAnotherB
     auto other =
         call("POST", "/v1/invoices", R"({"chainId":80002,"amount":"6"})", kTestKey, "bound");
     EXPECT_EQ(code_of(other), "idempotency_key_reused");
-    log_.outcome = infra::kafka::AppendStatus::persisted;
+    log_.outcome = ports::AppendStatus::persisted;
     auto ok = call("POST", "/v1/invoices", kBody, kTestKey, "bound");
     ASSERT_EQ(ok.status, 201) << ok.body;
     for (const auto& record : log_.records) EXPECT_EQ(record.value, first.value);

@@ -35,15 +35,14 @@ const char* kChains = R"({"chains":[
   "forwarderInitCodeHash":"0x83ea636e1a7c5ea12df9fdbfbc95e938d35dc623aa2849608e73092fcdeca678","graceSeconds":120,
   "defaultToken":"USDT","tokens":[{"symbol":"USDT","name":"t","address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","decimals":6}]}]})";
 
-class FixedRate final : public infra::rates::RateSource {
+class FixedRate final : public ports::RateSource {
   public:
-    infra::rates::Quote quote(domain::money::FiatCurrency, std::string_view,
-                              domain::ChainId) override {
-        infra::rates::Quote q;
+    ports::Quote quote(domain::money::FiatCurrency, std::string_view, domain::ChainId) override {
+        ports::Quote q;
         q.fiat_per_token = domain::money::parse_rate("35.5").value();
         q.source = "fixed";
         q.updated_at = q.read_at =
-            infra::rates::Clock::time_point(std::chrono::seconds(1'800'000'000));
+            std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000));
         return q;
     }
 };

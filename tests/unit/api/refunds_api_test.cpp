@@ -16,12 +16,12 @@ namespace duepay::api {
 namespace {
 
 namespace ev = domain::events;
-using infra::kafka::AppendStatus;
+using ports::AppendStatus;
 
 constexpr const char* kKey = "dp_test_0123456789abcdef0123456789abcdef0123456789abcdef";
 
 // Every port the route uses, backed by one charge's history.
-struct World final : KeyDirectory, ChargeReader, ChargeHistory, infra::kafka::EventLog {
+struct World final : KeyDirectory, ChargeReader, ChargeHistory, ports::EventLog {
     std::optional<KeyOwner> find(const KeyHash& hash) override {
         if (hash != infra::random::sha256(kKey)) return std::nullopt;
         KeyOwner o;
@@ -45,10 +45,10 @@ struct World final : KeyDirectory, ChargeReader, ChargeHistory, infra::kafka::Ev
         for (const auto& e : history) out.push_back(ev::encode_event(e));
         return out;
     }
-    void append_async(infra::kafka::LogRecord record,
-                      std::function<void(infra::kafka::AppendResult)> done) override {
+    void append_async(ports::LogRecord record,
+                      std::function<void(ports::AppendResult)> done) override {
         appended.push_back(record);
-        infra::kafka::AppendResult r;
+        ports::AppendResult r;
         r.status = outcome;
         done(r);
     }
@@ -56,7 +56,7 @@ struct World final : KeyDirectory, ChargeReader, ChargeHistory, infra::kafka::Ev
 
     std::string project = ev::examples::envelope("c", ev::examples::created_data()).project_id;
     std::vector<ev::Event> history{ev::examples::envelope("c", ev::examples::created_data())};
-    std::vector<infra::kafka::LogRecord> appended;
+    std::vector<ports::LogRecord> appended;
     AppendStatus outcome = AppendStatus::persisted;
 };
 

@@ -1,7 +1,6 @@
-#include "domain/evm/signer.hpp"
-
 #include <gtest/gtest.h>
 
+#include "domain/evm/signature.hpp"
 #include "domain/hex.hpp"
 
 namespace duepay::domain::evm {

@@ -94,8 +94,7 @@ TEST(Secp256k1Signer, FromHexValidatesTheTextWithoutEchoingIt) {
 TEST(Secp256k1Signer, RoundTripThroughThePortAndRecovery) {
     for (std::uint64_t k = 1; k <= 20; ++k) {
         const Bytes32 key = domain::evm::keccak256(std::string_view("key-" + std::to_string(k)));
-        std::unique_ptr<domain::evm::Signer> signer =
-            std::make_unique<Secp256k1Signer>(signer_of(key));
+        std::unique_ptr<ports::Signer> signer = std::make_unique<Secp256k1Signer>(signer_of(key));
         for (int m = 0; m < 10; ++m) {
             const Bytes32 digest =
                 domain::evm::keccak256(std::string_view("msg-" + std::to_string(k * 100 + m)));

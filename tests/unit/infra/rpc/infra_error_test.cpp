@@ -12,7 +12,7 @@
 #include "infra/kafka/kafka_error.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/random/random.hpp"
-#include "infra/rates/rate_source.hpp"
+#include "infra/rates/rates.hpp"
 #include "infra/rpc/rpc_client.hpp"
 
 namespace duepay::infra {
@@ -26,6 +26,9 @@ static_assert(std::is_base_of_v<kafka::KafkaError, kafka::UnknownTopic>);
 static_assert(std::is_base_of_v<InfraError, curl::CurlError>);
 static_assert(std::is_base_of_v<InfraError, config::ConfigError>);
 static_assert(std::is_base_of_v<InfraError, random::RandomError>);
+// The ports' own errors (domain/ports/errors.hpp, ADR 0207): what the api catches.
+static_assert(std::is_base_of_v<ports::StoreUnavailable, postgres::DatabaseUnavailable>);
+static_assert(std::is_base_of_v<ports::RateUnavailable, rates::RateUnavailable>);
 
 bool retryable_when_caught_as_base(const std::function<void()>& thrower) {
     try {
@@ -57,6 +60,35 @@ TEST(InfraError, EveryAdapterErrorIsCaughtAsOneBaseAndKeepsRetryable) {
     } catch (const rpc::RpcError& e) {
         EXPECT_EQ(e.code(), -32601);
         EXPECT_STREQ(e.what(), "refused");
+    }
+}
+
+// An adapter's error that is also a port's error is caught as either, and as one std::exception
+// (a virtual base on both sides: no ambiguity), with the same message and retry verdict.
+TEST(InfraError, AnAdapterErrorIsCaughtAsItsPortsErrorAndAsOneStdException) {
+    try {
+        throw postgres::DatabaseUnavailable("postgres: connection refused");
+    } catch (const ports::StoreUnavailable& e) {
+        EXPECT_STREQ(e.what(), "postgres: connection refused");
+    }
+    try {
+        throw postgres::DatabaseUnavailable("postgres: no free connection");
+    } catch (const std::exception& e) {
+        EXPECT_STREQ(e.what(), "postgres: no free connection");
+        EXPECT_NE(dynamic_cast<const InfraError*>(&e), nullptr);
+    }
+    for (bool retryable : {true, false}) {
+        try {
+            throw rates::RateUnavailable("no feed", retryable);
+        } catch (const ports::RateUnavailable& e) {
+            EXPECT_EQ(e.retryable(), retryable);
+            EXPECT_STREQ(e.what(), "no feed");
+        }
+    }
+    try {
+        throw rates::RateUnavailable("stale", true);
+    } catch (const std::exception& e) {
+        EXPECT_STREQ(e.what(), "stale");
     }
 }
 

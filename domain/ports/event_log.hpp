@@ -1,14 +1,13 @@
 // The event log port: append one already-encoded event to the charge-event topic and learn whether
-// the broker made it durable. KafkaEventLog (kafka_event_log.hpp) is the adapter; unit tests of the
-// API use an in-memory double.
+// the broker made it durable. KafkaEventLog (infra/kafka/kafka_event_log.hpp) is the adapter; unit
+// tests of the API use an in-memory double.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <string>
 
-namespace duepay::infra::kafka {
+namespace duepay::ports {
 
 struct LogRecord {
     std::string key;    // the invoiceId (0x-hex): every event of a charge lands on one partition
@@ -38,4 +37,4 @@ class EventLog {
     virtual void append_async(LogRecord record, std::function<void(AppendResult)> done) = 0;
 };
 
-}  // namespace duepay::infra::kafka
+}  // namespace duepay::ports

@@ -1,6 +1,6 @@
-// The signing port. The domain computes every digest (EIP-712, EIP-191) purely; producing a
-// signature needs a secret key and a curve library, so it sits behind this interface and the
-// adapter lives in infra/crypto (docs/adr/0010-signing-behind-a-port.md).
+// An ECDSA signature as the EVM takes it, and the parsing of a wallet's signature text. Producing
+// one needs a secret key and a curve library: that is the Signer port (domain/ports/signer.hpp,
+// docs/adr/0010-signing-behind-a-port.md), whose adapter lives in infra/crypto.
 #pragma once
 
 #include <array>
@@ -8,7 +8,6 @@
 #include <string_view>
 
 #include "domain/result.hpp"
-#include "domain/types.hpp"
 
 namespace duepay::domain::evm {
 
@@ -23,12 +22,5 @@ struct Signature {
 // wallets) is normalised to 27 or 28, as ethers does; any other v is rejected. Range checks of r
 // and s (and low-s) happen on recovery (infra/crypto recover_signer). Error: invalid_signature.
 Result<Signature> parse_signature(std::string_view text);
-
-class Signer {
-  public:
-    virtual ~Signer();
-    virtual Signature sign_digest(const Bytes32& digest) const = 0;
-    virtual Address address() const = 0;
-};
 
 }  // namespace duepay::domain::evm

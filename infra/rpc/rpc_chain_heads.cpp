@@ -1,20 +1,20 @@
-#include "api/checkout/rpc_chain_heads.hpp"
+#include "infra/rpc/rpc_chain_heads.hpp"
 
 #include <algorithm>
 
 #include "infra/rpc/rpc_client.hpp"
 
-namespace duepay::api::checkout {
+namespace duepay::infra::rpc {
 
 struct RpcChainHeads::Entry {
     std::mutex mutex;
-    std::unique_ptr<infra::rpc::RpcClient> client;
+    std::unique_ptr<RpcClient> client;
     std::chrono::steady_clock::time_point read_at{};
     std::chrono::milliseconds ttl{1000};
     std::optional<std::uint64_t> value;
 };
 
-RpcChainHeads::RpcChainHeads(const infra::config::ChainRegistry& chains) : chains_(chains) {}
+RpcChainHeads::RpcChainHeads(const config::ChainRegistry& chains) : chains_(chains) {}
 RpcChainHeads::~RpcChainHeads() = default;
 
 std::optional<std::uint64_t> RpcChainHeads::head(std::uint64_t chain_id) {
@@ -26,10 +26,10 @@ std::optional<std::uint64_t> RpcChainHeads::head(std::uint64_t chain_id) {
             const auto* chain = chains_.find(domain::ChainId{chain_id});
             if (chain == nullptr || chain->rpc_url.empty()) return std::nullopt;
             slot = std::make_unique<Entry>();
-            infra::rpc::RpcSettings settings;
+            RpcSettings settings;
             settings.url = chain->rpc_url;
             settings.timeout = std::chrono::milliseconds(2000);
-            slot->client = std::make_unique<infra::rpc::RpcClient>(settings);
+            slot->client = std::make_unique<RpcClient>(settings);
             slot->ttl = std::chrono::milliseconds(
                 500 * std::max<std::uint32_t>(1, chain->block_time_seconds));
         }
@@ -47,4 +47,4 @@ std::optional<std::uint64_t> RpcChainHeads::head(std::uint64_t chain_id) {
     return entry->value;
 }
 
-}  // namespace duepay::api::checkout
+}  // namespace duepay::infra::rpc

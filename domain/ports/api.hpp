@@ -1,11 +1,11 @@
-// What the routes need from the world, as small interfaces (docs/style.md), and the vocabulary
-// they speak: every type a port takes or returns is declared here, in domain terms, never an
-// adapter's type (ADR 0182; the model is Envoy's ratelimit.h with its own LimitStatus, apart from
-// ratelimit_impl.h). The Postgres adapters implement these classes directly in infra/postgres/
-// (api_ports.hpp, idempotency_store.hpp, rate_limiter.hpp); unit tests use the doubles of
-// tests/doubles/. Header-only and free of I/O types, so an adapter includes it without linking
-// the API. Every port throws infra::postgres::DatabaseUnavailable (an infra::InfraError) when its
-// store is unreachable; no driver exception leaves an adapter.
+// What the API's routes need from the world, as small interfaces (docs/style.md), and the
+// vocabulary they speak: every type a port takes or returns is declared here, in domain terms,
+// never an adapter's type (ADR 0182; the model is Envoy's ratelimit.h with its own LimitStatus,
+// apart from ratelimit_impl.h). The ports live in domain/ports (ADR 0207); the Postgres adapters
+// implement these classes directly in infra/postgres/ (api_ports.hpp, idempotency_store.hpp,
+// rate_limiter.hpp); unit tests use the doubles of tests/doubles/. Header-only and free of I/O
+// types. Every port throws StoreUnavailable (errors.hpp) when its store is unreachable; no driver
+// exception leaves an adapter.
 #pragma once
 
 #include <array>
@@ -19,11 +19,12 @@
 
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
+#include "domain/ports/errors.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 #include "domain/webhooks/webhook_event.hpp"
 
-namespace duepay::api {
+namespace duepay::ports {
 
 using domain::ProjectId;
 using domain::charge::Status;
@@ -420,4 +421,4 @@ class CreationLimiter {
     virtual void refund_quota(const ProjectId& project, const std::string& month) = 0;
 };
 
-}  // namespace duepay::api
+}  // namespace duepay::ports

@@ -1,12 +1,10 @@
-#include "domain/evm/signer.hpp"
+#include "domain/evm/signature.hpp"
 
 #include <string>
 
 #include "domain/hex.hpp"
 
 namespace duepay::domain::evm {
-
-Signer::~Signer() = default;
 
 Result<Signature> parse_signature(std::string_view text) {
     if (text.size() != 132 || text.substr(0, 2) != "0x") {
