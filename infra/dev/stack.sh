@@ -152,7 +152,13 @@ down() {
   local rc=0
   if [[ -f "$DEV/chains.sh" ]]; then bash "$DEV/chains.sh" stop 9>&- || rc=1; fi
   "$DEV/kafka.sh" stop 9>&- || rc=1
-  "$DEV/postgres.sh" stop 9>&- || rc=1
+  if [[ -n "${DATABASE_URL:-}" && "$DATABASE_URL" == "$("$DEV/postgres-ha.sh" url)" ]]; then
+    # Our HA URL (var/dev.env of an HA=1 up) is not an external server: the single cluster, if
+    # an earlier up started it, is ours to stop.
+    DATABASE_URL= "$DEV/postgres.sh" stop 9>&- || rc=1
+  else
+    "$DEV/postgres.sh" stop 9>&- || rc=1
+  fi
   # The HA nodes too, whatever HA says now: down stops what any earlier `up` started.
   if [[ -d "$VAR/pg-ha" ]]; then "$DEV/postgres-ha.sh" stop 9>&- || rc=1; fi
   return $rc
