@@ -8,6 +8,8 @@
 #   make unit        build + unit tests only, no stack
 #   make deps        scripts/install-deps.sh (apt packages, npm ci, Kafka jars; quick when present)
 #   make stack-up / stack-down / stack-status   infra/dev/stack.sh (see infra/dev/README.md)
+#   HA=1             (make run HA=1, make test HA=1, make stack-up HA=1) Postgres as a primary and a
+#                    synchronous standby under pg_auto_failover (ADR 0209, docs/operations.md)
 #   make format-check  clang-format (.clang-format) in dry-run over every tracked C++ file; fails
 #                    on the first difference (FORMAT_FILES=... checks only those)
 SHELL := /bin/bash
@@ -17,6 +19,9 @@ CTEST_ARGS ?=
 # make run: the supervisor's ops listener (/metrics /healthz /readyz); the roles' on 19101-19105.
 OPS_PORT ?= 19100
 MAKEFLAGS += --no-print-directory
+# HA=1: infra/dev/stack.sh runs Postgres under pg_auto_failover (infra/dev/postgres-ha.sh).
+HA ?= 0
+export HA
 
 # Steps must run in order even under `make -j`.
 .NOTPARALLEL:

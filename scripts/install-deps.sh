@@ -14,13 +14,14 @@ cd "$ROOT"
 log() { printf '[deps] %s\n' "$*" >&2; }
 t0=$(date +%s%3N)
 
+# postgresql-15-auto-failover: the HA mode of the dev stack and the ha_failover test (ADR 0209).
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   librdkafka-dev libpistache-dev rapidjson-dev libpqxx-dev libssl-dev libsecp256k1-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libcurl4-openssl-dev
   postgresql postgresql-client wrk openjdk-17-jre-headless maven nodejs npm python3-venv
   libqrencode-dev chromium zbar-tools fonts-thai-tlwg ccache clang-format libcli11-dev
-  gnuplot-nox linux-perf prometheus clang-tidy
+  gnuplot-nox linux-perf prometheus clang-tidy postgresql-15-auto-failover
 )
 
 # present PACKAGE: installed by dpkg, or (for tools that also come from elsewhere) on PATH.

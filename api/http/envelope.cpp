@@ -3,6 +3,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <string>
+
 namespace duepay::api {
 
 ApiResponse success_response(int status, std::string_view data_json) {
@@ -39,6 +42,11 @@ ApiResponse error_response(int status, std::string_view code, std::string_view m
     ApiResponse response;
     response.status = status;
     response.body.assign(buffer.GetString(), buffer.GetSize());
+    // The standard header beside meta.retryAfterMs, in whole seconds rounded up (at least 1), so
+    // a generic HTTP client or proxy backs off too (docs/api-errors.md).
+    if (retry_after_ms)
+        response.headers["retry-after"] =
+            std::to_string(std::max<long long>(1, (*retry_after_ms + 999) / 1000));
     return response;
 }
 

@@ -13,7 +13,8 @@ namespace duepay::api {
 // 2xx with `data_json` (already serialised JSON object) as data.
 ApiResponse success_response(int status, std::string_view data_json);
 
-// A failure: data null, error = message, meta = {code[, retryAfterMs]}.
+// A failure: data null, error = message, meta = {code[, retryAfterMs]}; with retryAfterMs also a
+// Retry-After header (seconds, rounded up).
 ApiResponse error_response(int status, std::string_view code, std::string_view message,
                            std::optional<long long> retry_after_ms = std::nullopt);
 

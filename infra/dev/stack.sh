@@ -6,6 +6,12 @@
 #                    the binary supports it) → var/dev.env
 #   stack.sh down    stop everything `up` started (chains, Kafka, Postgres); data stays in var/
 #   stack.sh status  one line per component; exit 0 only when all are up
+#   stack.sh migrate apply schemas/migrations/*.sql to DATABASE_URL (what `up` does; for a test
+#                    that brings its own Postgres, e.g. tests/integration/ha)
+#
+# HA=1 (make run HA=1, make test HA=1): Postgres is a primary and a synchronous standby under
+# pg_auto_failover (infra/dev/postgres-ha.sh, ADR 0209) instead of the single cluster in var/pg, and
+# DATABASE_URL is the multi-host URL of both nodes (target_session_attrs=read-write).
 #
 # DATABASE_URL / KAFKA_BOOTSTRAP in the environment (other than our own defaults) select an
 # external Postgres / broker; see infra/dev/README.md.
@@ -24,6 +30,9 @@ PARTITIONS="${DUEPAY_TOPIC_PARTITIONS:-6}"
 BIN="${DUEPAY_BIN:-$ROOT/build/duepay}"
 # secp256k1 group order n: a private key must be in [1, n-1].
 SECP256K1_N=FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+# ha: HA=1 selects the HA Postgres (infra/dev/postgres-ha.sh).
+ha() { [[ "${HA:-0}" == 1 ]]; }
 
 random_hex32() { od -An -tx1 -N32 /dev/urandom | tr -d ' \n'; }
 
@@ -110,11 +119,19 @@ up() {
   mkdir -p "$VAR"
   ensure_secrets
   set -a; source "$SECRETS"; set +a
-  export DATABASE_URL="${DATABASE_URL:-$OWN_DATABASE_URL}"
+  if ha; then
+    export DATABASE_URL="${DATABASE_URL:-$("$DEV/postgres-ha.sh" url)}"
+  else
+    export DATABASE_URL="${DATABASE_URL:-$OWN_DATABASE_URL}"
+  fi
   export KAFKA_BOOTSTRAP="${KAFKA_BOOTSTRAP:-$OWN_KAFKA_BOOTSTRAP}"
   export DUEPAY_TOPIC="$TOPIC" DUEPAY_TOPIC_PARTITIONS="$PARTITIONS"
 
-  "$DEV/postgres.sh" start 9>&-
+  if ha; then
+    "$DEV/postgres-ha.sh" start 9>&-
+  else
+    "$DEV/postgres.sh" start 9>&-
+  fi
   "$DEV/kafka.sh" start 9>&-
   "$DEV/kafka.sh" create-topic "$TOPIC" "$PARTITIONS" 9>&-
   if [[ -x "$DEV/chains.sh" ]]; then
@@ -135,13 +152,25 @@ down() {
   local rc=0
   if [[ -f "$DEV/chains.sh" ]]; then bash "$DEV/chains.sh" stop 9>&- || rc=1; fi
   "$DEV/kafka.sh" stop 9>&- || rc=1
-  "$DEV/postgres.sh" stop 9>&- || rc=1
+  if [[ -n "${DATABASE_URL:-}" && "$DATABASE_URL" == "$("$DEV/postgres-ha.sh" url)" ]]; then
+    # Our HA URL (var/dev.env of an HA=1 up) is not an external server: the single cluster, if
+    # an earlier up started it, is ours to stop.
+    DATABASE_URL= "$DEV/postgres.sh" stop 9>&- || rc=1
+  else
+    "$DEV/postgres.sh" stop 9>&- || rc=1
+  fi
+  # The HA nodes too, whatever HA says now: down stops what any earlier `up` started.
+  if [[ -d "$VAR/pg-ha" ]]; then "$DEV/postgres-ha.sh" stop 9>&- || rc=1; fi
   return $rc
 }
 
 status() {
   local rc=0
-  "$DEV/postgres.sh" status || rc=1
+  if ha; then
+    "$DEV/postgres-ha.sh" status || rc=1
+  else
+    "$DEV/postgres.sh" status || rc=1
+  fi
   "$DEV/kafka.sh" status || rc=1
   if [[ -f "$DEV/chains.sh" ]]; then bash "$DEV/chains.sh" status || rc=1; fi
   [[ -f "$DEV_ENV" ]] && echo "env: $DEV_ENV"
@@ -152,5 +181,6 @@ case "${1:-}" in
   up) up ;;
   down) down ;;
   status) status ;;
-  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  migrate) migrate "${DATABASE_URL:?DATABASE_URL is not set}" ;;
+  *) echo "usage: $0 up|down|status|migrate" >&2; exit 2 ;;
 esac

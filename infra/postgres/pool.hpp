@@ -77,7 +77,8 @@ class ConnectionPool {
         }
     }
 
-    // Runs `work` in a transaction on a leased connection, retrying once on a broken connection.
+    // Runs `work` in a transaction on a leased connection, retrying once on a broken connection
+    // (before COMMIT nothing was written). A connection lost during COMMIT is DatabaseUnavailable.
     template <class F>
     auto with_transaction(F&& work) {
         for (int attempt = 0;; ++attempt) {
@@ -95,6 +96,11 @@ class ConnectionPool {
                 }
             } catch (const pqxx::broken_connection& e) {
                 if (attempt >= 1) throw DatabaseUnavailable(e.what());
+            } catch (const pqxx::in_doubt_error& e) {
+                // The connection broke during COMMIT (a failover, a server crash): the outcome is
+                // unknown, so no retry here; the caller sees the database as unavailable (a 503,
+                // never a 500), like any other broken connection (ADR 0209).
+                throw DatabaseUnavailable(e.what());
             }
         }
     }

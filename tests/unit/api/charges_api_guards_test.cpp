@@ -84,6 +84,7 @@ TEST_F(ChargesApiTest, RateLimitedIs429WithTheSpecMessageAndRetryAfterAndFreesTh
     auto d = json(r);
     EXPECT_EQ(std::string(d["error"].GetString()), "too many requests — slow down");
     EXPECT_EQ(d["meta"]["retryAfterMs"].GetInt64(), 1999);
+    EXPECT_EQ(r.headers["retry-after"], "2") << "the header too, in whole seconds rounded up";
     EXPECT_TRUE(log_.records.empty());
     EXPECT_EQ(idempotency_.abandons, 1);
     EXPECT_TRUE(idempotency_.rows.empty()) << "a refused request leaves the key free for the retry";
@@ -98,6 +99,7 @@ TEST_F(ChargesApiTest, QuotaExceededIs429MonthlyQuotaExceededWithRetryAfterToNex
     EXPECT_EQ(r.status, 429);
     EXPECT_EQ(code_of(r), "monthly_quota_exceeded");
     EXPECT_EQ(json(r)["meta"]["retryAfterMs"].GetInt64(), 86'400'000);
+    EXPECT_EQ(r.headers["retry-after"], "86400");
     EXPECT_TRUE(log_.records.empty());
     EXPECT_TRUE(idempotency_.rows.empty());
     EXPECT_TRUE(limiter_.refunds.empty());
@@ -206,6 +208,7 @@ TEST_F(ChargesApiTest, ADatabaseFailureInTheLimiterIs503AndFreesTheKey) {
     auto r = call("POST", "/v1/invoices", kBody, kTestKey, "db");
     EXPECT_EQ(r.status, 503);
     EXPECT_EQ(code_of(r), "database_unavailable");
+    EXPECT_FALSE(r.headers["retry-after"].empty()) << "a 503 tells when to retry, in a header too";
     EXPECT_EQ(idempotency_.abandons, 1);
     EXPECT_TRUE(idempotency_.rows.empty());
     EXPECT_TRUE(limiter_.refunds.empty()) << "nothing was taken";
