@@ -91,10 +91,8 @@ std::optional<ApiResponse> CheckoutRoutes::limited(const ApiRequest& request) {
     if (deps_.limiter == nullptr) return std::nullopt;
     const auto wait = deps_.limiter->take(request.remote, deps_.now_ms());
     if (wait == 0) return std::nullopt;
-    auto r = error_response(429, "rate_limited", "too many requests from this client; retry later",
-                            wait);
-    r.headers["retry-after"] = std::to_string((wait + 999) / 1000);
-    return r;
+    return error_response(429, "rate_limited", "too many requests from this client; retry later",
+                          wait);
 }
 
 std::optional<CheckoutView> CheckoutRoutes::view(const std::string& invoice_id) {

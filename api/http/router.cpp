@@ -54,11 +54,8 @@ ApiResponse thrown(const PipelineSettings& settings, const ApiRequest& request) 
         infra::log::Record(settings.log_name, infra::log::Level::warn)
                 .with("request_id", request.request_id)
             << settings.log_name << ": database unavailable: " << e.what();
-        auto r =
-            error_response(503, "database_unavailable", "the database is unavailable; retry later",
-                           settings.retry_after_ms);
-        r.headers["retry-after"] = std::to_string((settings.retry_after_ms + 999) / 1000);
-        return r;
+        return error_response(503, "database_unavailable",
+                              "the database is unavailable; retry later", settings.retry_after_ms);
     } catch (const std::exception& e) {
         infra::log::Record(settings.log_name, infra::log::Level::error)
                 .with("request_id", request.request_id)
