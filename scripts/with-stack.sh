@@ -37,7 +37,7 @@ set +a
 ops_lines=""
 if [[ -n "${DUEPAY_DEV_OPS_PORT:-}" ]]; then
   i=0
-  for role in supervisor api checkout projector chainwatch webhooks; do
+  for role in supervisor api checkout projector chainwatch webhooks dashboard; do
     var="DUEPAY_OPS_URL_${role^^}"
     url="http://127.0.0.1:$((DUEPAY_DEV_OPS_PORT + i))"
     echo "$var=$url" >>var/dev.env
@@ -56,6 +56,7 @@ if ((banner)); then
   duepay dev stack is up   (environment: var/dev.env, stop with Ctrl-C)
   API          $DUEPAY_BASE_URL
   checkout     $DUEPAY_CHECKOUT_URL/c/<invoiceId>   (the buyer's page; docs/checkout.md)
+  dashboard    $DUEPAY_DASHBOARD_URL   (sign in with a browser wallet; docs/dashboard.md)
   Postgres     $db_shown
   Kafka        $KAFKA_BOOTSTRAP   topic $DUEPAY_TOPIC
   test key     ${DUEPAY_DEMO_TEST_KEY:-(none: build/duepay admin demo did not run)}${ops_lines:+

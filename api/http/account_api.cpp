@@ -98,6 +98,10 @@ std::variant<std::string, ApiResponse> wallet_address(const rapidjson::Document&
 
 }  // namespace
 
+std::optional<ApiResponse> parse_account_body(const std::string& body, rapidjson::Document& doc) {
+    return parse_body(body, doc);
+}
+
 AccountApi::AccountApi(AccountApiDeps deps) : deps_(std::move(deps)) {
     required(deps_.accounts, "AccountApiDeps.accounts");
     required(deps_.key_cache, "AccountApiDeps.key_cache");
@@ -217,13 +221,13 @@ ApiResponse AccountApi::update_project(const rapidjson::Document& body, const Ke
     return success_response(200, project_json(*p));
 }
 
-ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwner& owner) {
+ApiResponse wallet_challenge_response(const rapidjson::Document& body,
+                                      const WalletChallengeIssuer& issue) {
     if (auto r = reject_unknown_members(body, {"address"})) return *r;
     auto address = wallet_address(body);
     if (auto* r = std::get_if<ApiResponse>(&address)) return *r;
     const auto& a = std::get<std::string>(address);
-    const auto c =
-        deps_.accounts->issue_wallet_challenge(owner.project_id, a, kChallengeTtlSeconds);
+    const auto c = issue(a, kChallengeTtlSeconds);
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
@@ -239,7 +243,8 @@ ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwne
     return success_response(201, text_of(b));
 }
 
-ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& owner) {
+ApiResponse wallet_verify_response(const rapidjson::Document& body, const ProjectId& project,
+                                   const WalletProofChecker& verify) {
     if (auto r = reject_unknown_members(
             body, {"address", "signature", "nonce", "currentWalletSignature"})) {
         return *r;
@@ -247,7 +252,7 @@ ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& 
     auto address = wallet_address(body);
     if (auto* r = std::get_if<ApiResponse>(&address)) return *r;
     WalletProofRequest v;
-    v.project_id = owner.project_id;
+    v.project_id = project;
     v.address = std::get<std::string>(address);
     auto signature = string_member(body, "signature");
     if (!signature) {
@@ -272,10 +277,24 @@ ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& 
             return bad_request("invalid_signature", s.error().message);
         }
     }
-    auto p = deps_.accounts->verify_wallet(v, owner.key_id);
+    auto p = verify(v);
     if (!p) return rejection(p.error());
-    deps_.key_cache->forget_project(owner.project_id);  // the payout wallet the keys carry
     return success_response(200, project_json(*p));
+}
+
+ApiResponse AccountApi::challenge(const rapidjson::Document& body, const KeyOwner& owner) {
+    return wallet_challenge_response(body, [&](const std::string& address, int ttl) {
+        return deps_.accounts->issue_wallet_challenge(owner.project_id, address, ttl);
+    });
+}
+
+ApiResponse AccountApi::verify(const rapidjson::Document& body, const KeyOwner& owner) {
+    auto r = wallet_verify_response(body, owner.project_id, [&](const WalletProofRequest& v) {
+        return deps_.accounts->verify_wallet(v, owner.key_id);
+    });
+    // The payout wallet the keys carry.
+    if (r.status == 200) deps_.key_cache->forget_project(owner.project_id);
+    return r;
 }
 
 }  // namespace duepay::api

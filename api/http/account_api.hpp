@@ -13,6 +13,8 @@
 
 #include <rapidjson/document.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "api/http/api_types.hpp"
@@ -21,6 +23,23 @@
 #include "api/http/router.hpp"
 
 namespace duepay::api {
+
+// The payout wallet routes' rules and JSON, shared by the REST API and the dashboard (which
+// issues and checks through its own store, with a session instead of a key):
+//   body {address} -> 201 {challengeId, address, nonce, expiresAt, message, payoutAddress,
+//   currentWalletSignatureRequired}; body {address, signature, nonce?, currentWalletSignature?}
+//   -> 200 the project, or the rejection (400 malformed, 409 challenge state, 422 proof).
+using WalletChallengeIssuer =
+    std::function<IssuedChallenge(const std::string& address, int ttl_seconds)>;
+using WalletProofChecker =
+    std::function<domain::Result<ProjectView>(const WalletProofRequest& proof)>;
+ApiResponse wallet_challenge_response(const rapidjson::Document& body,
+                                      const WalletChallengeIssuer& issue);
+ApiResponse wallet_verify_response(const rapidjson::Document& body, const ProjectId& project,
+                                   const WalletProofChecker& verify);
+
+// The body of a JSON route as an object of storable text (an empty body is {}), or the 400.
+std::optional<ApiResponse> parse_account_body(const std::string& body, rapidjson::Document& doc);
 
 struct AccountApiDeps {
     Accounts* accounts = nullptr;

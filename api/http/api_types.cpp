@@ -26,9 +26,9 @@ std::string form_decode(std::string_view s) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> ApiRequest::query_params() const {
+std::vector<std::pair<std::string, std::string>> form_params(std::string_view text) {
     std::vector<std::pair<std::string, std::string>> out;
-    std::string_view rest = query;
+    std::string_view rest = text;
     while (!rest.empty()) {
         const auto amp = rest.find('&');
         const auto pair = rest.substr(0, amp);
@@ -42,6 +42,10 @@ std::vector<std::pair<std::string, std::string>> ApiRequest::query_params() cons
         rest.remove_prefix(amp + 1);
     }
     return out;
+}
+
+std::vector<std::pair<std::string, std::string>> ApiRequest::query_params() const {
+    return form_params(query);
 }
 
 std::optional<std::string> ApiRequest::query_param(std::string_view name) const {

@@ -70,14 +70,30 @@ ApiResponse thrown(const PipelineSettings& settings, const ApiRequest& request) 
 
 }  // namespace
 
-bool is_json_media_type(const ApiRequest& request) {
+namespace {
+
+bool media_type_is(const ApiRequest& request, std::string_view want) {
     auto ct = request.header("content-type");
     if (!ct) return false;
     std::string media = ct->substr(0, ct->find(';'));
     std::transform(media.begin(), media.end(), media.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
-    return media == "application/json";
+    return media == want;
+}
+
+}  // namespace
+
+bool is_json_media_type(const ApiRequest& request) {
+    return media_type_is(request, "application/json");
+}
+
+bool is_form_media_type(const ApiRequest& request) {
+    return media_type_is(request, "application/x-www-form-urlencoded");
+}
+
+bool state_changing(std::string_view method) {
+    return method != "GET" && method != "HEAD" && method != "OPTIONS";
 }
 
 RouteTable& RouteTable::add(std::string method, std::string pattern, RouteOptions options,
@@ -124,12 +140,17 @@ std::optional<RouteTable::Match> RouteTable::match(std::string_view method,
     return found;
 }
 
-Pipeline::Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings settings)
-    : routes_(std::move(routes)), keys_(keys), settings_(std::move(settings)) {
+Pipeline::Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings settings,
+                   SessionAuthenticator* sessions)
+    : routes_(std::move(routes)), keys_(keys), settings_(std::move(settings)), sessions_(sessions) {
     for (const auto& r : routes_.routes()) {
         if (r.options.auth == Auth::api_key && keys_ == nullptr) {
             throw std::invalid_argument("route " + r.method + " " + r.pattern +
                                         " needs an API key authenticator");
+        }
+        if (r.options.auth == Auth::session && sessions_ == nullptr) {
+            throw std::invalid_argument("route " + r.method + " " + r.pattern +
+                                        " needs a session authenticator");
         }
     }
 }
@@ -167,15 +188,30 @@ void Pipeline::handle(const ApiRequest& request, Responder respond) const {
             return once(error_response(415, "unsupported_media_type",
                                        "content-type must be application/json"));
         }
+        if (route.options.form_body && !is_form_media_type(request)) {
+            return once(error_response(415, "unsupported_media_type",
+                                       "content-type must be application/x-www-form-urlencoded"));
+        }
         std::optional<KeyOwner> owner;
         if (route.options.auth == Auth::api_key) {
             owner = keys_->authenticate(request);
             if (!owner) return once(error_response(401, "invalid_api_key", "invalid API key"));
         }
+        std::optional<SessionUser> user;
+        if (route.options.auth == Auth::session) {
+            user = sessions_->authenticate(request);
+            if (!user) return once(sessions_->unauthenticated(request));
+            if (state_changing(request.method)) {
+                if (auto refused = sessions_->forged(request, *user)) {
+                    return once(std::move(*refused));
+                }
+            }
+        }
         if (!route.options.own_query) {
             if (auto unknown = reject_unknown_params(request, {})) return once(std::move(*unknown));
         }
-        const RouteCall call{request, owner ? &*owner : nullptr, std::move(match->params)};
+        const RouteCall call{request, owner ? &*owner : nullptr, std::move(match->params),
+                             user ? &*user : nullptr};
         route.handler(call, once);
     } catch (...) {
         once(thrown(settings_, request));

@@ -5,7 +5,9 @@
 //   admit (a surface's own per-client limit, if any)
 //   -> match the path (404 route_not_found) and the method (405 method_not_allowed + Allow)
 //   -> the transport rules the route declares (415 for a body that must be JSON)
-//   -> the authentication the route declares (API key today: 401 invalid_api_key)
+//   -> the authentication the route declares (an API key: 401 invalid_api_key; a dashboard session:
+//      the surface's own answer, a redirect to sign in; for a state-changing method also the
+//      session's CSRF token and the request's origin, else 403)
 //   -> the query parameters (a route that takes none refuses any: 400 unknown_field)
 //   -> the handler
 //   -> the envelope for what it throws (503 database_unavailable + Retry-After when a store is
@@ -33,8 +35,30 @@ class Authenticator;
 
 // Who may call a route.
 enum class Auth {
-    none,     // public (health, the checkout)
+    none,     // public (health, the checkout, the dashboard's sign-in)
     api_key,  // a project's API key (x-api-key or Authorization: Bearer)
+    session,  // a dashboard session (its cookie), and its CSRF token on a state-changing method
+};
+
+// The signed-in user of an Auth::session route.
+struct SessionUser {
+    std::string session_id;
+    std::string address;  // the wallet, EIP-55
+    std::string csrf;     // the session's CSRF token
+};
+
+// The dashboard's sessions, as the pipeline asks about them (api/dashboard/session_auth.hpp).
+class SessionAuthenticator {
+  public:
+    virtual ~SessionAuthenticator() = default;
+    // The user of the request's session cookie, or nullopt. Throws ports::StoreUnavailable.
+    virtual std::optional<SessionUser> authenticate(const ApiRequest& request) = 0;
+    // The answer to a request without a live session (a page: a redirect to sign in).
+    virtual ApiResponse unauthenticated(const ApiRequest& request) const = 0;
+    // For a state-changing method: nullopt when the request carries the session's CSRF token and
+    // comes from our own origin; otherwise the 403 to answer (nothing runs).
+    virtual std::optional<ApiResponse> forged(const ApiRequest& request,
+                                              const SessionUser& user) const = 0;
 };
 
 // What a route declares besides its method and path.
@@ -42,16 +66,21 @@ struct RouteOptions {
     Auth auth = Auth::api_key;
     bool own_query = false;  // the handler checks its query parameters; else any is refused
     bool json_body = false;  // content-type must be application/json (checked before auth)
+    bool form_body = false;  // content-type must be application/x-www-form-urlencoded
 };
 
-// One call of a route: the request, the key's owner (Auth::api_key routes), the path parameters.
+// One call of a route: the request, the key's owner (Auth::api_key routes) or the signed-in user
+// (Auth::session routes), the path parameters.
 struct RouteCall {
     const ApiRequest& request;
     const KeyOwner* owner = nullptr;
     std::vector<std::string> params;  // each :name segment of the pattern, in order
+    const SessionUser* user = nullptr;
 
     // The owner of an Auth::api_key route (the pipeline guarantees it is set).
     const KeyOwner& key() const { return *owner; }
+    // The user of an Auth::session route (the pipeline guarantees it is set).
+    const SessionUser& session() const { return *user; }
 };
 
 // Answers through `respond` exactly once, possibly later and from another thread.
@@ -104,9 +133,10 @@ struct PipelineSettings {
 
 class Pipeline {
   public:
-    // `keys` may be null only when no route declares Auth::api_key (checked here: a missing
-    // dependency fails at start-up).
-    Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings settings);
+    // `keys` may be null only when no route declares Auth::api_key, `sessions` only when none
+    // declares Auth::session (checked here: a missing dependency fails at start-up).
+    Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings settings,
+             SessionAuthenticator* sessions = nullptr);
 
     // Runs one request through the steps above; `respond` is called exactly once.
     void handle(const ApiRequest& request, Responder respond) const;
@@ -117,6 +147,7 @@ class Pipeline {
     RouteTable routes_;
     Authenticator* keys_;
     PipelineSettings settings_;
+    SessionAuthenticator* sessions_;
 };
 
 // Throws std::invalid_argument naming `what` when `dependency` is null: surfaces check every
@@ -129,5 +160,9 @@ T& required(T* dependency, const char* what) {
 
 // application/json, any case, parameters (charset) allowed; a missing content-type is not JSON.
 bool is_json_media_type(const ApiRequest& request);
+// The same for application/x-www-form-urlencoded (an HTML form's body).
+bool is_form_media_type(const ApiRequest& request);
+// Whether `method` may change state (anything but GET, HEAD and OPTIONS).
+bool state_changing(std::string_view method);
 
 }  // namespace duepay::api

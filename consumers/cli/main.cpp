@@ -29,6 +29,7 @@
 #include "consumers/roles/api.hpp"
 #include "consumers/roles/chainwatch.hpp"
 #include "consumers/roles/checkout.hpp"
+#include "consumers/roles/dashboard.hpp"
 #include "consumers/roles/projector.hpp"
 #include "consumers/roles/webhooks.hpp"
 #include "consumers/tools/settle.hpp"
@@ -63,6 +64,7 @@ cli::Run define_checkout(CLI::App& cmd);
 cli::Run define_projector(CLI::App& cmd);
 cli::Run define_chainwatch(CLI::App& cmd);
 cli::Run define_webhooks(CLI::App& cmd);
+cli::Run define_dashboard(CLI::App& cmd);
 cli::Run define_dev(CLI::App& cmd);
 cli::Run define_admin(CLI::App& cmd);
 
@@ -77,7 +79,10 @@ const Command kCommands[] = {
      define_chainwatch, Kind::role, Dev::opt_in},
     {"webhooks", "enqueue and deliver signed webhooks: own consumer group, libcurl multi "
                  "(docs/webhooks.md)", define_webhooks, Kind::role, Dev::opt_in},
-    {"dev", "every role marked for dev in one process (threads): api + checkout + projector; "
+    {"dashboard", "serve the merchant dashboard: sign in with a wallet, projects, keys, team "
+                  "(docs/dashboard.md)", define_dashboard, Kind::role, Dev::yes},
+    {"dev", "every role marked for dev in one process (threads): api + checkout + projector + "
+            "dashboard; "
             "--with-chainwatch also follows each chain of DUEPAY_CHAIN_IDS, --with-webhooks "
             "also delivers webhooks (make run does both)",
      define_dev, Kind::role, Dev::no},
@@ -107,6 +112,8 @@ struct RoleFlags {
     std::uint64_t chain = 0;
     std::string checkout_listen;
     int checkout_threads = 0;
+    std::string dashboard_listen;
+    int dashboard_threads = 0;
     std::string webhooks_group;  // not --group: in `duepay dev` that one is the projector's
     std::string ops_listen;      // one ops listener per process, whatever roles it runs
 };
@@ -208,6 +215,19 @@ cli::Run define_webhooks(CLI::App& cmd) {
     };
 }
 
+cli::Run define_dashboard(CLI::App& cmd) {
+    ops_flag(cmd);
+    role_flag(cmd, "--dashboard-listen", g_flags.dashboard_listen,
+              "host:port (DUEPAY_DASHBOARD_LISTEN, else the host:port of DUEPAY_DASHBOARD_URL)");
+    role_flag(cmd, "--dashboard-threads", g_flags.dashboard_threads,
+              "dashboard server threads (DUEPAY_DASHBOARD_THREADS, 2)");
+    const bool in_dev = cmd.get_name() == "dev";
+    return [in_dev](const std::atomic<bool>& stop) {
+        return consumers::run_dashboard(
+            {g_flags.dashboard_listen, g_flags.dashboard_threads, in_dev}, stop);
+    };
+}
+
 // The children of `duepay dev --supervise`: `duepay dev --only <role>` for each role it runs, with
 // the supervisor's other flags. A child opens no ops listener of its own unless `ops_base_port` is
 // set: then the role of kCommands' dev index i listens on 127.0.0.1:(ops_base_port + 1 + i), the
@@ -281,7 +301,7 @@ cli::Run define_dev(CLI::App& cmd) {
     cmd.add_option("--only", *only, "run this one role of the set (what --supervise starts)");
     cmd.add_option("--ops-base-port", *ops_base_port,
                    "with --supervise: each role's ops listener on 127.0.0.1:PORT+1.. in the order "
-                   "api, checkout, projector, chainwatch, webhooks (make run: 19100)")
+                   "api, checkout, projector, chainwatch, webhooks, dashboard (make run: 19100)")
         ->check(CLI::Range(1, 65530));
     cmd.footer("Takes the flags of each role it runs (duepay <role> --help).");
     return [with, supervise, only, ops_base_port, always, optional](const std::atomic<bool>& stop) {

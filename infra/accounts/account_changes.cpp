@@ -18,9 +18,7 @@ using domain::json::opt_str;
 using domain::json::str;
 using domain::json::Writer;
 
-std::string random_hex_id(const std::string& prefix) {
-    return prefix + domain::to_hex(random::random_bytes<12>()).substr(2);
-}
+std::string random_hex_id(const std::string& prefix) { return new_id(prefix); }
 
 std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
 
@@ -40,23 +38,48 @@ domain::Result<domain::Address> recover(const std::string& message, const std::s
     return crypto::recover_signer(domain::evm::personal_message_hash(message), *signature);
 }
 
+std::string new_secret(const std::string& mode) {
+    return "dp_" + mode + "_" + domain::to_hex(random::random_bytes<32>()).substr(2);
+}
+
 }  // namespace
 
-std::optional<NewKey> roll_key(pqxx::work& tx, const std::string& key_id, int expires_in_seconds) {
+std::string new_id(const std::string& prefix) {
+    return prefix + domain::to_hex(random::random_bytes<12>()).substr(2);
+}
+
+CreatedKey create_key(pqxx::work& tx, const std::string& project_id, const std::string& mode,
+                      const Actor& actor) {
+    const auto secret = new_secret(mode);
+    const auto id = random_hex_id("key_");
+    pg::upsert_api_key(tx, id, project_id, mode, random::sha256(secret), secret.substr(0, 12));
+    if (mode == "test") pg::set_test_secret(tx, id, secret);
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    str(w, "keyId", id);
+    str(w, "mode", mode);
+    w.EndObject();
+    pg::insert_account_audit(tx, project_id, actor, "api_key.created", text_of(b));
+    return CreatedKey{*pg::find_api_key(tx, id), secret};
+}
+
+std::optional<NewKey> roll_key(pqxx::work& tx, const std::string& key_id, int expires_in_seconds,
+                               const Actor& actor) {
     auto old = pg::find_api_key(tx, key_id);
     if (!old) return std::nullopt;
-    const auto secret =
-        "dp_" + old->mode + "_" + domain::to_hex(random::random_bytes<32>()).substr(2);
+    const auto secret = new_secret(old->mode);
     auto rolled = pg::roll_api_key(tx, key_id, random_hex_id("key_"), random::sha256(secret),
                                    secret.substr(0, 12), expires_in_seconds);
     if (!rolled) return std::nullopt;
+    if (old->mode == "test") pg::set_test_secret(tx, rolled->key.id, secret);
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();
     str(w, "newKeyId", rolled->key.id);
     opt_str(w, "expiresAt", rolled->previous.expires_at);
     w.EndObject();
-    pg::insert_account_audit(tx, rolled->previous.project_id, key_id, "api_key.rolled", text_of(b));
+    pg::insert_account_audit(tx, rolled->previous.project_id, actor, "api_key.rolled", text_of(b));
     return NewKey{std::move(*rolled), secret};
 }
 

@@ -13,8 +13,8 @@
 
 namespace duepay::infra::accounts {
 
-// Who makes a change: the API key's id, or nullopt for an operator (`duepay admin`).
-using Actor = std::optional<std::string>;
+// Who makes a change: an API key, a dashboard wallet, or an operator (`duepay admin`).
+using Actor = postgres::AuditActor;
 
 // A new key of the same project and mode replaces `key_id`, which keeps working for
 // `expires_in_seconds` (0: stops now). The new key is 32 random bytes (`dp_test_`/`dp_live_` + 64
@@ -24,7 +24,21 @@ struct NewKey {
     postgres::RolledKey rolled;
     std::string secret;  // the new key itself: shown once
 };
-std::optional<NewKey> roll_key(pqxx::work& tx, const std::string& key_id, int expires_in_seconds);
+// A random id: `prefix` + 24 hex digits (prj_, key_, ses_, wch_).
+std::string new_id(const std::string& prefix);
+
+// A new key of `project_id` in `mode` ("test" | "live"): 32 random bytes as above, stored as its
+// SHA-256; a test key's secret is also kept (the dashboard shows it again). Audited as
+// api_key.created.
+struct CreatedKey {
+    postgres::ApiKeyRecord key;
+    std::string secret;
+};
+CreatedKey create_key(pqxx::work& tx, const std::string& project_id, const std::string& mode,
+                      const Actor& actor);
+
+std::optional<NewKey> roll_key(pqxx::work& tx, const std::string& key_id, int expires_in_seconds,
+                               const Actor& actor);
 
 // Applies `changes` (validated by the caller: domain/accounts/project_settings) and writes an audit
 // row of what actually changed (none if nothing did). The project after, or nullopt if unknown.

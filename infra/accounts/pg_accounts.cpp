@@ -7,11 +7,9 @@
 #include "infra/postgres/charge_store.hpp"
 
 namespace duepay::infra::accounts {
-namespace {
-
 namespace pg = postgres;
 
-ports::ProjectView view_of(pg::ProjectRecord p) {
+ports::ProjectView project_view(pg::ProjectRecord p) {
     ports::ProjectView v;
     v.id = ports::ProjectId{std::move(p.id)};
     v.name = std::move(p.name);
@@ -25,10 +23,14 @@ ports::ProjectView view_of(pg::ProjectRecord p) {
     return v;
 }
 
+namespace {
+
 std::optional<ports::ProjectView> view_of(std::optional<pg::ProjectRecord> p) {
     if (!p) return std::nullopt;
-    return view_of(std::move(*p));
+    return project_view(std::move(*p));
 }
+
+ports::ProjectView view_of(pg::ProjectRecord p) { return project_view(std::move(p)); }
 
 }  // namespace
 
@@ -37,22 +39,27 @@ std::optional<ports::ProjectView> PgAccounts::find_project(const ports::ProjectI
         [&](pqxx::work& tx) { return pg::find_project(tx, project.value); }));
 }
 
-std::optional<ports::KeyRoll> PgAccounts::roll_key(const std::string& key_id,
-                                                   int expires_in_seconds) {
-    auto rolled = pool_.with_transaction(
-        [&](pqxx::work& tx) { return accounts::roll_key(tx, key_id, expires_in_seconds); });
-    if (!rolled) return std::nullopt;
-    auto& k = rolled->rolled.key;
+ports::KeyRoll key_roll(NewKey rolled) {
+    auto& k = rolled.rolled.key;
     ports::KeyRoll r;
     r.key_id = std::move(k.id);
-    r.secret = std::move(rolled->secret);
+    r.secret = std::move(rolled.secret);
     r.project_id = ports::ProjectId{std::move(k.project_id)};
     r.mode = pg::stored_mode(k.mode);
     r.prefix = std::move(k.prefix);
     r.created_at = std::move(k.created_at);
-    r.previous_key_id = std::move(rolled->rolled.previous.id);
-    r.previous_expires_at = std::move(rolled->rolled.previous.expires_at);
+    r.previous_key_id = std::move(rolled.rolled.previous.id);
+    r.previous_expires_at = std::move(rolled.rolled.previous.expires_at);
     return r;
+}
+
+std::optional<ports::KeyRoll> PgAccounts::roll_key(const std::string& key_id,
+                                                   int expires_in_seconds) {
+    auto rolled = pool_.with_transaction([&](pqxx::work& tx) {
+        return accounts::roll_key(tx, key_id, expires_in_seconds, Actor::key(key_id));
+    });
+    if (!rolled) return std::nullopt;
+    return key_roll(std::move(*rolled));
 }
 
 std::optional<ports::ProjectView> PgAccounts::update_project(const ports::ProjectId& project,
@@ -63,8 +70,9 @@ std::optional<ports::ProjectView> PgAccounts::update_project(const ports::Projec
     c.payment_window_seconds = update.payment_window_seconds;
     c.logo_url = update.logo_url;
     c.accent_color = update.accent_color;
-    return view_of(pool_.with_transaction(
-        [&](pqxx::work& tx) { return accounts::update_project(tx, project.value, c, key_id); }));
+    return view_of(pool_.with_transaction([&](pqxx::work& tx) {
+        return accounts::update_project(tx, project.value, c, Actor::key(key_id));
+    }));
 }
 
 ports::IssuedChallenge PgAccounts::issue_wallet_challenge(const ports::ProjectId& project,
@@ -88,7 +96,7 @@ domain::Result<ports::ProjectView> PgAccounts::verify_wallet(const ports::Wallet
     v.nonce = proof.nonce;
     v.current_signature = proof.current_signature;
     v.require_current_wallet = true;  // a key always proves the current wallet (ADR 0171)
-    v.actor = key_id;
+    v.actor = Actor::key(key_id);
     auto p = pool_.with_transaction([&](pqxx::work& tx) { return accounts::verify_wallet(tx, v); });
     if (!p) return p.error();
     return view_of(std::move(*p));

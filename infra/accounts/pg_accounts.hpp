@@ -10,9 +10,15 @@
 #include <string>
 
 #include "domain/ports/api.hpp"
+#include "infra/accounts/account_changes.hpp"
+#include "infra/postgres/account_store.hpp"
 #include "infra/postgres/pool.hpp"
 
 namespace duepay::infra::accounts {
+
+// A project row, and a roll, in the ports' vocabulary.
+ports::ProjectView project_view(postgres::ProjectRecord project);
+ports::KeyRoll key_roll(NewKey rolled);
 
 class PgAccounts final : public ports::Accounts {
   public:

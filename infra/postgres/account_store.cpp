@@ -73,6 +73,16 @@ std::string iso(const std::string& column) {
     return "to_char((" + column + ") at time zone 'UTC', " + kIso + ")";
 }
 
+}  // namespace
+
+std::string iso_utc(const std::string& column) { return iso(column); }
+
+void set_test_secret(pqxx::work& tx, const std::string& key_id, const std::string& secret) {
+    tx.exec_params("update api_keys set test_secret = $2 where id = $1", key_id, secret);
+}
+
+namespace {
+
 std::optional<std::string> opt(const pqxx::field& f) {
     if (f.is_null()) return std::nullopt;
     return f.as<std::string>();
@@ -225,13 +235,14 @@ std::optional<RolledKey> roll_api_key(pqxx::work& tx, const std::string& old_key
     return RolledKey{key_from(inserted[0]), key_from(previous[0])};
 }
 
-void insert_account_audit(pqxx::work& tx, const std::string& project_id,
-                          const std::optional<std::string>& key_id, const std::string& action,
-                          const std::string& changes_json) {
+void insert_account_audit(pqxx::work& tx, const std::string& project_id, const AuditActor& actor,
+                          const std::string& action, const std::string& changes_json) {
+    const std::optional<std::string> key_id =
+        actor.kind == "key" ? actor.id : std::optional<std::string>{};
     tx.exec_params(
-        "insert into account_audit (project_id, key_id, action, changes) values ($1, $2, $3, "
-        "$4::jsonb)",
-        project_id, key_id, action, changes_json);
+        "insert into account_audit (project_id, key_id, action, changes, actor_kind, actor, "
+        "session_id) values ($1, $2, $3, $4::jsonb, $5, $6, $7)",
+        project_id, key_id, action, changes_json, actor.kind, actor.id, actor.session_id);
 }
 
 WalletChallenge insert_wallet_challenge(

@@ -18,6 +18,9 @@ using ports::KeyOwner;  // the port's vocabulary (domain/ports/api.hpp, ADR 0182
 
 void prepare_account_statements(pqxx::connection& conn);
 
+// The SQL of `column` (a timestamptz) as RFC 3339 UTC text, to the second.
+std::string iso_utc(const std::string& column);
+
 // The unrevoked, unexpired key with this hash and its project, if any.
 std::optional<KeyOwner> find_key_owner(pqxx::transaction_base& tx,
                                        const random::Digest32& key_hash);
@@ -84,6 +87,10 @@ struct ApiKeyRecord {
 
 std::optional<ApiKeyRecord> find_api_key(pqxx::transaction_base& tx, const std::string& key_id);
 std::vector<ApiKeyRecord> list_api_keys(pqxx::transaction_base& tx, const std::string& project_id);
+// Keeps the secret of a test key so the dashboard can show it again (never for a live key: the
+// table's check refuses it).
+void set_test_secret(pqxx::work& tx, const std::string& key_id, const std::string& secret);
+
 // Sets revoked_at (kept if already revoked); the key's record after, or nullopt if unknown.
 std::optional<ApiKeyRecord> revoke_api_key(pqxx::work& tx, const std::string& key_id);
 
@@ -100,12 +107,24 @@ std::optional<RolledKey> roll_api_key(pqxx::work& tx, const std::string& old_key
                                       const random::Digest32& new_key_hash,
                                       const std::string& new_key_prefix, int expires_in_seconds);
 
-// One row of account_audit (migration 0170): `action` api_key.rolled | project.updated |
-// payout_wallet.verified; `key_id` the API key that made the change (nullopt: duepay admin);
-// `changes_json` a JSON object.
-void insert_account_audit(pqxx::work& tx, const std::string& project_id,
-                          const std::optional<std::string>& key_id, const std::string& action,
-                          const std::string& changes_json);
+// Who made an account change (account_audit, migrations 0170 and 0210): an API key, a wallet
+// signed in to the dashboard (with its session), or an operator (`duepay admin`).
+struct AuditActor {
+    std::string kind = "operator";          // key | wallet | operator
+    std::optional<std::string> id;          // the key id or the wallet address (EIP-55)
+    std::optional<std::string> session_id;  // the dashboard session of a wallet
+
+    static AuditActor key(std::string key_id) { return {"key", std::move(key_id), std::nullopt}; }
+    static AuditActor wallet(std::string address, std::string session) {
+        return {"wallet", std::move(address), std::move(session)};
+    }
+    static AuditActor operator_() { return {}; }
+};
+
+// One row of account_audit: `action` one of the migration's list (api_key.rolled,
+// project.updated, payout_wallet.verified, member.added, ...); `changes_json` a JSON object.
+void insert_account_audit(pqxx::work& tx, const std::string& project_id, const AuditActor& actor,
+                          const std::string& action, const std::string& changes_json);
 
 struct WalletChallenge {
     std::string id;

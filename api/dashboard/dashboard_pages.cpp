@@ -1,0 +1,409 @@
+#include "api/dashboard/dashboard_pages.hpp"
+
+#include "domain/events/event.hpp"
+#include "domain/text.hpp"
+
+namespace duepay::api::dashboard {
+namespace {
+
+using domain::escape_html;
+using ports::Mode;
+
+std::string e(std::string_view s) { return escape_html(s); }
+
+struct Html {
+    std::string out;
+    Html& operator<<(std::string_view s) {
+        out += s;
+        return *this;
+    }
+};
+
+std::string head(Lang lang, std::string_view title, std::string_view csrf,
+                 std::string_view asset_version) {
+    std::string h = "<!doctype html>\n<html lang=\"";
+    h += lang == Lang::th ? "th" : "en";
+    h += "\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+         "content=\"width=device-width, initial-scale=1\">";
+    if (!csrf.empty()) h += "<meta name=\"csrf-token\" content=\"" + e(csrf) + "\">";
+    h += "<title>" + e(title) + " · duepay</title>";
+    h += "<link rel=\"stylesheet\" href=\"/static/dashboard.css?v=" + e(asset_version) + "\">";
+    h += "<script src=\"/static/dashboard.js?v=" + e(asset_version) + "\" defer></script>";
+    h += "</head>";
+    return h;
+}
+
+std::string csrf_field(const Chrome& c) {
+    return "<input type=\"hidden\" name=\"csrf\" value=\"" + e(c.csrf) + "\">";
+}
+
+std::string role_label(Lang lang, ports::MemberRole role) {
+    return std::string(tr(lang, "role_" + std::string(domain::accounts::role_name(role))));
+}
+
+std::string short_address(std::string_view a) {
+    if (a.size() < 12) return std::string(a);
+    return std::string(a.substr(0, 6)) + "…" + std::string(a.substr(a.size() - 4));
+}
+
+std::string lang_links(Lang lang, std::string_view path) {
+    std::string h = "<span class=\"lang\">";
+    h += lang == Lang::en ? "<strong>English</strong>"
+                          : "<a href=\"/lang/en?next=" + e(path) + "\" lang=\"en\">English</a>";
+    h += " · ";
+    h += lang == Lang::th ? "<strong>ไทย</strong>"
+                          : "<a href=\"/lang/th?next=" + e(path) + "\" lang=\"th\">ไทย</a>";
+    h += "</span>";
+    return h;
+}
+
+std::string layout(const Chrome& c, std::string_view title, std::string_view main) {
+    const Lang L = c.lang;
+    Html h;
+    h << head(L, title, c.csrf, c.asset_version) << "<body class=\"mode-"
+      << domain::events::to_string(c.mode) << "\">";
+    h << "<a class=\"skip\" href=\"#main\">" << tr(L, "skip") << "</a>";
+    h << "<header class=\"top\"><a class=\"brand\" href=\"/projects\">duepay</a>";
+    if (c.project) {
+        h << "<span class=\"project-name\" data-test=\"current-project\">" << e(c.project->name)
+          << "</span>";
+    }
+    h << "<div class=\"top-right\">";
+    // The mode switch: one mode's data at a time, as a form so it works without JavaScript.
+    const bool test = c.mode == Mode::test;
+    h << "<form method=\"post\" action=\"/mode\" class=\"inline\">" << csrf_field(c)
+      << "<input type=\"hidden\" name=\"mode\" value=\"" << (test ? "live" : "test") << "\">"
+      << "<input type=\"hidden\" name=\"next\" value=\"" << e(c.path) << "\">"
+      << "<button type=\"submit\" class=\"mode-toggle\" data-test=\"mode-toggle\">"
+      << tr(L, test ? "switch_to_live" : "switch_to_test") << "</button></form>";
+    h << lang_links(L, c.path);
+    h << "<span class=\"who\" title=\"" << e(c.address) << "\">" << tr(L, "signed_in_as") << " "
+      << "<code data-test=\"signed-in-address\">" << e(short_address(c.address)) << "</code></span>";
+    h << "<form method=\"post\" action=\"/sign-out\" class=\"inline\">" << csrf_field(c)
+      << "<button type=\"submit\" data-test=\"sign-out\">" << tr(L, "sign_out")
+      << "</button></form>";
+    h << "</div></header>";
+    h << "<div class=\"mode-banner\" data-test=\"mode-banner\" data-mode=\""
+      << domain::events::to_string(c.mode) << "\">"
+      << (test ? tr(L, "test_mode") : tr(L, "live_mode"));
+    if (test) h << ": " << tr(L, "test_banner");
+    h << "</div>";
+    if (c.project) {
+        const std::string base = "/p/" + c.project->project_id.value;
+        h << "<nav class=\"project-nav\" aria-label=\"" << tr(L, "projects") << "\"><ul>";
+        const std::pair<const char*, const char*> items[] = {
+            {"", "overview"},        {"/keys", "keys"},         {"/members", "members"},
+            {"/wallet", "wallet"},   {"/settings", "settings"}, {"/audit", "audit"},
+        };
+        for (const auto& [suffix, key] : items) {
+            const bool current = c.section == key;
+            h << "<li><a href=\"" << e(base + suffix) << "\"" << (current ? " aria-current=\"page\"" : "")
+              << ">" << tr(L, key) << "</a></li>";
+        }
+        h << "</ul></nav>";
+    }
+    h << "<main id=\"main\">" << main << "</main></body></html>\n";
+    return h.out;
+}
+
+std::string error_block(const std::optional<std::string>& error) {
+    if (!error) return {};
+    return "<p class=\"error\" role=\"alert\" data-test=\"error\">" + e(*error) + "</p>";
+}
+
+std::string copy_button(Lang L, std::string_view target) {
+    return "<button type=\"button\" class=\"copy\" data-copy=\"" + std::string(target) +
+           "\" data-copied=\"" + e(tr(L, "copied")) + "\">" + e(tr(L, "copy")) + "</button>";
+}
+
+}  // namespace
+
+std::string sign_in_page(Lang L, std::string_view asset_version) {
+    Html h;
+    h << head(L, tr(L, "sign_in"), "", asset_version) << "<body class=\"sign-in\">";
+    h << "<main id=\"main\" class=\"narrow\"><h1>duepay</h1><h2>" << tr(L, "sign_in") << "</h2>";
+    h << "<p>" << tr(L, "sign_in_lead") << "</p>";
+    h << "<noscript><p class=\"error\">" << tr(L, "needs_js") << "</p></noscript>";
+    h << "<button type=\"button\" id=\"siwe\" data-test=\"sign-in\" data-no-wallet=\""
+      << e(tr(L, "no_wallet")) << "\" data-signing=\"" << e(tr(L, "signing")) << "\">"
+      << tr(L, "sign_in_button") << "</button>";
+    h << "<p id=\"siwe-status\" class=\"status\" role=\"status\" aria-live=\"polite\" "
+         "data-test=\"sign-in-status\"></p>";
+    h << "<p>" << lang_links(L, "/sign-in") << "</p></main></body></html>\n";
+    return h.out;
+}
+
+std::string projects_page(const Chrome& c, const std::vector<ports::ProjectMembership>& projects,
+                          const std::optional<std::string>& error) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<h1>" << tr(L, "projects") << "</h1>" << error_block(error);
+    if (projects.empty()) {
+        h << "<p data-test=\"no-projects\">" << tr(L, "no_projects") << "</p>";
+    } else {
+        h << "<table data-test=\"projects\"><thead><tr><th scope=\"col\">" << tr(L, "name")
+          << "</th><th scope=\"col\">" << tr(L, "role") << "</th><th scope=\"col\">"
+          << tr(L, "created") << "</th></tr></thead><tbody>";
+        for (const auto& p : projects) {
+            h << "<tr><td><a href=\"/p/" << e(p.project_id.value) << "\">" << e(p.name)
+              << "</a></td><td>" << role_label(L, p.role) << "</td><td>" << e(p.created_at)
+              << "</td></tr>";
+        }
+        h << "</tbody></table>";
+    }
+    h << "<h2>" << tr(L, "create_project") << "</h2>";
+    h << "<form method=\"post\" action=\"/projects\" class=\"stack\">" << csrf_field(c)
+      << "<label for=\"project-name\">" << tr(L, "project_name") << "</label>"
+      << "<input id=\"project-name\" name=\"name\" required maxlength=\"100\" "
+         "autocomplete=\"off\" data-test=\"project-name\">"
+      << "<button type=\"submit\" data-test=\"create-project\">" << tr(L, "create_project")
+      << "</button></form>";
+    h << "<form method=\"post\" action=\"/sign-out-everywhere\" class=\"inline\">" << csrf_field(c)
+      << "<button type=\"submit\" class=\"secondary\" data-test=\"sign-out-everywhere\">"
+      << tr(L, "sign_out_everywhere") << "</button></form>";
+    return layout(c, tr(L, "projects"), h.out);
+}
+
+std::string project_home(const Chrome& c, const ports::ProjectView& p,
+                         const std::vector<ports::KeySummary>& keys, std::string_view api_url) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<h1>" << e(p.name) << "</h1>";
+    h << "<dl class=\"facts\"><dt>" << tr(L, "plan") << "</dt><dd>" << e(p.plan) << "</dd><dt>"
+      << tr(L, "your_role") << "</dt><dd data-test=\"my-role\">"
+      << role_label(L, c.project ? c.project->role : ports::MemberRole::viewer) << "</dd><dt>"
+      << tr(L, "wallet") << "</dt><dd>"
+      << (p.payout_address ? "<code>" + e(*p.payout_address) + "</code>"
+                           : std::string(tr(L, "no_payout")))
+      << "</dd></dl>";
+    bool has_test_key = false;
+    for (const auto& k : keys) has_test_key |= k.active && k.mode == Mode::test;
+    const std::string base = "/p/" + p.id.value;
+    h << "<h2>" << tr(L, "get_started") << "</h2><ol class=\"steps\">";
+    h << "<li" << (p.payout_address ? " class=\"done\"" : "") << "><a href=\"" << e(base)
+      << "/wallet\">" << tr(L, "step_wallet") << "</a>"
+      << (p.payout_address ? " ✓ " + std::string(tr(L, "done")) : "") << "</li>";
+    h << "<li" << (has_test_key ? " class=\"done\"" : "") << "><a href=\"" << e(base)
+      << "/keys\">" << tr(L, "step_key") << "</a>"
+      << (has_test_key ? " ✓ " + std::string(tr(L, "done")) : "") << "</li>";
+    h << "<li>" << tr(L, "step_charge")
+      << "<pre data-test=\"first-charge\"><code>curl -s -X POST " << e(api_url)
+      << "/v1/invoices \\\n  -H \"x-api-key: dp_test_…\" -H 'content-type: application/json' "
+         "\\\n  -d '{\"chainId\":80002,\"amount\":\"1000000\"}'</code></pre></li>";
+    h << "</ol>";
+    return layout(c, p.name, h.out);
+}
+
+std::string keys_page(const Chrome& c, const KeysPage& page) {
+    const Lang L = c.lang;
+    const std::string base = "/p/" + (c.project ? c.project->project_id.value : std::string());
+    Html h;
+    h << "<h1>" << tr(L, "keys") << "</h1>" << error_block(page.error);
+    if (page.created) {
+        h << "<div class=\"notice\" role=\"status\"><p>" << tr(L, "new_key_once") << "</p>"
+          << "<p><code id=\"new-key\" data-test=\"new-key\">" << e(page.created->secret)
+          << "</code> " << copy_button(L, "new-key") << "</p></div>";
+    }
+    if (page.revealed) {
+        h << "<div class=\"notice\" role=\"status\"><p>" << tr(L, "revealed") << " "
+          << e(page.revealed->first) << "</p><p><code id=\"revealed-key\" "
+          << "data-test=\"revealed-key\">" << e(page.revealed->second) << "</code> "
+          << copy_button(L, "revealed-key") << "</p></div>";
+    }
+    if (page.keys.empty()) {
+        h << "<p>" << tr(L, "no_keys") << "</p>";
+    } else {
+        h << "<table data-test=\"keys\"><thead><tr><th scope=\"col\">" << tr(L, "key")
+          << "</th><th scope=\"col\">" << tr(L, "created") << "</th><th scope=\"col\">"
+          << tr(L, "status") << "</th><th scope=\"col\">" << tr(L, "actions")
+          << "</th></tr></thead><tbody>";
+        for (const auto& k : page.keys) {
+            h << "<tr data-key-id=\"" << e(k.id) << "\"><td><code>" << e(k.prefix)
+              << "…</code><br><small>" << e(k.id) << "</small></td><td>" << e(k.created_at)
+              << "</td><td>";
+            if (k.revoked_at) {
+                h << tr(L, "revoked") << " " << e(*k.revoked_at);
+            } else if (k.expires_at) {
+                h << tr(L, "expires") << " " << e(*k.expires_at);
+            } else {
+                h << tr(L, "active");
+            }
+            h << "</td><td class=\"actions\">";
+            if (page.can_manage && k.active) {
+                const std::string kb = base + "/keys/" + k.id;
+                if (k.revealable) {
+                    h << "<form method=\"post\" action=\"" << e(kb) << "/reveal\" class=\"inline\">"
+                      << csrf_field(c) << "<button type=\"submit\" data-test=\"reveal-key\">"
+                      << tr(L, "reveal") << "</button></form>";
+                }
+                if (!k.expires_at) {
+                    h << "<form method=\"post\" action=\"" << e(kb) << "/roll\" class=\"inline\">"
+                      << csrf_field(c) << "<label>" << tr(L, "roll_overlap")
+                      << " <input name=\"expires_in_seconds\" type=\"number\" min=\"0\" "
+                         "max=\"604800\" value=\"3600\" size=\"7\"></label> "
+                      << "<button type=\"submit\" data-test=\"roll-key\">" << tr(L, "roll")
+                      << "</button></form>";
+                }
+                h << "<form method=\"post\" action=\"" << e(kb) << "/revoke\" class=\"inline\">"
+                  << csrf_field(c) << "<button type=\"submit\" class=\"danger\" "
+                  << "data-test=\"revoke-key\">" << tr(L, "revoke") << "</button></form>";
+            }
+            h << "</td></tr>";
+        }
+        h << "</tbody></table>";
+    }
+    if (page.can_manage) {
+        const bool test = c.mode == Mode::test;
+        h << "<form method=\"post\" action=\"" << e(base) << "/keys\" class=\"inline\">"
+          << csrf_field(c) << "<input type=\"hidden\" name=\"mode\" value=\""
+          << (test ? "test" : "live") << "\"><button type=\"submit\" data-test=\"create-key\">"
+          << tr(L, test ? "create_test_key" : "create_live_key") << "</button></form>";
+    }
+    return layout(c, tr(L, "keys"), h.out);
+}
+
+std::string members_page(const Chrome& c, const std::vector<ports::Member>& members,
+                         bool can_manage, const std::optional<std::string>& error) {
+    const Lang L = c.lang;
+    const std::string base = "/p/" + (c.project ? c.project->project_id.value : std::string());
+    Html h;
+    h << "<h1>" << tr(L, "members") << "</h1>" << error_block(error);
+    h << "<p>" << tr(L, "roles_help") << "</p>";
+    h << "<table data-test=\"members\"><thead><tr><th scope=\"col\">" << tr(L, "address")
+      << "</th><th scope=\"col\">" << tr(L, "role") << "</th><th scope=\"col\">"
+      << tr(L, "added") << "</th><th scope=\"col\">" << tr(L, "actions")
+      << "</th></tr></thead><tbody>";
+    for (const auto& m : members) {
+        h << "<tr><td><code>" << e(m.address) << "</code></td><td>" << role_label(L, m.role)
+          << "</td><td>" << e(m.added_at) << "</td><td>";
+        if (can_manage && m.role != ports::MemberRole::owner) {
+            h << "<form method=\"post\" action=\"" << e(base) << "/members/" << e(m.address)
+              << "/remove\" class=\"inline\">" << csrf_field(c)
+              << "<button type=\"submit\" class=\"danger\">" << tr(L, "remove")
+              << "</button></form>";
+        }
+        h << "</td></tr>";
+    }
+    h << "</tbody></table>";
+    if (can_manage) {
+        h << "<h2>" << tr(L, "add_member") << "</h2><form method=\"post\" action=\"" << e(base)
+          << "/members\" class=\"stack\">" << csrf_field(c) << "<label for=\"member-address\">"
+          << tr(L, "address") << "</label><input id=\"member-address\" name=\"address\" required "
+          << "pattern=\"0x[0-9a-fA-F]{40}\" autocomplete=\"off\" data-test=\"member-address\">"
+          << "<label for=\"member-role\">" << tr(L, "role") << "</label>"
+          << "<select id=\"member-role\" name=\"role\" data-test=\"member-role\">";
+        for (auto r : {ports::MemberRole::viewer, ports::MemberRole::developer,
+                       ports::MemberRole::admin}) {
+            h << "<option value=\"" << domain::accounts::role_name(r) << "\">"
+              << role_label(L, r) << "</option>";
+        }
+        h << "</select><button type=\"submit\" data-test=\"add-member\">" << tr(L, "add_member")
+          << "</button></form>";
+    }
+    return layout(c, tr(L, "members"), h.out);
+}
+
+std::string wallet_page(const Chrome& c, const ports::ProjectView& p, bool is_owner) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<h1>" << tr(L, "wallet") << "</h1>";
+    if (p.payout_address) {
+        h << "<dl class=\"facts\"><dt>" << tr(L, "payout_address")
+          << "</dt><dd><code data-test=\"payout-address\">" << e(*p.payout_address)
+          << "</code></dd>";
+        if (p.payout_verified_at) {
+            h << "<dt>" << tr(L, "verified_at") << "</dt><dd>" << e(*p.payout_verified_at)
+              << "</dd>";
+        }
+        h << "</dl>";
+    } else {
+        h << "<p data-test=\"no-payout\">" << tr(L, "no_payout") << "</p>";
+    }
+    h << "<p>" << tr(L, "wallet_help") << "</p>";
+    if (is_owner) {
+        h << "<noscript><p class=\"error\">" << tr(L, "needs_js") << "</p></noscript>"
+          << "<button type=\"button\" id=\"verify-wallet\" data-test=\"verify-wallet\" "
+          << "data-project=\"" << e(p.id.value) << "\" data-current=\""
+          << e(p.payout_address.value_or("")) << "\" data-no-wallet=\"" << e(tr(L, "no_wallet"))
+          << "\" data-signing=\"" << e(tr(L, "signing")) << "\">" << tr(L, "verify_wallet")
+          << "</button><p id=\"wallet-status\" class=\"status\" role=\"status\" "
+             "aria-live=\"polite\" data-test=\"wallet-status\"></p>";
+    } else {
+        h << "<p>" << tr(L, "owner_only") << "</p>";
+    }
+    return layout(c, tr(L, "wallet"), h.out);
+}
+
+std::string settings_page(const Chrome& c, const ports::ProjectView& p, bool can_manage,
+                          const std::optional<std::string>& error, bool saved) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<h1>" << tr(L, "settings") << "</h1>" << error_block(error);
+    if (saved) h << "<p class=\"notice\" role=\"status\">" << tr(L, "saved") << "</p>";
+    const std::string dis = can_manage ? "" : " disabled";
+    h << "<form method=\"post\" action=\"/p/" << e(p.id.value) << "/settings\" class=\"stack\">"
+      << csrf_field(c);
+    h << "<label for=\"s-name\">" << tr(L, "name") << "</label><input id=\"s-name\" name=\"name\" "
+      << "required maxlength=\"100\" value=\"" << e(p.name) << "\"" << dis << ">";
+    h << "<label for=\"s-logo\">" << tr(L, "logo_url") << "</label><input id=\"s-logo\" "
+      << "name=\"logo_url\" type=\"url\" value=\"" << e(p.logo_url.value_or("")) << "\"" << dis
+      << ">";
+    h << "<label for=\"s-accent\">" << tr(L, "accent_color") << "</label><input id=\"s-accent\" "
+      << "name=\"accent_color\" pattern=\"#[0-9a-fA-F]{6}\" value=\""
+      << e(p.accent_color.value_or("")) << "\"" << dis << ">";
+    h << "<label for=\"s-window\">" << tr(L, "payment_window") << "</label><input id=\"s-window\" "
+      << "name=\"payment_window_seconds\" type=\"number\" min=\"60\" max=\"86400\" value=\""
+      << std::to_string(p.payment_window_seconds) << "\"" << dis << ">";
+    if (can_manage) {
+        h << "<button type=\"submit\" data-test=\"save-settings\">" << tr(L, "save")
+          << "</button>";
+    }
+    h << "</form>";
+    // The checkout's branding as a buyer sees it: the name, the logo and the accent colour.
+    h << "<h2>" << tr(L, "preview") << "</h2><div class=\"preview\" data-test=\"preview\">";
+    if (p.logo_url) h << "<img src=\"" << e(*p.logo_url) << "\" alt=\"\" class=\"preview-logo\">";
+    h << "<p class=\"preview-name\">" << e(p.name) << "</p>";
+    if (p.accent_color) {
+        h << "<link rel=\"stylesheet\" href=\"/static/accent/" << e(p.accent_color->substr(1))
+          << ".css\">";
+    }
+    h << "<span class=\"preview-pay accent\">" << tr(L, "preview_pay") << "</span></div>";
+    return layout(c, tr(L, "settings"), h.out);
+}
+
+std::string audit_page(const Chrome& c, const std::vector<ports::AuditEntry>& entries) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<h1>" << tr(L, "audit") << "</h1>";
+    if (entries.empty()) {
+        h << "<p>" << tr(L, "no_audit") << "</p>";
+        return layout(c, tr(L, "audit"), h.out);
+    }
+    h << "<table data-test=\"audit\"><thead><tr><th scope=\"col\">" << tr(L, "when")
+      << "</th><th scope=\"col\">" << tr(L, "who") << "</th><th scope=\"col\">" << tr(L, "what")
+      << "</th><th scope=\"col\">" << tr(L, "session") << "</th><th scope=\"col\">"
+      << tr(L, "details") << "</th></tr></thead><tbody>";
+    for (const auto& a : entries) {
+        h << "<tr><td>" << e(a.at) << "</td><td>";
+        if (a.actor_kind == "operator") {
+            h << tr(L, "operator");
+        } else {
+            h << e(a.actor_kind) << " <code>" << e(a.actor.value_or("")) << "</code>";
+        }
+        h << "</td><td><code>" << e(a.action) << "</code></td><td>"
+          << e(a.session_id.value_or("")) << "</td><td><code class=\"json\">"
+          << e(a.changes_json) << "</code></td></tr>";
+    }
+    h << "</tbody></table>";
+    return layout(c, tr(L, "audit"), h.out);
+}
+
+std::string message_page(const Chrome& c, std::string_view title_key, std::string_view body_key) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<h1>" << tr(L, title_key) << "</h1><p>" << tr(L, body_key) << "</p><p><a href=\"/projects\">"
+      << tr(L, "back") << "</a></p>";
+    return layout(c, tr(L, title_key), h.out);
+}
+
+}  // namespace duepay::api::dashboard

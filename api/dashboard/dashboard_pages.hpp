@@ -1,0 +1,56 @@
+// The dashboard's pages, rendered on the server as whole HTML documents that read without
+// JavaScript (docs/dashboard.md). The script (static/dashboard.js) is only for what a wallet must
+// sign and for the copy buttons; the stylesheet and the script come from our own origin, so the
+// CSP allows no inline script or style. Every text is escaped here; every visible word comes from
+// dashboard_messages in the page's language. Pure: the routes fetch, these functions render.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/dashboard/dashboard_messages.hpp"
+#include "domain/ports/dashboard.hpp"
+
+namespace duepay::api::dashboard {
+
+// What every signed-in page shows around its content.
+struct Chrome {
+    Lang lang = Lang::en;
+    std::string csrf;     // the session's CSRF token: <meta name="csrf-token"> and each form
+    std::string address;  // the signed-in wallet (EIP-55)
+    ports::Mode mode = ports::Mode::test;
+    std::string path;  // this page's path (the mode and language switches come back here)
+    std::string asset_version;
+    std::optional<ports::ProjectMembership> project;  // inside a project: its name and our role
+    std::string section;                              // the project nav entry to mark current
+};
+
+std::string sign_in_page(Lang lang, std::string_view asset_version);
+std::string projects_page(const Chrome& c, const std::vector<ports::ProjectMembership>& projects,
+                          const std::optional<std::string>& error);
+std::string project_home(const Chrome& c, const ports::ProjectView& project,
+                         const std::vector<ports::KeySummary>& keys, std::string_view api_url);
+
+struct KeysPage {
+    std::vector<ports::KeySummary> keys;  // of the chrome's mode
+    std::optional<ports::CreatedKey> created;
+    std::optional<std::pair<std::string, std::string>> revealed;  // key id, secret
+    bool can_manage = false;
+    std::optional<std::string> error;
+};
+std::string keys_page(const Chrome& c, const KeysPage& page);
+
+std::string members_page(const Chrome& c, const std::vector<ports::Member>& members,
+                         bool can_manage, const std::optional<std::string>& error);
+std::string wallet_page(const Chrome& c, const ports::ProjectView& project, bool is_owner);
+std::string settings_page(const Chrome& c, const ports::ProjectView& project, bool can_manage,
+                          const std::optional<std::string>& error, bool saved);
+std::string audit_page(const Chrome& c, const std::vector<ports::AuditEntry>& entries);
+
+// A page with a heading and one paragraph (404, 403 and other refusals of a page).
+std::string message_page(const Chrome& c, std::string_view title_key, std::string_view body_key);
+
+}  // namespace duepay::api::dashboard

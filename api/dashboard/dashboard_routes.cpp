@@ -1,0 +1,631 @@
+#include "api/dashboard/dashboard_routes.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <utility>
+
+#include "api/checkout/checkout_routes.hpp"
+#include "api/dashboard/dashboard_assets.hpp"
+#include "api/dashboard/dashboard_pages.hpp"
+#include "api/http/account_api.hpp"
+#include "api/http/envelope.hpp"
+#include "api/http/request_fields.hpp"
+#include "api/http/server.hpp"
+#include "domain/accounts/project_settings.hpp"
+#include "domain/accounts/siwe.hpp"
+#include "domain/events/event.hpp"
+#include "domain/events/json_writer.hpp"
+#include "domain/evm/address.hpp"
+#include "domain/hex.hpp"
+#include "infra/random/random.hpp"
+
+namespace duepay::api::dashboard {
+namespace {
+
+namespace acc = domain::accounts;
+namespace siwe = domain::accounts::siwe;
+using domain::json::str;
+using domain::json::Writer;
+using ports::Mode;
+using ports::ProjectId;
+using Form = std::map<std::string, std::string>;
+
+constexpr std::string_view kLangCookie = "duepay_lang";
+constexpr std::string_view kModeCookie = "duepay_mode";
+constexpr long long kMaxKeyOverlap = 7 * 86400;
+constexpr std::size_t kAuditRows = 200;
+
+std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
+
+ApiResponse html(int status, std::string body, Lang lang) {
+    ApiResponse r;
+    r.status = status;
+    r.body = std::move(body);
+    r.headers["content-type"] = "text/html; charset=utf-8";
+    r.headers["content-language"] = std::string(checkout::lang_code(lang));
+    return r;
+}
+
+ApiResponse redirect(std::string location) {
+    ApiResponse r;
+    r.status = 303;
+    r.headers["location"] = std::move(location);
+    r.headers["content-type"] = "text/plain; charset=utf-8";
+    r.body = "see " + r.headers["location"] + "\n";
+    return r;
+}
+
+std::optional<std::string> cookie(const ApiRequest& request, std::string_view name) {
+    auto header = request.header("cookie");
+    if (!header) return std::nullopt;
+    return cookie_value(*header, name);
+}
+
+Lang lang_of(const ApiRequest& request) {
+    const auto chosen = cookie(request, kLangCookie).value_or("");
+    return checkout::choose_lang(chosen, request.header("accept-language").value_or(""));
+}
+
+Mode mode_of(const ApiRequest& request) {
+    return cookie(request, kModeCookie).value_or("test") == "live" ? Mode::live : Mode::test;
+}
+
+// A path of ours to come back to: "/..." but not "//..." (another host), else "/projects".
+std::string local_path(const std::optional<std::string>& next) {
+    if (!next || next->empty() || (*next)[0] != '/' || next->rfind("//", 0) == 0 ||
+        next->find('\\') != std::string::npos) {
+        return "/projects";
+    }
+    return *next;
+}
+
+Form form_of(const ApiRequest& request) {
+    Form out;
+    for (auto& [name, value] : form_params(request.body)) out.emplace(name, std::move(value));
+    return out;
+}
+
+std::optional<std::string> field(const Form& form, const std::string& name) {
+    auto it = form.find(name);
+    if (it == form.end()) return std::nullopt;
+    return it->second;
+}
+
+// "host[:port]" of an origin "scheme://host[:port]".
+std::string authority_of(std::string_view origin) {
+    const auto scheme = origin.find("://");
+    return std::string(scheme == std::string_view::npos ? origin : origin.substr(scheme + 3));
+}
+
+std::string random_hex16() { return domain::to_hex(infra::random::random_bytes<16>()).substr(2); }
+
+bool wants_json(const ApiRequest& request) { return is_json_media_type(request); }
+
+}  // namespace
+
+PipelineSettings dashboard_pipeline_settings() {
+    PipelineSettings s;
+    s.log_name = "dashboard";
+    for (auto& [name, value] : checkout::security_headers()) s.headers.emplace_back(name, value);
+    s.headers.emplace_back("cache-control", "no-store");
+    s.head_as_get = true;
+    return s;
+}
+
+DashboardRoutes::DashboardRoutes(DashboardDeps deps) : deps_(std::move(deps)) {
+    required(deps_.store, "DashboardDeps.store");
+    required(deps_.sessions, "DashboardDeps.sessions");
+    if (!deps_.recover) throw std::invalid_argument("DashboardDeps.recover is required");
+    if (!deps_.now_ms) throw std::invalid_argument("DashboardDeps.now_ms is required");
+    if (deps_.chain_ids.empty()) throw std::invalid_argument("DashboardDeps.chain_ids is empty");
+}
+
+void DashboardRoutes::add_routes(RouteTable& routes) {
+    auto& store = *deps_.store;
+    auto& sessions = *deps_.sessions;
+    const RouteOptions open{Auth::none};
+    const RouteOptions page{Auth::session};
+    const RouteOptions form{Auth::session, false, false, true};
+    const RouteOptions json{Auth::session, false, true};
+
+    add_health_route(routes);
+
+    // ---- Assets ----
+    routes.add("GET", "/static/:file", open, [](const RouteCall& call) {
+        ApiResponse r;
+        r.headers["cache-control"] = "public, max-age=300";
+        const auto& file = call.params[0];
+        if (file == "dashboard.js") {
+            r.headers["content-type"] = "text/javascript; charset=utf-8";
+            r.body = std::string(dashboard_js());
+        } else if (file == "dashboard.css") {
+            r.headers["content-type"] = "text/css; charset=utf-8";
+            r.body = std::string(dashboard_css());
+        } else {
+            return error_response(404, "route_not_found", "no such asset");
+        }
+        return r;
+    });
+    // The settings page's preview: the accent colour as a stylesheet (no inline style).
+    routes.add("GET", "/static/accent/:file", open, [](const RouteCall& call) {
+        const auto& file = call.params[0];
+        const bool ok = file.size() == 10 && file.ends_with(".css") &&
+                        std::all_of(file.begin(), file.begin() + 6, [](unsigned char c) {
+                            return std::isxdigit(c) != 0;
+                        });
+        if (!ok) return error_response(404, "route_not_found", "no such asset");
+        ApiResponse r;
+        r.headers["content-type"] = "text/css; charset=utf-8";
+        r.headers["cache-control"] = "public, max-age=86400";
+        r.body = ":root{--accent:#" + file.substr(0, 6) + "}\n";
+        return r;
+    });
+
+    // ---- Language and mode ----
+    routes.add("GET", "/lang/:code", RouteOptions{Auth::none, true}, [](const RouteCall& call) {
+        const auto& code = call.params[0];
+        if (code != "en" && code != "th") {
+            return error_response(404, "route_not_found", "no such language");
+        }
+        auto r = redirect(local_path(call.request.query_param("next")));
+        r.headers["set-cookie"] = std::string(kLangCookie) + "=" + code +
+                                  "; Path=/; SameSite=Lax; Max-Age=31536000";
+        return r;
+    });
+    routes.add("POST", "/mode", form, [](const RouteCall& call) {
+        const auto f = form_of(call.request);
+        const auto mode = field(f, "mode").value_or("");
+        if (mode != "test" && mode != "live") {
+            return bad_request("invalid_mode", "mode must be test or live");
+        }
+        auto r = redirect(local_path(field(f, "next")));
+        r.headers["set-cookie"] =
+            std::string(kModeCookie) + "=" + mode + "; Path=/; HttpOnly; SameSite=Lax";
+        return r;
+    });
+
+    // ---- Sign in and out ----
+    routes.add("GET", "/", page, [](const RouteCall&) { return redirect("/projects"); });
+    routes.add("GET", "/sign-in", open, [this](const RouteCall& call) {
+        const auto lang = lang_of(call.request);
+        return html(200, sign_in_page(lang, deps_.asset_version), lang);
+    });
+    routes.add("GET", "/auth/siwe/nonce", RouteOptions{Auth::none, true},
+               [this, &store, &sessions](const RouteCall& call) {
+                   if (auto unknown = call.request.unknown_query_param({"address", "chainId"})) {
+                       return bad_request("unknown_field", "unknown query parameter " + *unknown);
+                   }
+                   siwe::Message m;
+                   const auto& origin = sessions.settings().origin;
+                   m.domain = authority_of(origin);
+                   m.uri = origin;
+                   m.statement = "Sign in to the duepay dashboard.";
+                   m.chain_id = deps_.chain_ids.front();
+                   if (auto chain = call.request.query_param("chainId")) {
+                       const auto wanted = std::find_if(
+                           deps_.chain_ids.begin(), deps_.chain_ids.end(),
+                           [&](domain::ChainId c) { return std::to_string(c.value) == *chain; });
+                       if (wanted == deps_.chain_ids.end()) {
+                           return bad_request("siwe_wrong_chain",
+                                              "chainId is not a chain this dashboard accepts");
+                       }
+                       m.chain_id = *wanted;
+                   }
+                   m.nonce = random_hex16();
+                   const auto now = deps_.now_ms();
+                   m.issued_at = domain::events::format_rfc3339_millis_utc(now);
+                   m.expiration_time =
+                       domain::events::format_rfc3339_millis_utc(now + kNonceTtlSeconds * 1000LL);
+                   std::optional<std::string> message;
+                   if (auto a = call.request.query_param("address")) {
+                       auto address = domain::evm::parse_address(*a);
+                       if (!address) return bad_request(address.error().code, address.error().message);
+                       m.address = *address;
+                       message = siwe::format(m);
+                   }
+                   store.put_nonce(m.nonce, kNonceTtlSeconds);
+                   rapidjson::StringBuffer b;
+                   Writer w(b);
+                   w.StartObject();
+                   str(w, "nonce", m.nonce);
+                   str(w, "domain", m.domain);
+                   str(w, "uri", m.uri);
+                   str(w, "version", m.version);
+                   w.Key("chainId");
+                   w.Uint64(m.chain_id.value);
+                   str(w, "statement", *m.statement);
+                   str(w, "issuedAt", m.issued_at);
+                   str(w, "expirationTime", *m.expiration_time);
+                   domain::json::opt_str(w, "message", message);
+                   w.EndObject();
+                   return success_response(200, text_of(b));
+               });
+    routes.add("POST", "/auth/siwe", RouteOptions{Auth::none, false, true},
+               [this, &store, &sessions](const RouteCall& call) {
+                   // Sign-in CSRF: only our own pages may open a session.
+                   if (!sessions.same_origin(call.request)) {
+                       return error_response(403, "cross_site_request",
+                                             "sign in from the dashboard's own page");
+                   }
+                   rapidjson::Document body;
+                   if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
+                   if (auto r = reject_unknown_members(body, {"message", "signature"})) return *r;
+                   if (!body.HasMember("message") || !body["message"].IsString() ||
+                       !body.HasMember("signature") || !body["signature"].IsString()) {
+                       return bad_request("invalid_request",
+                                          "message and signature are required strings");
+                   }
+                   const std::string text = body["message"].GetString();
+                   auto message = siwe::parse(text);
+                   if (!message) {
+                       return bad_request(message.error().code, message.error().message);
+                   }
+                   if (!message->expiration_time) {
+                       return bad_request("siwe_expiration_required",
+                                          "the message must carry an Expiration Time");
+                   }
+                   siwe::Expectations expected;
+                   expected.origin = sessions.settings().origin;
+                   expected.domain = authority_of(expected.origin);
+                   expected.chain_ids = deps_.chain_ids;
+                   expected.nonce = message->nonce;  // ours or not: the store decides below
+                   if (auto broken = siwe::check(*message, expected, deps_.now_ms())) {
+                       return error_response(401, broken->code, broken->message);
+                   }
+                   auto signature = domain::evm::parse_signature(body["signature"].GetString());
+                   if (!signature) {
+                       return bad_request("invalid_signature", signature.error().message);
+                   }
+                   auto signer = deps_.recover(siwe::signing_hash(*message), *signature);
+                   if (!signer || *signer != message->address) {
+                       return error_response(401, "siwe_invalid_signature",
+                                             "the signature is not the message's address's");
+                   }
+                   switch (store.take_nonce(message->nonce)) {
+                       case ports::NonceTake::taken:
+                           break;
+                       case ports::NonceTake::unknown:
+                           return error_response(401, "siwe_nonce_unknown",
+                                                 "this dashboard did not issue the message's nonce");
+                       case ports::NonceTake::used:
+                           return error_response(401, "siwe_nonce_used",
+                                                 "the message's nonce was already used: sign in "
+                                                 "again");
+                       case ports::NonceTake::expired:
+                           return error_response(401, "siwe_nonce_expired",
+                                                 "the message's nonce has expired: sign in again");
+                   }
+                   const auto address = domain::evm::to_checksum(message->address);
+                   rapidjson::StringBuffer b;
+                   Writer w(b);
+                   w.StartObject();
+                   str(w, "address", address);
+                   str(w, "redirect", "/projects");
+                   w.EndObject();
+                   auto r = success_response(200, text_of(b));
+                   r.headers["set-cookie"] = sessions.open(address);
+                   return r;
+               });
+    routes.add("POST", "/sign-out", form, [&store, &sessions](const RouteCall& call) {
+        store.end_session(call.session().session_id);
+        auto r = redirect("/sign-in");
+        r.headers["set-cookie"] = sessions.clear_cookie();
+        return r;
+    });
+    routes.add("POST", "/sign-out-everywhere", form, [&store, &sessions](const RouteCall& call) {
+        store.end_sessions_of(call.session().address);
+        auto r = redirect("/sign-in");
+        r.headers["set-cookie"] = sessions.clear_cookie();
+        return r;
+    });
+
+    // ---- Projects ----
+    auto chrome = [this](const RouteCall& call) {
+        Chrome c;
+        c.lang = lang_of(call.request);
+        c.csrf = call.session().csrf;
+        c.address = call.session().address;
+        c.mode = mode_of(call.request);
+        c.path = call.request.path;
+        c.asset_version = deps_.asset_version;
+        return c;
+    };
+    routes.add("GET", "/projects", page, [&store, chrome](const RouteCall& call) {
+        const auto c = chrome(call);
+        return html(200, projects_page(c, store.projects_of(c.address), std::nullopt), c.lang);
+    });
+    routes.add("POST", "/projects", form, [&store, chrome](const RouteCall& call) {
+        auto c = chrome(call);
+        c.path = "/projects";
+        auto name = acc::check_project_name(field(form_of(call.request), "name").value_or(""));
+        if (!name) {
+            return html(400, projects_page(c, store.projects_of(c.address), name.error().message),
+                        c.lang);
+        }
+        auto created = store.create_project(*name, {c.address, call.session().session_id});
+        return redirect("/p/" + created.project_id.value);
+    });
+
+    // Every /p/:projectId route: the user's role first (404 when not a member, 403 when the role
+    // may not), then the page.
+    struct Context {
+        ProjectId project;
+        ports::MemberRole role;
+        Chrome chrome;
+        ports::DashboardActor actor;
+    };
+    using ProjectHandler = std::function<ApiResponse(const RouteCall&, Context&)>;
+    auto in_project = [&store, chrome](acc::ProjectAction action, std::string section,
+                                       ProjectHandler handler) {
+        return [&store, chrome, action, section = std::move(section),
+                handler = std::move(handler)](const RouteCall& call) {
+            Context ctx{ProjectId{call.params[0]}, ports::MemberRole::viewer, chrome(call),
+                        {call.session().address, call.session().session_id}};
+            ctx.chrome.section = section;
+            auto role = store.role_in(ctx.project, ctx.actor.address);
+            if (!role) {
+                if (wants_json(call.request)) {
+                    return error_response(404, "project_not_found", "no such project");
+                }
+                return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                            ctx.chrome.lang);
+            }
+            ctx.role = *role;
+            for (const auto& m : store.projects_of(ctx.actor.address)) {
+                if (m.project_id == ctx.project) ctx.chrome.project = m;
+            }
+            if (!acc::allowed(ctx.role, action)) {
+                if (wants_json(call.request)) {
+                    return error_response(403, "forbidden",
+                                          "your role in this project does not allow this");
+                }
+                return html(403, message_page(ctx.chrome, "forbidden", "forbidden_body"),
+                            ctx.chrome.lang);
+            }
+            return handler(call, ctx);
+        };
+    };
+    using A = acc::ProjectAction;
+
+    routes.add("GET", "/p/:projectId", page,
+               in_project(A::read, "overview", [this, &store](const RouteCall&, Context& ctx) {
+                   auto p = store.find_project(ctx.project);
+                   if (!p) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                       ctx.chrome.lang);
+                   return html(200, project_home(ctx.chrome, *p, store.keys(ctx.project),
+                                                 deps_.api_url),
+                               ctx.chrome.lang);
+               }));
+
+    // ---- Keys ----
+    auto keys_of_mode = [&store](const Context& ctx) {
+        auto all = store.keys(ctx.project);
+        std::vector<ports::KeySummary> out;
+        for (auto& k : all) {
+            if (k.mode == ctx.chrome.mode) out.push_back(std::move(k));
+        }
+        return out;
+    };
+    auto keys_view = [keys_of_mode](const Context& ctx) {
+        KeysPage p;
+        p.keys = keys_of_mode(ctx);
+        p.can_manage = acc::allowed(ctx.role, A::manage_keys);
+        return p;
+    };
+    routes.add("GET", "/p/:projectId/keys", page,
+               in_project(A::read, "keys", [keys_view](const RouteCall&, Context& ctx) {
+                   return html(200, keys_page(ctx.chrome, keys_view(ctx)), ctx.chrome.lang);
+               }));
+    routes.add("POST", "/p/:projectId/keys", form,
+               in_project(A::manage_keys, "keys",
+                          [&store, keys_view](const RouteCall& call, Context& ctx) {
+                              const auto mode = field(form_of(call.request), "mode").value_or("");
+                              if (mode != "test" && mode != "live") {
+                                  auto p = keys_view(ctx);
+                                  p.error = "mode must be test or live";
+                                  return html(400, keys_page(ctx.chrome, p), ctx.chrome.lang);
+                              }
+                              ctx.chrome.mode = mode == "live" ? Mode::live : Mode::test;
+                              auto created = store.create_key(ctx.project, ctx.chrome.mode, ctx.actor);
+                              auto p = keys_view(ctx);
+                              p.created = std::move(created);
+                              ctx.chrome.path = "/p/" + ctx.project.value + "/keys";
+                              return html(201, keys_page(ctx.chrome, p), ctx.chrome.lang);
+                          }));
+    routes.add("POST", "/p/:projectId/keys/:keyId/reveal", form,
+               in_project(A::manage_keys, "keys",
+                          [&store, keys_view](const RouteCall& call, Context& ctx) {
+                              ctx.chrome.path = "/p/" + ctx.project.value + "/keys";
+                              auto secret =
+                                  store.reveal_test_key(ctx.project, call.params[1], ctx.actor);
+                              auto p = keys_view(ctx);
+                              if (!secret) {
+                                  p.error = "no active test key " + call.params[1] +
+                                            " in this project can be shown (a live key never is)";
+                                  return html(404, keys_page(ctx.chrome, p), ctx.chrome.lang);
+                              }
+                              p.revealed.emplace(call.params[1], std::move(*secret));
+                              return html(200, keys_page(ctx.chrome, p), ctx.chrome.lang);
+                          }));
+    routes.add("POST", "/p/:projectId/keys/:keyId/revoke", form,
+               in_project(A::manage_keys, "keys",
+                          [&store, keys_view](const RouteCall& call, Context& ctx) {
+                              if (!store.revoke_key(ctx.project, call.params[1], ctx.actor)) {
+                                  auto p = keys_view(ctx);
+                                  p.error = "no active key " + call.params[1] + " in this project";
+                                  return html(404, keys_page(ctx.chrome, p), ctx.chrome.lang);
+                              }
+                              return redirect("/p/" + ctx.project.value + "/keys");
+                          }));
+    routes.add(
+        "POST", "/p/:projectId/keys/:keyId/roll", form,
+        in_project(A::manage_keys, "keys", [&store, keys_view](const RouteCall& call, Context& ctx) {
+            ctx.chrome.path = "/p/" + ctx.project.value + "/keys";
+            const auto text = field(form_of(call.request), "expires_in_seconds").value_or("3600");
+            long long overlap = -1;
+            if (!text.empty() && text.size() <= 7 &&
+                std::all_of(text.begin(), text.end(),
+                            [](unsigned char ch) { return std::isdigit(ch) != 0; })) {
+                overlap = std::stoll(text);
+            }
+            if (overlap < 0 || overlap > kMaxKeyOverlap) {
+                auto p = keys_view(ctx);
+                p.error = "the old key's overlap must be 0 to 604800 seconds";
+                return html(400, keys_page(ctx.chrome, p), ctx.chrome.lang);
+            }
+            auto rolled = store.roll_key(ctx.project, call.params[1], static_cast<int>(overlap),
+                                         ctx.actor);
+            auto p = keys_view(ctx);
+            if (!rolled) {
+                p.error = "no active key " + call.params[1] + " in this project to roll";
+                return html(404, keys_page(ctx.chrome, p), ctx.chrome.lang);
+            }
+            ports::CreatedKey created;
+            created.key.id = rolled->key_id;
+            created.key.mode = rolled->mode;
+            created.key.prefix = rolled->prefix;
+            created.key.created_at = rolled->created_at;
+            created.secret = rolled->secret;
+            p.created = std::move(created);
+            return html(201, keys_page(ctx.chrome, p), ctx.chrome.lang);
+        }));
+
+    // ---- Team ----
+    routes.add("GET", "/p/:projectId/members", page,
+               in_project(A::read, "members", [&store](const RouteCall&, Context& ctx) {
+                   return html(200,
+                               members_page(ctx.chrome, store.members(ctx.project),
+                                            acc::allowed(ctx.role, A::manage_members), std::nullopt),
+                               ctx.chrome.lang);
+               }));
+    routes.add("POST", "/p/:projectId/members", form,
+               in_project(A::manage_members, "members", [&store](const RouteCall& call,
+                                                                 Context& ctx) {
+                   const auto f = form_of(call.request);
+                   auto refuse = [&](const std::string& why) {
+                       ctx.chrome.path = "/p/" + ctx.project.value + "/members";
+                       return html(400, members_page(ctx.chrome, store.members(ctx.project), true, why),
+                                   ctx.chrome.lang);
+                   };
+                   auto address = domain::evm::parse_address(field(f, "address").value_or(""));
+                   if (!address) return refuse(address.error().message);
+                   auto role = acc::parse_role(field(f, "role").value_or(""));
+                   if (!role || !acc::assignable(*role)) {
+                       return refuse("role must be admin, developer or viewer");
+                   }
+                   auto put = store.put_member(ctx.project, domain::evm::to_checksum(*address),
+                                               *role, ctx.actor);
+                   if (!put) return refuse(put.error().message);
+                   return redirect("/p/" + ctx.project.value + "/members");
+               }));
+    routes.add("POST", "/p/:projectId/members/:address/remove", form,
+               in_project(A::manage_members, "members", [&store](const RouteCall& call,
+                                                                 Context& ctx) {
+                   auto address = domain::evm::parse_address(call.params[1]);
+                   if (!address || !store.remove_member(ctx.project,
+                                                        domain::evm::to_checksum(*address),
+                                                        ctx.actor)) {
+                       ctx.chrome.path = "/p/" + ctx.project.value + "/members";
+                       return html(404,
+                                   members_page(ctx.chrome, store.members(ctx.project), true,
+                                                "no such member (the owner cannot be removed)"),
+                                   ctx.chrome.lang);
+                   }
+                   return redirect("/p/" + ctx.project.value + "/members");
+               }));
+
+    // ---- Payout wallet ----
+    routes.add("GET", "/p/:projectId/wallet", page,
+               in_project(A::read, "wallet", [&store](const RouteCall&, Context& ctx) {
+                   auto p = store.find_project(ctx.project);
+                   if (!p) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                       ctx.chrome.lang);
+                   return html(200,
+                               wallet_page(ctx.chrome, *p, acc::allowed(ctx.role, A::change_payout)),
+                               ctx.chrome.lang);
+               }));
+    routes.add("POST", "/p/:projectId/wallet/challenge", json,
+               in_project(A::change_payout, "wallet", [&store](const RouteCall& call, Context& ctx) {
+                   rapidjson::Document body;
+                   if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
+                   return wallet_challenge_response(body, [&](const std::string& a, int ttl) {
+                       return store.issue_wallet_challenge(ctx.project, a, ttl);
+                   });
+               }));
+    routes.add("POST", "/p/:projectId/wallet/verify", json,
+               in_project(A::change_payout, "wallet", [&store](const RouteCall& call, Context& ctx) {
+                   rapidjson::Document body;
+                   if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
+                   return wallet_verify_response(body, ctx.project,
+                                                 [&](const ports::WalletProofRequest& v) {
+                                                     return store.verify_wallet(v, ctx.actor);
+                                                 });
+               }));
+
+    // ---- Settings ----
+    routes.add("GET", "/p/:projectId/settings", page,
+               in_project(A::read, "settings", [&store](const RouteCall&, Context& ctx) {
+                   auto p = store.find_project(ctx.project);
+                   if (!p) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                       ctx.chrome.lang);
+                   return html(200,
+                               settings_page(ctx.chrome, *p,
+                                             acc::allowed(ctx.role, A::manage_settings),
+                                             std::nullopt, false),
+                               ctx.chrome.lang);
+               }));
+    routes.add(
+        "POST", "/p/:projectId/settings", form,
+        in_project(A::manage_settings, "settings", [&store](const RouteCall& call, Context& ctx) {
+            const auto f = form_of(call.request);
+            ctx.chrome.path = "/p/" + ctx.project.value + "/settings";
+            ports::ProjectUpdate u;
+            std::optional<std::string> error;
+            if (auto v = field(f, "name")) {
+                auto name = acc::check_project_name(*v);
+                if (name) u.name = *name; else error = name.error().message;
+            }
+            if (auto v = field(f, "logo_url")) {
+                // An empty field clears the logo.
+                auto url = v->empty() ? domain::Result<std::string>(std::string())
+                                      : acc::check_logo_url(*v, false);
+                if (url) u.logo_url = *url; else error = url.error().message;
+            }
+            if (auto v = field(f, "accent_color")) {
+                auto color = v->empty() ? domain::Result<std::string>(std::string())
+                                        : acc::check_accent_color(*v);
+                if (color) u.accent_color = *color; else error = color.error().message;
+            }
+            if (auto v = field(f, "payment_window_seconds")) {
+                long long seconds = 0;
+                if (!v->empty() && v->size() <= 7 &&
+                    std::all_of(v->begin(), v->end(),
+                                [](unsigned char ch) { return std::isdigit(ch) != 0; })) {
+                    seconds = std::stoll(*v);
+                }
+                auto window = acc::check_payment_window(seconds);
+                if (window) u.payment_window_seconds = *window; else error = window.error().message;
+            }
+            auto current = store.find_project(ctx.project);
+            if (!current) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                      ctx.chrome.lang);
+            if (error) return html(400, settings_page(ctx.chrome, *current, true, error, false),
+                                   ctx.chrome.lang);
+            auto after = store.update_project(ctx.project, u, ctx.actor);
+            if (!after) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                    ctx.chrome.lang);
+            if (u.name && ctx.chrome.project) ctx.chrome.project->name = after->name;
+            return html(200, settings_page(ctx.chrome, *after, true, std::nullopt, true),
+                        ctx.chrome.lang);
+        }));
+
+    // ---- Audit ----
+    routes.add("GET", "/p/:projectId/audit", page,
+               in_project(A::read, "audit", [&store](const RouteCall&, Context& ctx) {
+                   return html(200, audit_page(ctx.chrome, store.audit(ctx.project, kAuditRows)),
+                               ctx.chrome.lang);
+               }));
+}
+
+}  // namespace duepay::api::dashboard

@@ -1,0 +1,64 @@
+// The merchant dashboard's routes (docs/dashboard.md, docs/security.md), on the HTTP pipeline
+// (api/http/router.hpp) with session authentication:
+//   GET  /sign-in, GET /auth/siwe/nonce, POST /auth/siwe       sign in with a wallet (EIP-4361)
+//   POST /sign-out, POST /sign-out-everywhere
+//   GET  /projects, POST /projects                              a user's projects, a new one
+//   GET  /p/:projectId[/keys|/members|/wallet|/settings|/audit] a project's pages
+//   POST /p/:projectId/keys, /keys/:keyId/{reveal,revoke,roll}  keys (a developer and up)
+//   POST /p/:projectId/members, /members/:address/remove        the team (an admin and up)
+//   POST /p/:projectId/settings                                 settings (an admin and up)
+//   POST /p/:projectId/wallet/{challenge,verify}                payout wallet (the owner; JSON)
+//   POST /mode, GET /lang/:code                                 test/live, English/Thai
+//   GET  /static/dashboard.{js,css}, /static/accent/RRGGBB.css, GET /healthz
+// Every /p/ route asks the store for the user's role first: not a member is 404 (as if the
+// project did not exist), a role without the right (domain/accounts/member_role) is 403, and
+// nothing runs. The pipeline has already checked the session and, for every POST, its CSRF token
+// and origin.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/dashboard/session_auth.hpp"
+#include "api/http/router.hpp"
+#include "domain/evm/signature.hpp"
+#include "domain/ports/dashboard.hpp"
+#include "domain/result.hpp"
+#include "domain/types.hpp"
+
+namespace duepay::api::dashboard {
+
+struct DashboardDeps {
+    ports::DashboardStore* store = nullptr;
+    DashboardSessions* sessions = nullptr;
+    // The signer of an EIP-191 digest (infra/crypto in the composition root).
+    std::function<domain::Result<domain::Address>(const domain::Bytes32& digest,
+                                                  const domain::evm::Signature& signature)>
+        recover;
+    std::function<std::int64_t()> now_ms;
+    std::vector<domain::ChainId> chain_ids;  // the chains a sign-in message may name
+    std::string api_url = "http://127.0.0.1:8080";  // shown in the first-charge example
+    std::string asset_version = "1";
+};
+
+// The security headers of every dashboard answer (the checkout's: a CSP without inline script or
+// style, no framing) and no caching.
+PipelineSettings dashboard_pipeline_settings();
+
+class DashboardRoutes {
+  public:
+    explicit DashboardRoutes(DashboardDeps deps);
+    // Adds every route above; this object must outlive the table.
+    void add_routes(RouteTable& routes);
+
+    // The sign-in nonce's life and a message's largest age.
+    static constexpr int kNonceTtlSeconds = 300;
+
+  private:
+    DashboardDeps deps_;
+};
+
+}  // namespace duepay::api::dashboard

@@ -1,0 +1,118 @@
+#include "consumers/roles/dashboard.hpp"
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "api/dashboard/dashboard_assets.hpp"
+#include "api/dashboard/dashboard_routes.hpp"
+#include "api/dashboard/session_auth.hpp"
+#include "api/http/server.hpp"
+#include "consumers/roles/checkout.hpp"
+#include "infra/accounts/pg_dashboard.hpp"
+#include "infra/config/chain_registry.hpp"
+#include "infra/config/env.hpp"
+#include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/log/log.hpp"
+#include "infra/postgres/pool.hpp"
+
+namespace duepay::consumers {
+
+constexpr infra::log::Logger kLog{"dashboard"};
+namespace {
+
+using infra::config::env_int_or;
+using infra::config::env_or;
+using infra::config::require_env;
+
+// Everything the role owns; members are destroyed in reverse.
+struct DashboardRole {
+    std::unique_ptr<infra::postgres::ConnectionPool> pool;
+    std::unique_ptr<infra::accounts::PgDashboard> store;
+    std::unique_ptr<api::dashboard::DashboardSessions> sessions;
+    std::unique_ptr<api::dashboard::DashboardRoutes> routes;
+    std::unique_ptr<api::Pipeline> pipeline;
+    std::unique_ptr<api::ApiServer> server;
+
+    explicit DashboardRole(const DashboardOptions& options);
+    ~DashboardRole() {
+        if (server) server->shutdown();
+    }
+    DashboardRole(const DashboardRole&) = delete;
+    DashboardRole& operator=(const DashboardRole&) = delete;
+};
+
+DashboardRole::DashboardRole(const DashboardOptions& options) {
+    const auto database_url = require_env("DATABASE_URL");
+    const auto chains = infra::config::ChainRegistry::load_file(require_env("DUEPAY_CHAINS_FILE"));
+    std::string origin = env_or("DUEPAY_DASHBOARD_URL", "http://127.0.0.1:8082");
+    while (!origin.empty() && origin.back() == '/') origin.pop_back();
+
+    pool = std::make_unique<infra::postgres::ConnectionPool>(
+        database_url, static_cast<std::size_t>(env_int_or("DUEPAY_DASHBOARD_DB_POOL", 4, 1, 256)),
+        infra::postgres::ConnectionPool::OnConnect{}, "dashboard");
+    store = std::make_unique<infra::accounts::PgDashboard>(*pool);
+
+    api::dashboard::SessionSettings session;
+    session.origin = origin;
+    session.limits.idle_seconds =
+        static_cast<int>(env_int_or("DUEPAY_DASHBOARD_IDLE_SECONDS", 1800, 1, 86400));
+    session.limits.absolute_seconds =
+        static_cast<int>(env_int_or("DUEPAY_DASHBOARD_ABSOLUTE_SECONDS", 43200, 1, 604800));
+    sessions = std::make_unique<api::dashboard::DashboardSessions>(*store, session);
+
+    api::dashboard::DashboardDeps deps;
+    deps.store = store.get();
+    deps.sessions = sessions.get();
+    deps.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& signature) {
+        return infra::crypto::recover_signer(digest, signature);
+    };
+    deps.now_ms = [] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    };
+    // A wallet signs in on whatever chain it is on: Ethereum mainnet or one of ours.
+    deps.chain_ids.push_back(domain::ChainId{1});
+    for (const auto& c : chains.chains()) {
+        if (c.chain_id != domain::ChainId{1}) deps.chain_ids.push_back(c.chain_id);
+    }
+    deps.api_url = env_or("DUEPAY_BASE_URL", "http://127.0.0.1:8080");
+    deps.asset_version = std::string(api::dashboard::asset_version());
+    routes = std::make_unique<api::dashboard::DashboardRoutes>(std::move(deps));
+
+    api::RouteTable table;
+    routes->add_routes(table);
+    pipeline = std::make_unique<api::Pipeline>(
+        std::move(table), nullptr, api::dashboard::dashboard_pipeline_settings(), sessions.get());
+    api::ServerSettings settings;
+    settings.listen = !options.listen.empty()
+                          ? options.listen
+                          : env_or("DUEPAY_DASHBOARD_LISTEN", listen_of_url(origin));
+    settings.threads = options.threads > 0
+                           ? options.threads
+                           : static_cast<int>(env_int_or("DUEPAY_DASHBOARD_THREADS", 2, 1, 64));
+    settings.access_log = env_or("DUEPAY_ACCESS_LOG", "1") != "0";
+    server = std::make_unique<api::ApiServer>(*pipeline, settings);
+    server->start();
+    kLog.info() << "dashboard: listening on " << settings.listen << " (" << origin << ", "
+                << settings.threads << " threads)";
+}
+
+}  // namespace
+
+int run_dashboard(const DashboardOptions& options, const std::atomic<bool>& stop) {
+    std::unique_ptr<DashboardRole> role;
+    try {
+        role = std::make_unique<DashboardRole>(options);
+    } catch (const infra::config::ConfigError&) {
+        throw;
+    } catch (const std::exception& e) {
+        if (!options.listener_optional) throw;
+        kLog.warn() << "dashboard: not serving (" << e.what() << "); the other roles go on";
+    }
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return 0;
+}
+
+}  // namespace duepay::consumers

@@ -1,0 +1,68 @@
+// The Postgres adapter of the dashboard's store (domain/ports/dashboard.hpp; tables of migration
+// 0210): each call one transaction of the pool; account changes run the shared rules of
+// account_changes.hpp (the ones the REST API and `duepay admin` run) with an audit row naming the
+// wallet and its session. An unreachable database is DatabaseUnavailable (a
+// ports::StoreUnavailable), never a driver exception.
+#pragma once
+
+#include "domain/ports/dashboard.hpp"
+#include "infra/postgres/pool.hpp"
+
+namespace duepay::infra::accounts {
+
+class PgDashboard final : public ports::DashboardStore {
+  public:
+    explicit PgDashboard(postgres::ConnectionPool& pool) : pool_(pool) {}
+
+    void put_nonce(const std::string& nonce, int ttl_seconds) override;
+    ports::NonceTake take_nonce(const std::string& nonce) override;
+
+    ports::DashboardSession open_session(const ports::TokenHash& token, const std::string& address,
+                                         const std::string& csrf,
+                                         const ports::SessionLimits& limits) override;
+    std::optional<ports::DashboardSession> touch_session(
+        const ports::TokenHash& token, const ports::SessionLimits& limits) override;
+    void end_session(const std::string& session_id) override;
+    int end_sessions_of(const std::string& address) override;
+
+    std::vector<ports::ProjectMembership> projects_of(const std::string& address) override;
+    ports::ProjectMembership create_project(const std::string& name,
+                                            const ports::DashboardActor& actor) override;
+    std::optional<ports::MemberRole> role_in(const ports::ProjectId& project,
+                                             const std::string& address) override;
+    std::vector<ports::Member> members(const ports::ProjectId& project) override;
+    domain::Result<ports::Member> put_member(const ports::ProjectId& project,
+                                             const std::string& address, ports::MemberRole role,
+                                             const ports::DashboardActor& actor) override;
+    bool remove_member(const ports::ProjectId& project, const std::string& address,
+                       const ports::DashboardActor& actor) override;
+
+    std::vector<ports::KeySummary> keys(const ports::ProjectId& project) override;
+    ports::CreatedKey create_key(const ports::ProjectId& project, ports::Mode mode,
+                                 const ports::DashboardActor& actor) override;
+    std::optional<std::string> reveal_test_key(const ports::ProjectId& project,
+                                               const std::string& key_id,
+                                               const ports::DashboardActor& actor) override;
+    bool revoke_key(const ports::ProjectId& project, const std::string& key_id,
+                    const ports::DashboardActor& actor) override;
+    std::optional<ports::KeyRoll> roll_key(const ports::ProjectId& project,
+                                           const std::string& key_id, int expires_in_seconds,
+                                           const ports::DashboardActor& actor) override;
+
+    std::optional<ports::ProjectView> find_project(const ports::ProjectId& project) override;
+    std::optional<ports::ProjectView> update_project(const ports::ProjectId& project,
+                                                     const ports::ProjectUpdate& update,
+                                                     const ports::DashboardActor& actor) override;
+    ports::IssuedChallenge issue_wallet_challenge(const ports::ProjectId& project,
+                                                  const std::string& address,
+                                                  int ttl_seconds) override;
+    domain::Result<ports::ProjectView> verify_wallet(const ports::WalletProofRequest& proof,
+                                                     const ports::DashboardActor& actor) override;
+    std::vector<ports::AuditEntry> audit(const ports::ProjectId& project,
+                                         std::size_t limit) override;
+
+  private:
+    postgres::ConnectionPool& pool_;
+};
+
+}  // namespace duepay::infra::accounts

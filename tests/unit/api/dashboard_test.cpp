@@ -1,0 +1,507 @@
+// The merchant dashboard's routes on the HTTP pipeline (api/dashboard), over the in-memory store
+// (tests/doubles/dashboard_store.hpp) with real EIP-191 signatures (infra/crypto): sign-in with
+// Ethereum and each refusal, session cookies, idle and absolute ends, sign-out, CSRF and origin
+// checks, the role x action table, and a non-member's 404 on every project route.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/dashboard/dashboard_messages.hpp"
+#include "api/dashboard/dashboard_routes.hpp"
+#include "api/dashboard/session_auth.hpp"
+#include "domain/accounts/siwe.hpp"
+#include "domain/events/event.hpp"
+#include "domain/evm/address.hpp"
+#include "domain/hex.hpp"
+#include "infra/crypto/secp256k1_signer.hpp"
+#include "tests/doubles/dashboard_store.hpp"
+
+namespace duepay::api::dashboard {
+namespace {
+
+namespace siwe = domain::accounts::siwe;
+using ports::MemberRole;
+
+// Two anvil dev keys and a third: an owner, a teammate, a stranger.
+const char* kOwnerKey = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const char* kMateKey = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+const char* kStrangerKey = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
+const std::string kOrigin = "http://127.0.0.1:8082";
+
+struct User {
+    std::string address;  // EIP-55
+    std::string cookie;   // "duepay_session=..."
+    std::string csrf;
+};
+
+class Dashboard : public ::testing::Test {
+  protected:
+    testing::DashboardStoreDouble store;
+    DashboardSessions sessions{store, SessionSettings{kOrigin, ports::SessionLimits{1800, 43200}}};
+    DashboardRoutes routes{deps()};
+    std::unique_ptr<Pipeline> pipeline;
+
+    DashboardDeps deps() {
+        DashboardDeps d;
+        d.store = &store;
+        d.sessions = &sessions;
+        d.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& s) {
+            return infra::crypto::recover_signer(digest, s);
+        };
+        d.now_ms = [this] { return store.now_s * 1000; };
+        d.chain_ids = {domain::ChainId{1}, domain::ChainId{31337}};
+        return d;
+    }
+
+    void SetUp() override {
+        RouteTable t;
+        routes.add_routes(t);
+        pipeline = std::make_unique<Pipeline>(std::move(t), nullptr, dashboard_pipeline_settings(),
+                                              &sessions);
+    }
+
+    ApiResponse call(const std::string& method, const std::string& path_and_query,
+                     std::map<std::string, std::string> headers = {}, std::string body = {}) {
+        ApiRequest r;
+        r.method = method;
+        const auto q = path_and_query.find('?');
+        r.path = path_and_query.substr(0, q);
+        if (q != std::string::npos) r.query = path_and_query.substr(q + 1);
+        r.headers = std::move(headers);
+        r.body = std::move(body);
+        r.request_id = "req_test";
+        ApiResponse out;
+        int answers = 0;
+        pipeline->handle(r, [&](ApiResponse a) {
+            out = std::move(a);
+            ++answers;
+        });
+        EXPECT_EQ(answers, 1);
+        return out;
+    }
+
+    // A form POST from our own page, signed in as `u` (csrf: the session's unless given).
+    ApiResponse post_form(const User& u, const std::string& path, std::string body,
+                          std::optional<std::string> csrf = std::nullopt,
+                          std::string origin = kOrigin) {
+        if (csrf.value_or(u.csrf) != "")
+            body += (body.empty() ? "" : "&") + ("csrf=" + csrf.value_or(u.csrf));
+        std::map<std::string, std::string> h{{"cookie", u.cookie},
+                                             {"content-type", "application/x-www-form-urlencoded"}};
+        if (!origin.empty()) h["origin"] = origin;
+        return call("POST", path, h, body);
+    }
+    ApiResponse get(const User& u, const std::string& path) {
+        return call("GET", path, {{"cookie", u.cookie}});
+    }
+
+    static std::string signature_hex(const char* key, const domain::Bytes32& digest) {
+        auto signer = infra::crypto::Secp256k1Signer::from_hex(key);
+        return domain::to_hex(signer->sign_digest(digest).bytes);
+    }
+    static std::string address_of(const char* key) {
+        return domain::evm::to_checksum(infra::crypto::Secp256k1Signer::from_hex(key)->address());
+    }
+
+    // The message the page would get for `key`'s address from GET /auth/siwe/nonce.
+    siwe::Message issued_message(const char* key) {
+        auto r = call("GET", "/auth/siwe/nonce?address=" + address_of(key) + "&chainId=31337");
+        EXPECT_EQ(r.status, 200) << r.body;
+        const auto at = r.body.find("\"message\":\"");
+        std::string text = r.body.substr(at + 11);
+        text = text.substr(0, text.find("\"}"));
+        std::string unescaped;
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == 'n') {
+                unescaped += '\n';
+                ++i;
+            } else {
+                unescaped += text[i];
+            }
+        }
+        auto m = siwe::parse(unescaped);
+        EXPECT_TRUE(m.ok()) << unescaped;
+        return *m;
+    }
+
+    ApiResponse post_siwe(const siwe::Message& m, const std::string& signature,
+                          std::string origin = kOrigin) {
+        std::string escaped;
+        for (char c : siwe::format(m))
+            escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+        std::map<std::string, std::string> h{{"content-type", "application/json"}};
+        if (!origin.empty()) h["origin"] = origin;
+        return call("POST", "/auth/siwe", h,
+                    R"({"message":")" + escaped + R"(","signature":")" + signature + R"("})");
+    }
+
+    User sign_in(const char* key) {
+        const auto m = issued_message(key);
+        auto r = post_siwe(m, signature_hex(key, siwe::signing_hash(m)));
+        EXPECT_EQ(r.status, 200) << r.body;
+        const auto& set = r.headers["set-cookie"];
+        User u;
+        u.address = address_of(key);
+        u.cookie = set.substr(0, set.find(';'));
+        u.csrf = store.sessions.back().s.csrf;
+        return u;
+    }
+
+    static std::string code_of(const ApiResponse& r) {
+        const auto at = r.body.find(R"("code":")");
+        return at == std::string::npos ? ""
+                                       : r.body.substr(at + 8, r.body.find('"', at + 8) - at - 8);
+    }
+};
+
+TEST_F(Dashboard, SignInOpensASessionWithAStrictCookie) {
+    const auto m = issued_message(kOwnerKey);
+    EXPECT_EQ(m.domain, "127.0.0.1:8082");
+    EXPECT_EQ(m.uri, kOrigin);
+    EXPECT_EQ(m.chain_id, domain::ChainId{31337});
+    ASSERT_TRUE(m.expiration_time.has_value());
+    auto r = post_siwe(m, signature_hex(kOwnerKey, siwe::signing_hash(m)));
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto& cookie = r.headers["set-cookie"];
+    EXPECT_EQ(cookie.rfind("duepay_session=", 0), 0U);
+    EXPECT_EQ(cookie.substr(15, cookie.find(';') - 15).size(), 64U);  // 256 random bits as hex
+    EXPECT_NE(cookie.find("; HttpOnly"), std::string::npos);
+    EXPECT_NE(cookie.find("; SameSite=Lax"), std::string::npos);
+    EXPECT_NE(cookie.find("; Path=/"), std::string::npos);
+    EXPECT_EQ(cookie.find("Secure"), std::string::npos);  // plain http on loopback only
+    ASSERT_EQ(store.sessions.size(), 1U);
+    EXPECT_EQ(store.sessions[0].s.address, address_of(kOwnerKey));
+    // Only the token's hash is kept.
+    EXPECT_EQ(domain::to_hex(store.sessions[0].token).find(cookie.substr(15, 64)),
+              std::string::npos);
+}
+
+TEST(SessionCookies, SecureUnlessPlainHttpOnLoopback) {
+    EXPECT_FALSE(secure_cookies("http://127.0.0.1:8082"));
+    EXPECT_FALSE(secure_cookies("http://localhost:8082"));
+    EXPECT_FALSE(secure_cookies("http://[::1]:8082"));
+    EXPECT_TRUE(secure_cookies("https://127.0.0.1:8082"));
+    EXPECT_TRUE(secure_cookies("http://dash.example.com"));
+    EXPECT_TRUE(secure_cookies("https://dash.example.com"));
+    EXPECT_EQ(cookie_value("a=1; duepay_session=xyz; b=2", "duepay_session"), "xyz");
+    EXPECT_EQ(cookie_value("duepay_session_x=1", "duepay_session"), std::nullopt);
+}
+
+TEST_F(Dashboard, EachRefusedSignInOpensNothing) {
+    // A reused nonce.
+    const auto m = issued_message(kOwnerKey);
+    const auto good = signature_hex(kOwnerKey, siwe::signing_hash(m));
+    ASSERT_EQ(post_siwe(m, good).status, 200);
+    auto again = post_siwe(m, good);
+    EXPECT_EQ(again.status, 401);
+    EXPECT_EQ(code_of(again), "siwe_nonce_used");
+    const auto opened = store.sessions.size();
+
+    // A bad signature: signed by another key.
+    auto m2 = issued_message(kOwnerKey);
+    auto bad = post_siwe(m2, signature_hex(kStrangerKey, siwe::signing_hash(m2)));
+    EXPECT_EQ(bad.status, 401);
+    EXPECT_EQ(code_of(bad), "siwe_invalid_signature");
+    // ... which left its nonce usable.
+    EXPECT_EQ(post_siwe(m2, signature_hex(kOwnerKey, siwe::signing_hash(m2))).status, 200);
+
+    // A message for another domain.
+    auto m3 = issued_message(kOwnerKey);
+    m3.domain = "evil.example";
+    auto wrong = post_siwe(m3, signature_hex(kOwnerKey, siwe::signing_hash(m3)));
+    EXPECT_EQ(wrong.status, 401);
+    EXPECT_EQ(code_of(wrong), "siwe_wrong_domain");
+
+    // An expired message.
+    auto m4 = issued_message(kOwnerKey);
+    store.now_s += DashboardRoutes::kNonceTtlSeconds + 1;
+    auto expired = post_siwe(m4, signature_hex(kOwnerKey, siwe::signing_hash(m4)));
+    EXPECT_EQ(expired.status, 401);
+    EXPECT_EQ(code_of(expired), "siwe_expired");
+
+    // A nonce we never issued.
+    auto m5 = issued_message(kOwnerKey);
+    m5.nonce = "abcdef0123456789";
+    auto unknown = post_siwe(m5, signature_hex(kOwnerKey, siwe::signing_hash(m5)));
+    EXPECT_EQ(unknown.status, 401);
+    EXPECT_EQ(code_of(unknown), "siwe_nonce_unknown");
+
+    // Not a message at all, and a cross-site post.
+    auto garbage = post_siwe(m5, "0x12");
+    EXPECT_EQ(garbage.status, 400);
+    auto m6 = issued_message(kOwnerKey);
+    auto cross =
+        post_siwe(m6, signature_hex(kOwnerKey, siwe::signing_hash(m6)), "https://evil.example");
+    EXPECT_EQ(cross.status, 403);
+    EXPECT_EQ(code_of(cross), "cross_site_request");
+
+    EXPECT_EQ(store.sessions.size(), opened + 1);  // only m2's good retry opened one
+}
+
+TEST_F(Dashboard, PagesNeedASessionAndEndWithIt) {
+    auto anonymous = call("GET", "/projects");
+    EXPECT_EQ(anonymous.status, 303);
+    EXPECT_EQ(anonymous.headers["location"], "/sign-in");
+    auto u = sign_in(kOwnerKey);
+    auto page = get(u, "/projects");
+    ASSERT_EQ(page.status, 200);
+    EXPECT_NE(page.body.find(R"(<meta name="csrf-token" content=")" + u.csrf + "\""),
+              std::string::npos);
+    EXPECT_NE(page.body.find("data-test=\"create-project\""), std::string::npos);
+    EXPECT_NE(page.headers["content-security-policy"].find("script-src 'self'"), std::string::npos);
+    EXPECT_EQ(page.headers["x-frame-options"], "DENY");
+
+    // Idle: 30 minutes without a request end it.
+    store.now_s += 1799;
+    EXPECT_EQ(get(u, "/projects").status, 200);
+    store.now_s += 1800;
+    EXPECT_EQ(get(u, "/projects").status, 303);
+
+    // Absolute: 12 h even with activity.
+    auto v = sign_in(kOwnerKey);
+    for (int i = 0; i < 25; ++i) {  // 42,500 s, never idle for 30 minutes
+        store.now_s += 1700;
+        ASSERT_EQ(get(v, "/projects").status, 200) << i;
+    }
+    store.now_s += 1000;  // 43,500 s since sign-in, 1,000 s idle
+    EXPECT_EQ(get(v, "/projects").status, 303);
+
+    // Sign-out ends it on the server: the old cookie no longer works.
+    auto w = sign_in(kOwnerKey);
+    auto out = post_form(w, "/sign-out", "");
+    EXPECT_EQ(out.status, 303);
+    EXPECT_NE(out.headers["set-cookie"].find("Max-Age=0"), std::string::npos);
+    EXPECT_EQ(get(w, "/projects").status, 303);
+
+    // Sign out everywhere ends every session of the wallet, and only those.
+    auto a = sign_in(kOwnerKey);
+    auto b = sign_in(kOwnerKey);
+    auto mate = sign_in(kMateKey);
+    EXPECT_EQ(post_form(a, "/sign-out-everywhere", "").status, 303);
+    EXPECT_EQ(get(b, "/projects").status, 303);
+    EXPECT_EQ(get(mate, "/projects").status, 200);
+}
+
+TEST_F(Dashboard, CsrfAndOriginGuardEveryChange) {
+    auto u = sign_in(kOwnerKey);
+    // No token, a wrong token, a cross-site origin, a cross-site fetch: 403, nothing created.
+    auto none = post_form(u, "/projects", "name=Shop", std::string());
+    EXPECT_EQ(none.status, 403);
+    EXPECT_EQ(code_of(none), "invalid_csrf_token");
+    EXPECT_EQ(post_form(u, "/projects", "name=Shop", std::string(64, 'f')).status, 403);
+    auto cross = post_form(u, "/projects", "name=Shop", std::nullopt, "https://evil.example");
+    EXPECT_EQ(cross.status, 403);
+    EXPECT_EQ(code_of(cross), "cross_site_request");
+    auto site = call("POST", "/projects",
+                     {{"cookie", u.cookie},
+                      {"content-type", "application/x-www-form-urlencoded"},
+                      {"sec-fetch-site", "cross-site"}},
+                     "name=Shop&csrf=" + u.csrf);
+    EXPECT_EQ(site.status, 403);
+    EXPECT_TRUE(store.projects.empty());
+    // The header form of the token works as the field does.
+    auto ok = call("POST", "/projects",
+                   {{"cookie", u.cookie},
+                    {"content-type", "application/x-www-form-urlencoded"},
+                    {"origin", kOrigin},
+                    {"x-csrf-token", u.csrf}},
+                   "name=Shop");
+    EXPECT_EQ(ok.status, 303);
+    EXPECT_EQ(store.projects.size(), 1U);
+}
+
+TEST_F(Dashboard, NewMerchantCreatesAProjectAndATestKeyShownAgain) {
+    auto u = sign_in(kOwnerKey);
+    auto created = post_form(u, "/projects", "name=Coffee+Shop");
+    ASSERT_EQ(created.status, 303);
+    const auto home = created.headers["location"];
+    ASSERT_EQ(home.rfind("/p/prj_", 0), 0U);
+    auto page = get(u, home);
+    ASSERT_EQ(page.status, 200);
+    EXPECT_NE(page.body.find("Coffee Shop"), std::string::npos);
+
+    auto key = post_form(u, home + "/keys", "mode=test");
+    ASSERT_EQ(key.status, 201) << key.body;
+    ASSERT_EQ(store.key_rows.size(), 1U);
+    const auto& secret = store.key_rows[0].secret;
+    EXPECT_NE(key.body.find("data-test=\"new-key\">" + secret + "<"), std::string::npos);
+    // The list never shows the secret; the reveal form does, for a test key.
+    auto list = get(u, home + "/keys");
+    EXPECT_EQ(list.body.find(secret), std::string::npos);
+    EXPECT_NE(list.body.find("data-test=\"reveal-key\""), std::string::npos);
+    auto shown = post_form(u, home + "/keys/" + store.key_rows[0].summary.id + "/reveal", "");
+    ASSERT_EQ(shown.status, 200);
+    EXPECT_NE(shown.body.find("data-test=\"revealed-key\">" + secret + "<"), std::string::npos);
+
+    // A live key is shown once and never again.
+    auto live = post_form(u, home + "/keys", "mode=live");
+    ASSERT_EQ(live.status, 201);
+    const auto live_id = store.key_rows[1].summary.id;
+    auto reveal_live = post_form(u, home + "/keys/" + live_id + "/reveal", "");
+    EXPECT_EQ(reveal_live.status, 404);
+    EXPECT_EQ(reveal_live.body.find(store.key_rows[1].secret), std::string::npos);
+
+    // Every change is in the audit log with the wallet and the session.
+    auto audit = get(u, home + "/audit");
+    EXPECT_NE(audit.body.find("api_key.revealed"), std::string::npos);
+    EXPECT_NE(audit.body.find(u.address), std::string::npos);
+}
+
+// What each role may do, on the server: the expected status of each action (a refusal changes
+// nothing: the audit log does not grow).
+TEST_F(Dashboard, RoleTableIsEnforcedOnEveryRoute) {
+    auto owner = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(owner, "/projects", "name=Team").status, 303);
+    const auto project = store.projects.begin()->first;
+    const auto base = "/p/" + project;
+    auto mate = sign_in(kMateKey);
+    const std::string wallet_body = R"({"address":")" + mate.address + R"("})";
+
+    struct Action {
+        const char* name;
+        std::function<ApiResponse()> run;
+        // allowed for viewer, developer, admin
+        bool viewer, developer, admin;
+    };
+    std::vector<Action> actions = {
+        {"read keys", [&] { return get(mate, base + "/keys"); }, true, true, true},
+        {"read audit", [&] { return get(mate, base + "/audit"); }, true, true, true},
+        {"create key", [&] { return post_form(mate, base + "/keys", "mode=test"); }, false, true,
+         true},
+        {"settings", [&] { return post_form(mate, base + "/settings", "name=Renamed"); }, false,
+         false, true},
+        {"add member",
+         [&] {
+             return post_form(mate, base + "/members",
+                              "address=" + address_of(kStrangerKey) + "&role=viewer");
+         },
+         false, false, true},
+        {"payout challenge",
+         [&] {
+             return call("POST", base + "/wallet/challenge",
+                         {{"cookie", mate.cookie},
+                          {"content-type", "application/json"},
+                          {"origin", kOrigin},
+                          {"x-csrf-token", mate.csrf}},
+                         wallet_body);
+         },
+         false, false, false},
+    };
+    for (auto role : {MemberRole::viewer, MemberRole::developer, MemberRole::admin}) {
+        ASSERT_TRUE(
+            store
+                .put_member(ports::ProjectId{project}, mate.address, role, {owner.address, "ses_x"})
+                .ok());
+        for (const auto& a : actions) {
+            const bool allowed = role == MemberRole::viewer      ? a.viewer
+                                 : role == MemberRole::developer ? a.developer
+                                                                 : a.admin;
+            const auto before = store.audit_log.size();
+            auto r = a.run();
+            const auto who = std::string(domain::accounts::role_name(role)) + " " + a.name;
+            if (allowed) {
+                EXPECT_LT(r.status, 400) << who << ": " << r.body.substr(0, 200);
+            } else {
+                EXPECT_EQ(r.status, 403) << who;
+                EXPECT_EQ(store.audit_log.size(), before) << who << " changed something";
+            }
+        }
+        // Members cannot be removed from their role by lower roles; restore for the next round.
+        store.project_members[project].resize(2);
+    }
+    // The owner alone may change the payout wallet.
+    auto owner_challenge = call("POST", base + "/wallet/challenge",
+                                {{"cookie", owner.cookie},
+                                 {"content-type", "application/json"},
+                                 {"origin", kOrigin},
+                                 {"x-csrf-token", owner.csrf}},
+                                R"({"address":")" + owner.address + R"("})");
+    EXPECT_EQ(owner_challenge.status, 201) << owner_challenge.body;
+    // The owner's role cannot be changed by a member form.
+    auto demote = post_form(owner, base + "/members", "address=" + owner.address + "&role=viewer");
+    EXPECT_EQ(demote.status, 400);
+    EXPECT_EQ(store.role_in(ports::ProjectId{project}, owner.address), MemberRole::owner);
+}
+
+TEST_F(Dashboard, NonMemberGetsNotFoundOnEveryProjectRoute) {
+    auto owner = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(owner, "/projects", "name=Private").status, 303);
+    const auto base = "/p/" + store.projects.begin()->first;
+    ASSERT_TRUE(store
+                    .create_key(ports::ProjectId{store.projects.begin()->first}, ports::Mode::test,
+                                {owner.address, "s"})
+                    .secret.size() > 0);
+    const auto key_id = store.key_rows[0].summary.id;
+    auto stranger = sign_in(kStrangerKey);
+    const auto before = store.audit_log.size();
+    for (const auto& path : {base, base + "/keys", base + "/members", base + "/wallet",
+                             base + "/settings", base + "/audit"}) {
+        EXPECT_EQ(get(stranger, path).status, 404) << path;
+    }
+    for (const auto& path :
+         {base + "/keys", base + "/keys/" + key_id + "/reveal",
+          base + "/keys/" + key_id + "/revoke", base + "/keys/" + key_id + "/roll",
+          base + "/members", base + "/settings"}) {
+        auto r = post_form(stranger, path,
+                           "mode=test&name=x&address=" + stranger.address + "&role=admin");
+        EXPECT_EQ(r.status, 404) << path;
+        EXPECT_EQ(r.body.find(store.key_rows[0].secret), std::string::npos);
+    }
+    EXPECT_EQ(store.audit_log.size(), before);
+    // An unknown project reads the same as someone else's.
+    EXPECT_EQ(get(stranger, "/p/prj_nope").status, 404);
+}
+
+TEST_F(Dashboard, EveryPageRendersInEnglishAndThai) {
+    for (std::size_t i = 0; i < word_count(); ++i) {
+        EXPECT_FALSE(tr(Lang::en, word_key(i)).empty()) << word_key(i);
+        EXPECT_FALSE(tr(Lang::th, word_key(i)).empty()) << word_key(i);
+    }
+    auto u = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(u, "/projects", "name=Thai+Shop").status, 303);
+    const auto base = "/p/" + store.projects.begin()->first;
+    for (const char* lang : {"en", "th"}) {
+        auto set = call("GET", std::string("/lang/") + lang + "?next=" + base);
+        ASSERT_EQ(set.status, 303);
+        EXPECT_EQ(set.headers["location"], base);
+        const auto lang_cookie =
+            set.headers["set-cookie"].substr(0, set.headers["set-cookie"].find(';'));
+        for (const auto& path : {std::string("/projects"), base, base + "/keys", base + "/members",
+                                 base + "/wallet", base + "/settings", base + "/audit"}) {
+            auto r = call("GET", path, {{"cookie", u.cookie + "; " + lang_cookie}});
+            EXPECT_EQ(r.status, 200) << path;
+            EXPECT_NE(r.body.find(std::string("<html lang=\"") + lang + "\""), std::string::npos)
+                << path;
+            EXPECT_EQ(r.headers["content-language"], lang);
+        }
+    }
+    auto thai = call("GET", "/sign-in", {{"accept-language", "th-TH,th;q=0.9"}});
+    EXPECT_NE(thai.body.find("เข้าสู่ระบบ"), std::string::npos);
+    // A redirect never leaves our origin.
+    EXPECT_EQ(call("GET", "/lang/en?next=//evil.example").headers["location"], "/projects");
+}
+
+TEST_F(Dashboard, ModeToggleShowsOneModeAtATime) {
+    auto u = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(u, "/projects", "name=Modes").status, 303);
+    const auto base = "/p/" + store.projects.begin()->first;
+    ASSERT_EQ(post_form(u, base + "/keys", "mode=test").status, 201);
+    ASSERT_EQ(post_form(u, base + "/keys", "mode=live").status, 201);
+    auto test_page = get(u, base + "/keys");
+    EXPECT_NE(test_page.body.find("data-mode=\"test\""), std::string::npos);
+    EXPECT_NE(test_page.body.find(store.key_rows[0].summary.id), std::string::npos);
+    EXPECT_EQ(test_page.body.find(store.key_rows[1].summary.id), std::string::npos);
+    auto toggle = post_form(u, "/mode", "mode=live&next=" + base + "/keys");
+    ASSERT_EQ(toggle.status, 303);
+    const auto mode_cookie =
+        toggle.headers["set-cookie"].substr(0, toggle.headers["set-cookie"].find(';'));
+    auto live_page = call("GET", base + "/keys", {{"cookie", u.cookie + "; " + mode_cookie}});
+    EXPECT_NE(live_page.body.find("data-mode=\"live\""), std::string::npos);
+    EXPECT_NE(live_page.body.find(store.key_rows[1].summary.id), std::string::npos);
+    EXPECT_EQ(live_page.body.find(store.key_rows[0].summary.id), std::string::npos);
+}
+
+}  // namespace
+}  // namespace duepay::api::dashboard
