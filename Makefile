@@ -16,7 +16,7 @@ SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
-# make run: the supervisor's ops listener (/metrics /healthz /readyz); the roles' on 19101-19105.
+# make run: the supervisor's ops listener (/metrics /healthz /readyz); the roles' on 19101-19106.
 OPS_PORT ?= 19100
 MAKEFLAGS += --no-print-directory
 # HA=1: infra/dev/stack.sh runs Postgres under pg_auto_failover (infra/dev/postgres-ha.sh).

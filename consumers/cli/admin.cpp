@@ -153,8 +153,7 @@ std::string derive_test_key(const std::string& server_secret_hex, const std::str
     if (!secret || secret->size() < 16) {
         throw infra::config::ConfigError("DUEPAY_SERVER_SECRET must be at least 16 bytes of hex");
     }
-    const auto mac = infra::random::hmac_sha256(*secret, key_id);
-    return "dp_test_" + domain::to_hex(mac).substr(2, 48);
+    return infra::random::derive_test_key(*secret, key_id);
 }
 
 void print_admin_error(const std::string& code, const std::string& message) {

@@ -126,7 +126,7 @@ struct ProjectCommands {
     CLI::App* create = nullptr;
     CLI::App* show = nullptr;
     CLI::App* update = nullptr;
-    std::optional<std::string> project, name, plan, window_seconds, logo_url, accent_color;
+    std::optional<std::string> project, name, plan, window_seconds, logo_url, accent_color, owner;
 };
 
 void define_project(CLI::App& admin, ProjectCommands& c) {
@@ -144,6 +144,8 @@ void define_project(CLI::App& admin, ProjectCommands& c) {
         admin_option(*cmd, "--logo-url", c.logo_url, "https URL of the logo ('' clears)");
         admin_option(*cmd, "--accent-color", c.accent_color, "#RRGGBB ('' clears)");
     }
+    admin_option(*c.create, "--owner", c.owner,
+                 "wallet address that owns it in the dashboard (optional; docs/dashboard.md)");
 }
 
 int project_command(const ProjectCommands& c) {
@@ -158,7 +160,13 @@ int project_command(const ProjectCommands& c) {
         if (c.logo_url && !c.logo_url->empty()) p.logo_url = check_logo(*c.logo_url);
         if (c.accent_color && !c.accent_color->empty())
             p.accent_color = check_color(*c.accent_color);
-        result = db->create_project(p);
+        std::optional<std::string> owner;
+        if (c.owner) {
+            auto a = domain::evm::parse_address(*c.owner);
+            if (!a) throw AdminRejection{a.error().code, "--owner: " + a.error().message};
+            owner = domain::evm::to_checksum(*a);
+        }
+        result = db->create_project(p, owner);
     } else if (c.show->parsed()) {
         const auto id = required_admin_flag(c.project, "--project");
         result = found_in_project(db->find_project(id), id);

@@ -9,6 +9,7 @@
 #include "api/dashboard/session_auth.hpp"
 #include "api/http/server.hpp"
 #include "consumers/roles/checkout.hpp"
+#include "domain/hex.hpp"
 #include "infra/accounts/pg_dashboard.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
@@ -51,7 +52,12 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     pool = std::make_unique<infra::postgres::ConnectionPool>(
         database_url, static_cast<std::size_t>(env_int_or("DUEPAY_DASHBOARD_DB_POOL", 4, 1, 256)),
         infra::postgres::ConnectionPool::OnConnect{}, "dashboard");
-    store = std::make_unique<infra::accounts::PgDashboard>(*pool);
+    // Test keys are derived from the server secret, as `duepay admin key create` does (ADR 0080).
+    auto secret = domain::from_hex(require_env("DUEPAY_SERVER_SECRET"));
+    if (!secret || secret->size() < 16) {
+        throw infra::config::ConfigError("DUEPAY_SERVER_SECRET must be at least 16 bytes of hex");
+    }
+    store = std::make_unique<infra::accounts::PgDashboard>(*pool, std::move(*secret));
 
     api::dashboard::SessionSettings session;
     session.origin = origin;

@@ -1,6 +1,7 @@
 // The dashboard role: the merchant dashboard (api/dashboard; docs/dashboard.md) wired to Postgres
 // (sessions, projects, members, keys: infra/accounts/pg_dashboard) and the signature recovery of
-// infra/crypto, from the environment: DATABASE_URL, DUEPAY_CHAINS_FILE (a sign-in message may name
+// infra/crypto, from the environment: DATABASE_URL, DUEPAY_SERVER_SECRET (test keys are derived
+// from it, as `duepay admin` derives them), DUEPAY_CHAINS_FILE (a sign-in message may name
 // Ethereum mainnet or any chain of the registry), DUEPAY_DASHBOARD_URL (its public origin,
 // default http://127.0.0.1:8082), DUEPAY_DASHBOARD_LISTEN (default: the host:port of that URL),
 // DUEPAY_DASHBOARD_THREADS (2), DUEPAY_DASHBOARD_DB_POOL (4), DUEPAY_DASHBOARD_IDLE_SECONDS

@@ -3,6 +3,7 @@
 
 #include <pqxx/pqxx>
 
+#include "infra/accounts/account_changes.hpp"
 #include "infra/postgres/pool.hpp"
 
 namespace duepay::infra::accounts {
@@ -50,9 +51,19 @@ AccountAdmin::AccountAdmin(const std::string& database_url)
 
 AccountAdmin::~AccountAdmin() = default;
 
-pg::ProjectRecord AccountAdmin::create_project(const pg::ProjectRecord& project) {
+pg::ProjectRecord AccountAdmin::create_project(const pg::ProjectRecord& project,
+                                               const std::optional<std::string>& owner) {
     return conn_->run<pqxx::work>([&](pqxx::work& tx) {
         pg::insert_project(tx, project);
+        if (owner) {
+            tx.exec_params(
+                "insert into project_members (project_id, address, role) values ($1, $2, "
+                "'owner')",
+                project.id, *owner);
+        }
+        pg::insert_account_audit(tx, project.id, Actor::operator_(), "project.created",
+                                 owner ? audit_changes({{"name", project.name}, {"owner", *owner}})
+                                       : audit_changes({{"name", project.name}}));
         return *pg::find_project(tx, project.id);
     });
 }
@@ -76,6 +87,8 @@ std::optional<pg::ApiKeyRecord> AccountAdmin::create_key(const std::string& key_
     return conn_->run<pqxx::work>([&](pqxx::work& tx) -> std::optional<pg::ApiKeyRecord> {
         if (!pg::find_project(tx, project_id)) return std::nullopt;
         pg::upsert_api_key(tx, key_id, project_id, mode, key_hash, key_prefix);
+        pg::insert_account_audit(tx, project_id, Actor::operator_(), "api_key.created",
+                                 audit_changes({{"keyId", key_id}, {"mode", mode}}));
         return pg::find_api_key(tx, key_id);
     });
 }
@@ -95,7 +108,15 @@ std::optional<std::vector<pg::ApiKeyRecord>> AccountAdmin::list_keys(
 }
 
 std::optional<pg::ApiKeyRecord> AccountAdmin::revoke_key(const std::string& key_id) {
-    return conn_->run<pqxx::work>([&](pqxx::work& tx) { return pg::revoke_api_key(tx, key_id); });
+    return conn_->run<pqxx::work>([&](pqxx::work& tx) {
+        auto before = pg::find_api_key(tx, key_id);
+        auto after = pg::revoke_api_key(tx, key_id);
+        if (before && after && !before->revoked_at) {
+            pg::insert_account_audit(tx, after->project_id, Actor::operator_(), "api_key.revoked",
+                                     audit_changes({{"keyId", key_id}}));
+        }
+        return after;
+    });
 }
 
 std::optional<pg::WalletChallenge> AccountAdmin::issue_wallet_challenge(

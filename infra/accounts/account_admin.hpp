@@ -24,8 +24,10 @@ class AccountAdmin {
     AccountAdmin(const AccountAdmin&) = delete;
     AccountAdmin& operator=(const AccountAdmin&) = delete;
 
-    // Inserts the project and reads it back.
-    postgres::ProjectRecord create_project(const postgres::ProjectRecord& project);
+    // Inserts the project (owned in the dashboard by `owner`, an EIP-55 address, when given) and
+    // reads it back. Audited as the operator's, as every change below.
+    postgres::ProjectRecord create_project(const postgres::ProjectRecord& project,
+                                           const std::optional<std::string>& owner = {});
     std::optional<postgres::ProjectRecord> find_project(const std::string& project_id);
     // account_changes' update_project by an operator; nullopt: no such project.
     std::optional<postgres::ProjectRecord> update_project(const std::string& project_id,

@@ -38,41 +38,47 @@ domain::Result<domain::Address> recover(const std::string& message, const std::s
     return crypto::recover_signer(domain::evm::personal_message_hash(message), *signature);
 }
 
-std::string new_secret(const std::string& mode) {
+// A random key, or for a test key with a server secret the derived one.
+std::string new_secret(const std::string& mode, const std::string& key_id,
+                       TestKeySecret test_keys) {
+    if (mode == "test" && !test_keys.empty()) return random::derive_test_key(test_keys, key_id);
     return "dp_" + mode + "_" + domain::to_hex(random::random_bytes<32>()).substr(2);
 }
 
 }  // namespace
+
+std::string audit_changes(std::initializer_list<std::pair<const char*, std::string>> fields) {
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    for (const auto& [name, value] : fields) str(w, name, value);
+    w.EndObject();
+    return text_of(b);
+}
 
 std::string new_id(const std::string& prefix) {
     return prefix + domain::to_hex(random::random_bytes<12>()).substr(2);
 }
 
 CreatedKey create_key(pqxx::work& tx, const std::string& project_id, const std::string& mode,
-                      const Actor& actor) {
-    const auto secret = new_secret(mode);
+                      const Actor& actor, TestKeySecret test_keys) {
     const auto id = random_hex_id("key_");
+    const auto secret = new_secret(mode, id, test_keys);
     pg::upsert_api_key(tx, id, project_id, mode, random::sha256(secret), secret.substr(0, 12));
-    if (mode == "test") pg::set_test_secret(tx, id, secret);
-    rapidjson::StringBuffer b;
-    Writer w(b);
-    w.StartObject();
-    str(w, "keyId", id);
-    str(w, "mode", mode);
-    w.EndObject();
-    pg::insert_account_audit(tx, project_id, actor, "api_key.created", text_of(b));
+    pg::insert_account_audit(tx, project_id, actor, "api_key.created",
+                             audit_changes({{"keyId", id}, {"mode", mode}}));
     return CreatedKey{*pg::find_api_key(tx, id), secret};
 }
 
 std::optional<NewKey> roll_key(pqxx::work& tx, const std::string& key_id, int expires_in_seconds,
-                               const Actor& actor) {
+                               const Actor& actor, TestKeySecret test_keys) {
     auto old = pg::find_api_key(tx, key_id);
     if (!old) return std::nullopt;
-    const auto secret = new_secret(old->mode);
-    auto rolled = pg::roll_api_key(tx, key_id, random_hex_id("key_"), random::sha256(secret),
+    const auto new_key_id = random_hex_id("key_");
+    const auto secret = new_secret(old->mode, new_key_id, test_keys);
+    auto rolled = pg::roll_api_key(tx, key_id, new_key_id, random::sha256(secret),
                                    secret.substr(0, 12), expires_in_seconds);
     if (!rolled) return std::nullopt;
-    if (old->mode == "test") pg::set_test_secret(tx, rolled->key.id, secret);
     rapidjson::StringBuffer b;
     Writer w(b);
     w.StartObject();

@@ -4,9 +4,12 @@
 // Rejections are values with the API's meta.code; database failures are pqxx exceptions.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <pqxx/pqxx>
+#include <span>
 #include <string>
+#include <utility>
 
 #include "domain/result.hpp"
 #include "infra/postgres/account_store.hpp"
@@ -18,27 +21,35 @@ using Actor = postgres::AuditActor;
 
 // A new key of the same project and mode replaces `key_id`, which keeps working for
 // `expires_in_seconds` (0: stops now). The new key is 32 random bytes (`dp_test_`/`dp_live_` + 64
-// hex), returned once and stored only as its SHA-256. nullopt: the key is unknown, revoked, expired
+// hex), returned once and stored only as its SHA-256; a new test key is derived instead when
+// `test_keys` is given (the dashboard's rolls). nullopt: the key is unknown, revoked, expired
 // or already rolled (nothing changed).
 struct NewKey {
     postgres::RolledKey rolled;
     std::string secret;  // the new key itself: shown once
 };
+// An audit row's changes: a JSON object of the given string fields.
+std::string audit_changes(std::initializer_list<std::pair<const char*, std::string>> fields);
+
 // A random id: `prefix` + 24 hex digits (prj_, key_, ses_, wch_).
 std::string new_id(const std::string& prefix);
 
-// A new key of `project_id` in `mode` ("test" | "live"): 32 random bytes as above, stored as its
-// SHA-256; a test key's secret is also kept (the dashboard shows it again). Audited as
-// api_key.created.
+// The server secret test keys are derived from (DUEPAY_SERVER_SECRET, docs/adr/0080); empty: a
+// new test key is random like a live one, and cannot be shown again.
+using TestKeySecret = std::span<const std::uint8_t>;
+
+// A new key of `project_id` in `mode` ("test" | "live"), stored as its SHA-256 only: a live key is
+// 32 random bytes (shown once), a test key is derived from `test_keys` (shown again by deriving
+// it). Audited as api_key.created.
 struct CreatedKey {
     postgres::ApiKeyRecord key;
     std::string secret;
 };
 CreatedKey create_key(pqxx::work& tx, const std::string& project_id, const std::string& mode,
-                      const Actor& actor);
+                      const Actor& actor, TestKeySecret test_keys);
 
 std::optional<NewKey> roll_key(pqxx::work& tx, const std::string& key_id, int expires_in_seconds,
-                               const Actor& actor);
+                               const Actor& actor, TestKeySecret test_keys = {});
 
 // Applies `changes` (validated by the caller: domain/accounts/project_settings) and writes an audit
 // row of what actually changed (none if nothing did). The project after, or nullopt if unknown.

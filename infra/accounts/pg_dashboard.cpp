@@ -2,32 +2,22 @@
 
 #include <utility>
 
-#include "domain/events/json_writer.hpp"
 #include "infra/accounts/account_changes.hpp"
 #include "infra/accounts/pg_accounts.hpp"
 #include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_store.hpp"
+#include "infra/random/key_material.hpp"
 
 namespace duepay::infra::accounts {
 namespace {
 
 namespace pg = postgres;
-using domain::json::str;
-using domain::json::Writer;
 using ports::MemberRole;
 
 Actor actor_of(const ports::DashboardActor& a) { return Actor::wallet(a.address, a.session_id); }
 
-std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
-
-// {"name": value, ...} of string fields, for an audit row.
 std::string changes(std::initializer_list<std::pair<const char*, std::string>> fields) {
-    rapidjson::StringBuffer b;
-    Writer w(b);
-    w.StartObject();
-    for (const auto& [name, value] : fields) str(w, name, value);
-    w.EndObject();
-    return text_of(b);
+    return audit_changes(fields);
 }
 
 std::optional<std::string> opt(const pqxx::field& f) {
@@ -235,9 +225,9 @@ std::vector<ports::KeySummary> PgDashboard::keys(const ports::ProjectId& project
         auto rows = tx.exec_params(
             "select id, mode, key_prefix, " + pg::iso_utc("created_at") + ", " +
                 pg::iso_utc("revoked_at") + ", " + pg::iso_utc("expires_at") +
-                ", replaced_by, test_secret is not null, revoked_at is null and (expires_at is "
-                "null or expires_at > now()) from api_keys where project_id = $1 order by "
-                "created_at desc, id",
+                ", replaced_by, key_hash, revoked_at is null and (expires_at is null or "
+                "expires_at > now()) from api_keys where project_id = $1 order by created_at "
+                "desc, id",
             project.value);
         std::vector<ports::KeySummary> out;
         for (const auto& r : rows) {
@@ -249,7 +239,10 @@ std::vector<ports::KeySummary> PgDashboard::keys(const ports::ProjectId& project
             k.revoked_at = opt(r[4]);
             k.expires_at = opt(r[5]);
             k.replaced_by = opt(r[6]);
-            k.revealable = r[7].as<bool>();
+            const pqxx::binarystring hash(r[7]);
+            k.revealable =
+                k.mode == ports::Mode::test &&
+                derivable(k.id, {reinterpret_cast<const std::uint8_t*>(hash.data()), hash.size()});
             k.active = r[8].as<bool>();
             out.push_back(std::move(k));
         }
@@ -257,18 +250,24 @@ std::vector<ports::KeySummary> PgDashboard::keys(const ports::ProjectId& project
     });
 }
 
+bool PgDashboard::derivable(const std::string& key_id, std::span<const std::uint8_t> hash) const {
+    if (test_keys_.empty()) return false;
+    const auto digest = random::sha256(random::derive_test_key(test_keys_, key_id));
+    return random::constant_time_equal(digest, hash);
+}
+
 ports::CreatedKey PgDashboard::create_key(const ports::ProjectId& project, ports::Mode mode,
                                           const ports::DashboardActor& actor) {
     auto created = pool_.with_transaction([&](pqxx::work& tx) {
         return accounts::create_key(tx, project.value, std::string(domain::events::to_string(mode)),
-                                    actor_of(actor));
+                                    actor_of(actor), test_keys_);
     });
     ports::CreatedKey out;
     out.key.id = created.key.id;
     out.key.mode = mode;
     out.key.prefix = created.key.prefix;
     out.key.created_at = created.key.created_at;
-    out.key.revealable = mode == ports::Mode::test;
+    out.key.revealable = mode == ports::Mode::test && !test_keys_.empty();
     out.key.active = true;
     out.secret = std::move(created.secret);
     return out;
@@ -279,14 +278,16 @@ std::optional<std::string> PgDashboard::reveal_test_key(const ports::ProjectId& 
                                                         const ports::DashboardActor& actor) {
     return pool_.with_transaction([&](pqxx::work& tx) -> std::optional<std::string> {
         auto rows = tx.exec_params(
-            "select test_secret from api_keys where id = $1 and project_id = $2 and mode = "
-            "'test' and test_secret is not null and revoked_at is null and (expires_at is null "
-            "or expires_at > now())",
+            "select key_hash from api_keys where id = $1 and project_id = $2 and mode = 'test' "
+            "and revoked_at is null and (expires_at is null or expires_at > now())",
             key_id, project.value);
         if (rows.empty()) return std::nullopt;
+        const pqxx::binarystring hash(rows[0][0]);
+        if (!derivable(key_id, {reinterpret_cast<const std::uint8_t*>(hash.data()), hash.size()}))
+            return std::nullopt;  // a random test key (a REST roll) or an older server secret
         pg::insert_account_audit(tx, project.value, actor_of(actor), "api_key.revealed",
                                  changes({{"keyId", key_id}}));
-        return rows[0][0].as<std::string>();
+        return random::derive_test_key(test_keys_, key_id);
     });
 }
 
@@ -311,7 +312,7 @@ std::optional<ports::KeyRoll> PgDashboard::roll_key(const ports::ProjectId& proj
     auto rolled = pool_.with_transaction([&](pqxx::work& tx) -> std::optional<NewKey> {
         auto key = pg::find_api_key(tx, key_id);
         if (!key || key->project_id != project.value) return std::nullopt;
-        return accounts::roll_key(tx, key_id, expires_in_seconds, actor_of(actor));
+        return accounts::roll_key(tx, key_id, expires_in_seconds, actor_of(actor), test_keys_);
     });
     if (!rolled) return std::nullopt;
     return key_roll(std::move(*rolled));

@@ -5,6 +5,10 @@
 // ports::StoreUnavailable), never a driver exception.
 #pragma once
 
+#include <cstdint>
+#include <span>
+#include <vector>
+
 #include "domain/ports/dashboard.hpp"
 #include "infra/postgres/pool.hpp"
 
@@ -12,7 +16,10 @@ namespace duepay::infra::accounts {
 
 class PgDashboard final : public ports::DashboardStore {
   public:
-    explicit PgDashboard(postgres::ConnectionPool& pool) : pool_(pool) {}
+    // `test_keys`: the server secret test keys are derived from (DUEPAY_SERVER_SECRET, ADR 0080),
+    // so a test key is shown again by deriving it; nothing secret is stored.
+    PgDashboard(postgres::ConnectionPool& pool, std::vector<std::uint8_t> test_keys)
+        : pool_(pool), test_keys_(std::move(test_keys)) {}
 
     void put_nonce(const std::string& nonce, int ttl_seconds) override;
     ports::NonceTake take_nonce(const std::string& nonce) override;
@@ -62,7 +69,11 @@ class PgDashboard final : public ports::DashboardStore {
                                          std::size_t limit) override;
 
   private:
+    // Whether `hash` is the SHA-256 of the test key derived for `key_id`.
+    bool derivable(const std::string& key_id, std::span<const std::uint8_t> hash) const;
+
     postgres::ConnectionPool& pool_;
+    std::vector<std::uint8_t> test_keys_;
 };
 
 }  // namespace duepay::infra::accounts

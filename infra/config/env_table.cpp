@@ -103,7 +103,7 @@ constexpr EnvVar kTable[] = {
      "/readyz fails while a consumer's summed lag is above this"},
     {"DUEPAY_REFUND_WAIT_SECONDS", K::defaulted, "3600", "chainwatch",
      "a refund transaction not mined this long after its request is rejected"},
-    {"DUEPAY_SERVER_SECRET", K::required, "", "admin",
+    {"DUEPAY_SERVER_SECRET", K::required, "", "admin, dashboard",
      "hex secret (16+ bytes) the test keys are derived from"},
     {"DUEPAY_SIGNER_KEY", K::required, "", "api, checkout, simulate-payment",
      "hex secp256k1 key that signs payment intents (EIP-712)"},

@@ -77,10 +77,6 @@ std::string iso(const std::string& column) {
 
 std::string iso_utc(const std::string& column) { return iso(column); }
 
-void set_test_secret(pqxx::work& tx, const std::string& key_id, const std::string& secret) {
-    tx.exec_params("update api_keys set test_secret = $2 where id = $1", key_id, secret);
-}
-
 namespace {
 
 std::optional<std::string> opt(const pqxx::field& f) {

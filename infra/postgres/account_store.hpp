@@ -87,10 +87,6 @@ struct ApiKeyRecord {
 
 std::optional<ApiKeyRecord> find_api_key(pqxx::transaction_base& tx, const std::string& key_id);
 std::vector<ApiKeyRecord> list_api_keys(pqxx::transaction_base& tx, const std::string& project_id);
-// Keeps the secret of a test key so the dashboard can show it again (never for a live key: the
-// table's check refuses it).
-void set_test_secret(pqxx::work& tx, const std::string& key_id, const std::string& secret);
-
 // Sets revoked_at (kept if already revoked); the key's record after, or nullopt if unknown.
 std::optional<ApiKeyRecord> revoke_api_key(pqxx::work& tx, const std::string& key_id);
 

@@ -50,4 +50,15 @@ bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::u
     return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
+std::string derive_test_key(std::span<const std::uint8_t> server_secret, std::string_view key_id) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    const auto mac = hmac_sha256(server_secret, key_id);
+    std::string out = "dp_test_";
+    for (std::size_t i = 0; i < 24; ++i) {
+        out += kHex[mac[i] >> 4];
+        out += kHex[mac[i] & 15];
+    }
+    return out;
+}
+
 }  // namespace duepay::infra::random

@@ -1,6 +1,5 @@
 -- 0210_dashboard: the merchant dashboard's account data (docs/dashboard.md, docs/security.md):
--- Sign-In with Ethereum nonces, sessions, project members and their roles, test keys that can be
--- shown again, and an audit trail that names who made each change (a wallet in a dashboard
+-- Sign-In with Ethereum nonces, sessions, project members and their roles, and an audit trail that names who made each change (a wallet in a dashboard
 -- session, an API key, or an operator). Account data: none of it is rebuilt from the topic.
 
 -- A nonce is issued by GET /auth/siwe/nonce and taken once by POST /auth/siwe, before it expires.
@@ -38,12 +37,6 @@ create table project_members (
 );
 create index project_members_address_idx on project_members (address);
 create unique index project_members_one_owner on project_members (project_id) where role = 'owner';
-
--- A test key made by the dashboard or a roll can be shown again (it moves no money: test mode
--- never settles); a live key never is, so its secret is never stored.
-alter table api_keys add column test_secret text;
-alter table api_keys add constraint api_keys_secret_only_test
-    check (test_secret is null or mode = 'test');
 
 -- The audit trail names its actor: kind 'key' (actor = the key id), 'wallet' (actor = the
 -- address, with the dashboard session) or 'operator' (duepay admin). Rows written before this

@@ -33,7 +33,8 @@ std::set<std::string> codes_in_sources() {
     static const std::regex call(
         R"re((?:error_response\(\s*\d{3}\s*,|json_error\(\s*\d{3}\s*,|bad_request\()\s*"([a-z0-9_]+)")re");
     std::set<std::string> out;
-    for (const char* folder : {"http", "checkout"}) {  // the REST API and the hosted checkout
+    // The REST API, the hosted checkout and the dashboard's JSON answers.
+    for (const char* folder : {"http", "checkout", "dashboard"}) {
         if (!fs::exists(kRoot / "api" / folder)) continue;
         for (const auto& entry : fs::directory_iterator(kRoot / "api" / folder)) {
             if (entry.path().extension() != ".cpp") continue;
