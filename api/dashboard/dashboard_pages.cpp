@@ -1,6 +1,11 @@
 #include "api/dashboard/dashboard_pages.hpp"
 
+#include <cctype>
+
+#include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
+#include "domain/evm/address.hpp"
+#include "domain/money/token_amount.hpp"
 #include "domain/text.hpp"
 
 namespace duepay::api::dashboard {
@@ -93,8 +98,9 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
         const std::string base = "/p/" + c.project->project_id.value;
         h << "<nav class=\"project-nav\" aria-label=\"" << tr(L, "projects") << "\"><ul>";
         const std::pair<const char*, const char*> items[] = {
-            {"", "overview"},      {"/keys", "keys"},         {"/members", "members"},
-            {"/wallet", "wallet"}, {"/settings", "settings"}, {"/audit", "audit"},
+            {"", "overview"},        {"/charges", "charges"}, {"/keys", "keys"},
+            {"/members", "members"}, {"/wallet", "wallet"},   {"/settings", "settings"},
+            {"/audit", "audit"},
         };
         for (const auto& [suffix, key] : items) {
             const bool current = c.section == key;
@@ -402,6 +408,128 @@ std::string message_page(const Chrome& c, std::string_view title_key, std::strin
     h << "<h1>" << tr(L, title_key) << "</h1><p>" << tr(L, body_key)
       << "</p><p><a href=\"/projects\">" << tr(L, "back") << "</a></p>";
     return layout(c, tr(L, title_key), h.out);
+}
+
+namespace {
+
+// application/x-www-form-urlencoded, for the next page's link.
+std::string form_encode(std::string_view s) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char ch : s) {
+        if (std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+            out += static_cast<char>(ch);
+        } else {
+            out += '%';
+            out += kHex[ch >> 4];
+            out += kHex[ch & 15];
+        }
+    }
+    return out;
+}
+
+std::string amount_text(const ports::ChargeView& v) {
+    std::string out = v.token_decimals ? domain::money::format_units(v.amount, *v.token_decimals)
+                                       : domain::money::to_string(v.amount);
+    out += " ";
+    out += v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+    return out;
+}
+
+std::string filter_value(const ChargesPage& page, std::string_view name) {
+    for (const auto& [k, v] : page.filters)
+        if (k == name) return v;
+    return {};
+}
+
+}  // namespace
+
+std::string charges_page(const Chrome& c, const ChargesPage& page) {
+    const Lang L = c.lang;
+    const std::string base = "/p/" + (c.project ? c.project->project_id.value : std::string());
+    Html h;
+    h << "<h1>" << tr(L, "charges") << "</h1>" << error_block(page.error);
+    // Filters: a GET form, the REST list's parameter names.
+    h << "<form method=\"get\" action=\"" << e(base) << "/charges\" class=\"filters\">";
+    h << "<label>" << tr(L, "status") << " <select name=\"status\" data-test=\"filter-status\">"
+      << "<option value=\"\">" << tr(L, "any") << "</option>";
+    for (const char* s : {"pending", "confirming", "paid", "underpaid", "overpaid", "expired",
+                          "failed", "refunded"}) {
+        h << "<option" << (filter_value(page, "status") == s ? " selected" : "") << ">" << s
+          << "</option>";
+    }
+    h << "</select></label> <label>" << tr(L, "reference")
+      << " <input name=\"reference\" maxlength=\"128\" value=\""
+      << e(filter_value(page, "reference")) << "\"></label> <label>" << tr(L, "created_from")
+      << " <input name=\"createdGte\" placeholder=\"2026-11-01T00:00:00Z\" value=\""
+      << e(filter_value(page, "createdGte")) << "\"></label> <label>" << tr(L, "created_before")
+      << " <input name=\"createdLt\" placeholder=\"2026-12-01T00:00:00Z\" value=\""
+      << e(filter_value(page, "createdLt")) << "\"></label> <button type=\"submit\">"
+      << tr(L, "filter") << "</button></form>";
+    h << "<form method=\"get\" action=\"" << e(base) << "/charges/find\" class=\"filters\">"
+      << "<label>" << tr(L, "invoice_id") << " <input name=\"invoiceId\" size=\"40\" "
+      << "pattern=\"0x[0-9a-fA-F]{64}\" data-test=\"find-invoice\"></label> "
+      << "<button type=\"submit\">" << tr(L, "open") << "</button></form>";
+    if (page.charges.empty()) {
+        h << "<p data-test=\"no-charges\">" << tr(L, "no_charges") << "</p>";
+    } else {
+        h << "<table data-test=\"charges\"><thead><tr><th scope=\"col\">" << tr(L, "created")
+          << "</th><th scope=\"col\">" << tr(L, "invoice_id") << "</th><th scope=\"col\">"
+          << tr(L, "status") << "</th><th scope=\"col\">" << tr(L, "amount")
+          << "</th><th scope=\"col\">" << tr(L, "reference") << "</th></tr></thead><tbody>";
+        for (const auto& row : page.charges) {
+            const auto& v = row.charge;
+            h << "<tr><td>" << e(domain::events::format_rfc3339_millis_utc(row.created_us / 1000))
+              << "</td><td><a href=\"" << e(base) << "/charges/" << e(v.invoice_id) << "\"><code>"
+              << e(v.invoice_id.substr(0, 10)) << "…"
+              << e(v.invoice_id.substr(v.invoice_id.size() - 6)) << "</code></a></td><td>"
+              << domain::charge::to_string(v.status) << "</td><td>" << e(amount_text(v))
+              << "</td><td>" << e(v.reference.value_or("")) << "</td></tr>";
+        }
+        h << "</tbody></table>";
+    }
+    if (page.next_cursor) {
+        std::string query;
+        for (const auto& [k, v] : page.filters) {
+            if (k == "cursor" || v.empty()) continue;
+            query += k + "=" + form_encode(v) + "&";
+        }
+        h << "<p><a rel=\"next\" data-test=\"next-page\" href=\"" << e(base) << "/charges?"
+          << e(query) << "cursor=" << e(*page.next_cursor) << "\">" << tr(L, "next_page")
+          << "</a></p>";
+    }
+    return layout(c, tr(L, "charges"), h.out);
+}
+
+std::string charge_page(const Chrome& c, const ports::ChargeView& v,
+                        const std::vector<ChargeTimelineEntry>& timeline) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<h1>" << tr(L, "charge") << "</h1><dl class=\"facts\" data-test=\"charge\">";
+    auto fact = [&](std::string_view key, const std::string& value) {
+        h << "<dt>" << tr(L, key) << "</dt><dd>" << value << "</dd>";
+    };
+    fact("invoice_id", "<code data-test=\"charge-id\">" + e(v.invoice_id) + "</code>");
+    fact("status", "<span data-test=\"charge-status\">" +
+                       std::string(domain::charge::to_string(v.status)) + "</span>");
+    fact("amount", e(amount_text(v)));
+    fact("network", std::to_string(v.chain_id.value));
+    fact("payout_address", "<code>" + e(domain::evm::to_checksum(v.merchant)) + "</code>");
+    if (v.deposit_address) {
+        fact("deposit_address",
+             "<code>" + e(domain::evm::to_checksum(*v.deposit_address)) + "</code>");
+    }
+    fact("deadline", e(domain::events::format_rfc3339_millis_utc(v.deadline * 1000)));
+    if (v.reference) fact("reference", e(*v.reference));
+    if (v.metadata_json)
+        fact("metadata", "<code class=\"json\">" + e(*v.metadata_json) + "</code>");
+    h << "</dl><h2>" << tr(L, "timeline") << "</h2>";
+    h << "<ol class=\"timeline\" data-test=\"timeline\">";
+    for (const auto& t : timeline) {
+        h << "<li><time>" << e(t.occurred_at) << "</time> <code>" << e(t.type) << "</code></li>";
+    }
+    h << "</ol>";
+    return layout(c, tr(L, "charge"), h.out);
 }
 
 }  // namespace duepay::api::dashboard

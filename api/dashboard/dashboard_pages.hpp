@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/dashboard/dashboard_messages.hpp"
+#include "domain/ports/api.hpp"
 #include "domain/ports/dashboard.hpp"
 
 namespace duepay::api::dashboard {
@@ -49,6 +50,24 @@ std::string wallet_page(const Chrome& c, const ports::ProjectView& project, bool
 std::string settings_page(const Chrome& c, const ports::ProjectView& project, bool can_manage,
                           const std::optional<std::string>& error, bool saved);
 std::string audit_page(const Chrome& c, const std::vector<ports::AuditEntry>& entries);
+
+// The charges of the chrome's mode, newest first, with the REST list's filters (`filters`: the
+// query parameters as given, shown back in the form) and a link to the next page.
+struct ChargesPage {
+    std::vector<ports::ListedCharge> charges;
+    std::vector<std::pair<std::string, std::string>> filters;
+    std::optional<std::string> next_cursor;  // the next page's cursor, when there is one
+    std::optional<std::string> error;        // a refused filter, as the REST list words it
+};
+std::string charges_page(const Chrome& c, const ChargesPage& page);
+
+// One charge: what the REST read shows, and its events in log order.
+struct ChargeTimelineEntry {
+    std::string occurred_at;
+    std::string type;
+};
+std::string charge_page(const Chrome& c, const ports::ChargeView& charge,
+                        const std::vector<ChargeTimelineEntry>& timeline);
 
 // A page with a heading and one paragraph (404, 403 and other refusals of a page).
 std::string message_page(const Chrome& c, std::string_view title_key, std::string_view body_key);

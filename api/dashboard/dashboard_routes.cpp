@@ -9,15 +9,18 @@
 #include "api/dashboard/dashboard_assets.hpp"
 #include "api/dashboard/dashboard_pages.hpp"
 #include "api/http/account_api.hpp"
+#include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
 #include "api/http/request_fields.hpp"
 #include "api/http/server.hpp"
 #include "domain/accounts/project_settings.hpp"
 #include "domain/accounts/siwe.hpp"
 #include "domain/events/event.hpp"
+#include "domain/events/event_json.hpp"
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
+#include "domain/json.hpp"
 #include "infra/random/random.hpp"
 
 namespace duepay::api::dashboard {
@@ -102,6 +105,35 @@ std::string random_hex16() { return domain::to_hex(infra::random::random_bytes<1
 
 bool wants_json(const ApiRequest& request) { return is_json_media_type(request); }
 
+std::string form_encode_pair(const std::string& name, const std::string& value) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    auto enc = [](const std::string& s) {
+        std::string out;
+        for (unsigned char ch : s) {
+            if (std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+                out += static_cast<char>(ch);
+            } else {
+                out += '%';
+                out += kHex[ch >> 4];
+                out += kHex[ch & 15];
+            }
+        }
+        return out;
+    };
+    return enc(name) + "=" + enc(value);
+}
+
+// The `error` text of an envelope answer (a refused filter).
+std::string message_of(const ApiResponse& r) {
+    rapidjson::Document d;
+    const auto problem = domain::json::parse(d, r.body);
+    if (problem.refusal == domain::json::Refusal::none && d.IsObject() && d.HasMember("error") &&
+        d["error"].IsString()) {
+        return d["error"].GetString();
+    }
+    return "invalid filter";
+}
+
 }  // namespace
 
 PipelineSettings dashboard_pipeline_settings() {
@@ -116,6 +148,9 @@ PipelineSettings dashboard_pipeline_settings() {
 DashboardRoutes::DashboardRoutes(DashboardDeps deps) : deps_(std::move(deps)) {
     required(deps_.store, "DashboardDeps.store");
     required(deps_.sessions, "DashboardDeps.sessions");
+    required(deps_.charges, "DashboardDeps.charges");
+    required(deps_.charge_reader, "DashboardDeps.charge_reader");
+    required(deps_.history, "DashboardDeps.history");
     if (!deps_.recover) throw std::invalid_argument("DashboardDeps.recover is required");
     if (!deps_.now_ms) throw std::invalid_argument("DashboardDeps.now_ms is required");
     if (deps_.chain_ids.empty()) throw std::invalid_argument("DashboardDeps.chain_ids is empty");
@@ -643,6 +678,69 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             if (u.name && ctx.chrome.project) ctx.chrome.project->name = after->name;
             return html(200, settings_page(ctx.chrome, *after, true, std::nullopt, true),
                         ctx.chrome.lang);
+        }));
+
+    // ---- Charges ----
+    // The list takes the REST list's parameters and rules (api/http/charge_list): same filters,
+    // same order, same keyset cursor; a refused filter shows the REST message above the table.
+    routes.add(
+        "GET", "/p/:projectId/charges", RouteOptions{Auth::session, true},
+        in_project(A::read, "charges", [this](const RouteCall& call, Context& ctx) {
+            ChargesPage view;
+            view.filters = call.request.query_params();
+            KeyOwner owner;
+            owner.project_id = ctx.project;
+            owner.mode = ctx.chrome.mode;
+            ApiRequest query = call.request;
+            // An empty field of the filter form means "any".
+            query.query.clear();
+            for (const auto& [k, v] : view.filters) {
+                if (v.empty()) continue;
+                if (!query.query.empty()) query.query += '&';
+                query.query += form_encode_pair(k, v);
+            }
+            auto parsed = parse_list_query(query, owner);
+            if (auto* refused = std::get_if<ApiResponse>(&parsed)) {
+                view.error = message_of(*refused);
+                return html(400, charges_page(ctx.chrome, view), ctx.chrome.lang);
+            }
+            auto q = std::get<ports::ChargeListQuery>(std::move(parsed));
+            const auto size = q.limit;
+            q.limit = size + 1;
+            view.charges = deps_.charges->list(q);
+            if (view.charges.size() > size) {
+                view.charges.resize(size);
+                const auto& last = view.charges.back();
+                view.next_cursor = encode_list_cursor({last.created_us, last.charge.invoice_id});
+            }
+            return html(200, charges_page(ctx.chrome, view), ctx.chrome.lang);
+        }));
+    routes.add("GET", "/p/:projectId/charges/find", RouteOptions{Auth::session, true},
+               in_project(A::read, "charges", [](const RouteCall& call, Context& ctx) {
+                   auto id = call.request.query_param("invoiceId").value_or("");
+                   std::transform(id.begin(), id.end(), id.begin(), [](unsigned char ch) {
+                       return static_cast<char>(std::tolower(ch));
+                   });
+                   return redirect("/p/" + ctx.project.value + "/charges/" + id);
+               }));
+    routes.add(
+        "GET", "/p/:projectId/charges/:invoiceId", page,
+        in_project(A::read, "charges", [this](const RouteCall& call, Context& ctx) {
+            const auto& id = call.params[1];
+            auto charge = deps_.charge_reader->find(id);
+            // Another project's charge, or the other mode's, reads as no charge at all.
+            if (!charge || charge->project_id != ctx.project || charge->mode != ctx.chrome.mode) {
+                return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                            ctx.chrome.lang);
+            }
+            std::vector<ChargeTimelineEntry> timeline;
+            for (const auto& text : deps_.history->events(id)) {
+                auto event = domain::events::decode_event(text);
+                if (!event) continue;  // the projector quarantined what it could not read
+                timeline.push_back(
+                    {event->occurred_at, std::string(domain::events::event_type(*event))});
+            }
+            return html(200, charge_page(ctx.chrome, *charge, timeline), ctx.chrome.lang);
         }));
 
     // ---- Audit ----

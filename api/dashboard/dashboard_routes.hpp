@@ -4,7 +4,8 @@
 //   POST /sign-out, POST /sign-out-everywhere
 //   GET  /projects, POST /projects                              a user's projects, a new one
 //   GET  /p/:projectId[/keys|/members|/wallet|/settings|/audit] a project's pages
-//   POST /p/:projectId/keys, /keys/:keyId/{reveal,revoke,roll}  keys (a developer and up)
+//   GET  /p/:projectId/charges[/:invoiceId], /charges/find      charges of the mode (REST's
+//   filters) POST /p/:projectId/keys, /keys/:keyId/{reveal,revoke,roll}  keys (a developer and up)
 //   POST /p/:projectId/members, /members/:address/remove        the team (an admin and up)
 //   POST /p/:projectId/settings                                 settings (an admin and up)
 //   POST /p/:projectId/wallet/{challenge,verify}                payout wallet (the owner; JSON)
@@ -34,6 +35,10 @@ namespace duepay::api::dashboard {
 struct DashboardDeps {
     ports::DashboardStore* store = nullptr;
     DashboardSessions* sessions = nullptr;
+    // The charges pages read what the REST reads read (the same read model and rules).
+    ports::ChargeLister* charges = nullptr;
+    ports::ChargeReader* charge_reader = nullptr;
+    ports::ChargeHistory* history = nullptr;
     // The signer of an EIP-191 digest (infra/crypto in the composition root).
     std::function<domain::Result<domain::Address>(const domain::Bytes32& digest,
                                                   const domain::evm::Signature& signature)>

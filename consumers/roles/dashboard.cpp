@@ -15,6 +15,7 @@
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "infra/log/log.hpp"
+#include "infra/postgres/api_ports.hpp"
 #include "infra/postgres/pool.hpp"
 
 namespace duepay::consumers {
@@ -30,6 +31,8 @@ using infra::config::require_env;
 struct DashboardRole {
     std::unique_ptr<infra::postgres::ConnectionPool> pool;
     std::unique_ptr<infra::accounts::PgDashboard> store;
+    std::unique_ptr<infra::postgres::PgChargeReader> charges;
+    std::unique_ptr<infra::postgres::PgChargeHistory> history;
     std::unique_ptr<api::dashboard::DashboardSessions> sessions;
     std::unique_ptr<api::dashboard::DashboardRoutes> routes;
     std::unique_ptr<api::Pipeline> pipeline;
@@ -51,7 +54,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
 
     pool = std::make_unique<infra::postgres::ConnectionPool>(
         database_url, static_cast<std::size_t>(env_int_or("DUEPAY_DASHBOARD_DB_POOL", 4, 1, 256)),
-        infra::postgres::ConnectionPool::OnConnect{}, "dashboard");
+        infra::postgres::prepare_api_statements, "dashboard");
     // Test keys are derived from the server secret, as `duepay admin key create` does (ADR 0080).
     auto secret = domain::from_hex(require_env("DUEPAY_SERVER_SECRET"));
     if (!secret || secret->size() < 16) {
@@ -67,8 +70,14 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
         static_cast<int>(env_int_or("DUEPAY_DASHBOARD_ABSOLUTE_SECONDS", 43200, 1, 604800));
     sessions = std::make_unique<api::dashboard::DashboardSessions>(*store, session);
 
+    charges = std::make_unique<infra::postgres::PgChargeReader>(*pool);
+    history = std::make_unique<infra::postgres::PgChargeHistory>(*pool);
+
     api::dashboard::DashboardDeps deps;
     deps.store = store.get();
+    deps.charges = charges.get();
+    deps.charge_reader = charges.get();
+    deps.history = history.get();
     deps.sessions = sessions.get();
     deps.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& signature) {
         return infra::crypto::recover_signer(digest, signature);

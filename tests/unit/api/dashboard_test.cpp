@@ -16,6 +16,7 @@
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
+#include "tests/doubles/api_ports.hpp"
 #include "tests/doubles/dashboard_store.hpp"
 
 namespace duepay::api::dashboard {
@@ -39,6 +40,11 @@ struct User {
 class Dashboard : public ::testing::Test {
   protected:
     testing::DashboardStoreDouble store;
+    doubles::FakeLister lister;
+    doubles::FakeReader reader;
+    struct NoHistory final : ports::ChargeHistory {
+        std::vector<std::string> events(const std::string&) override { return {}; }
+    } history;
     DashboardSessions sessions{store, SessionSettings{kOrigin, ports::SessionLimits{1800, 43200}}};
     DashboardRoutes routes{deps()};
     std::unique_ptr<Pipeline> pipeline;
@@ -47,6 +53,9 @@ class Dashboard : public ::testing::Test {
         DashboardDeps d;
         d.store = &store;
         d.sessions = &sessions;
+        d.charges = &lister;
+        d.charge_reader = &reader;
+        d.history = &history;
         d.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& s) {
             return infra::crypto::recover_signer(digest, s);
         };
@@ -501,6 +510,60 @@ TEST_F(Dashboard, ModeToggleShowsOneModeAtATime) {
     EXPECT_NE(live_page.body.find("data-mode=\"live\""), std::string::npos);
     EXPECT_NE(live_page.body.find(store.key_rows[1].summary.id), std::string::npos);
     EXPECT_EQ(live_page.body.find(store.key_rows[0].summary.id), std::string::npos);
+}
+
+TEST_F(Dashboard, ChargesListUsesTheRestListRulesAndHidesOtherProjects) {
+    auto u = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(u, "/projects", "name=Charges").status, 303);
+    const auto project = store.projects.begin()->first;
+    const auto base = "/p/" + project;
+    auto charge = [&](const std::string& id_tail, const std::string& owner, ports::Mode mode) {
+        ports::ChargeView v;
+        v.invoice_id = "0x" + std::string(58, 'a') + id_tail;
+        v.project_id = ports::ProjectId{owner};
+        v.mode = mode;
+        v.chain_id = domain::ChainId{80002};
+        v.token_symbol = "USDC";
+        v.token_decimals = 6;
+        v.amount = domain::TokenAmount{domain::uint256(1500000)};
+        v.reference = "order-" + id_tail;
+        return v;
+    };
+    for (int i = 0; i < 21; ++i) {
+        lister.rows.push_back({charge(std::to_string(100000 + i), project, ports::Mode::test),
+                               1'700'000'000'000'000LL - i});
+    }
+    auto page = get(u, base + "/charges?status=paid&reference=&createdGte=2026-11-01T00:00:00Z");
+    ASSERT_EQ(page.status, 200) << page.body.substr(0, 300);
+    ASSERT_EQ(lister.queries.size(), 1U);
+    const auto& q = lister.queries[0];
+    EXPECT_EQ(q.project_id.value, project);
+    EXPECT_EQ(q.mode, ports::Mode::test);
+    EXPECT_EQ(q.status, domain::charge::Status::paid);
+    EXPECT_FALSE(q.reference.has_value());  // an empty field means any
+    EXPECT_TRUE(q.created_gte_us.has_value());
+    EXPECT_EQ(q.limit, 21U);  // a page of 20, plus one to learn there is a next page
+    EXPECT_NE(page.body.find("1.5 USDC"), std::string::npos);
+    EXPECT_NE(page.body.find("data-test=\"next-page\""), std::string::npos);
+    EXPECT_NE(page.body.find("cursor=c1_"), std::string::npos);
+
+    auto refused = get(u, base + "/charges?status=nope");
+    EXPECT_EQ(refused.status, 400);
+    EXPECT_NE(refused.body.find("data-test=\"error\""), std::string::npos);
+
+    // A charge page: ours in this mode is shown; another project's, or the live one, is not.
+    const auto mine = charge("000001", project, ports::Mode::test);
+    const auto theirs = charge("000002", "prj_other", ports::Mode::test);
+    const auto live = charge("000003", project, ports::Mode::live);
+    for (const auto& v : {mine, theirs, live}) reader.rows[v.invoice_id] = v;
+    auto shown = get(u, base + "/charges/" + mine.invoice_id);
+    EXPECT_EQ(shown.status, 200);
+    EXPECT_NE(shown.body.find(mine.invoice_id), std::string::npos);
+    EXPECT_EQ(get(u, base + "/charges/" + theirs.invoice_id).status, 404);
+    EXPECT_EQ(get(u, base + "/charges/" + live.invoice_id).status, 404);
+    auto find = get(u, base + "/charges/find?invoiceId=" + mine.invoice_id);
+    EXPECT_EQ(find.status, 303);
+    EXPECT_EQ(find.headers["location"], base + "/charges/" + mine.invoice_id);
 }
 
 }  // namespace
