@@ -78,7 +78,8 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
       << tr(L, test ? "switch_to_live" : "switch_to_test") << "</button></form>";
     h << lang_links(L, c.path);
     h << "<span class=\"who\" title=\"" << e(c.address) << "\">" << tr(L, "signed_in_as") << " "
-      << "<code data-test=\"signed-in-address\">" << e(short_address(c.address)) << "</code></span>";
+      << "<code data-test=\"signed-in-address\">" << e(short_address(c.address))
+      << "</code></span>";
     h << "<form method=\"post\" action=\"/sign-out\" class=\"inline\">" << csrf_field(c)
       << "<button type=\"submit\" data-test=\"sign-out\">" << tr(L, "sign_out")
       << "</button></form>";
@@ -92,13 +93,13 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
         const std::string base = "/p/" + c.project->project_id.value;
         h << "<nav class=\"project-nav\" aria-label=\"" << tr(L, "projects") << "\"><ul>";
         const std::pair<const char*, const char*> items[] = {
-            {"", "overview"},        {"/keys", "keys"},         {"/members", "members"},
-            {"/wallet", "wallet"},   {"/settings", "settings"}, {"/audit", "audit"},
+            {"", "overview"},      {"/keys", "keys"},         {"/members", "members"},
+            {"/wallet", "wallet"}, {"/settings", "settings"}, {"/audit", "audit"},
         };
         for (const auto& [suffix, key] : items) {
             const bool current = c.section == key;
-            h << "<li><a href=\"" << e(base + suffix) << "\"" << (current ? " aria-current=\"page\"" : "")
-              << ">" << tr(L, key) << "</a></li>";
+            h << "<li><a href=\"" << e(base + suffix) << "\""
+              << (current ? " aria-current=\"page\"" : "") << ">" << tr(L, key) << "</a></li>";
         }
         h << "</ul></nav>";
     }
@@ -183,11 +184,11 @@ std::string project_home(const Chrome& c, const ports::ProjectView& p,
     h << "<li" << (p.payout_address ? " class=\"done\"" : "") << "><a href=\"" << e(base)
       << "/wallet\">" << tr(L, "step_wallet") << "</a>"
       << (p.payout_address ? " ✓ " + std::string(tr(L, "done")) : "") << "</li>";
-    h << "<li" << (has_test_key ? " class=\"done\"" : "") << "><a href=\"" << e(base)
-      << "/keys\">" << tr(L, "step_key") << "</a>"
-      << (has_test_key ? " ✓ " + std::string(tr(L, "done")) : "") << "</li>";
-    h << "<li>" << tr(L, "step_charge")
-      << "<pre data-test=\"first-charge\"><code>curl -s -X POST " << e(api_url)
+    h << "<li" << (has_test_key ? " class=\"done\"" : "") << "><a href=\"" << e(base) << "/keys\">"
+      << tr(L, "step_key") << "</a>" << (has_test_key ? " ✓ " + std::string(tr(L, "done")) : "")
+      << "</li>";
+    h << "<li>" << tr(L, "step_charge") << "<pre data-test=\"first-charge\"><code>curl -s -X POST "
+      << e(api_url)
       << "/v1/invoices \\\n  -H \"x-api-key: dp_test_…\" -H 'content-type: application/json' "
          "\\\n  -d '{\"chainId\":80002,\"amount\":\"1000000\"}'</code></pre></li>";
     h << "</ol>";
@@ -270,9 +271,8 @@ std::string members_page(const Chrome& c, const std::vector<ports::Member>& memb
     h << "<h1>" << tr(L, "members") << "</h1>" << error_block(error);
     h << "<p>" << tr(L, "roles_help") << "</p>";
     h << "<table data-test=\"members\"><thead><tr><th scope=\"col\">" << tr(L, "address")
-      << "</th><th scope=\"col\">" << tr(L, "role") << "</th><th scope=\"col\">"
-      << tr(L, "added") << "</th><th scope=\"col\">" << tr(L, "actions")
-      << "</th></tr></thead><tbody>";
+      << "</th><th scope=\"col\">" << tr(L, "role") << "</th><th scope=\"col\">" << tr(L, "added")
+      << "</th><th scope=\"col\">" << tr(L, "actions") << "</th></tr></thead><tbody>";
     for (const auto& m : members) {
         h << "<tr><td><code>" << e(m.address) << "</code></td><td>" << role_label(L, m.role)
           << "</td><td>" << e(m.added_at) << "</td><td>";
@@ -292,10 +292,10 @@ std::string members_page(const Chrome& c, const std::vector<ports::Member>& memb
           << "pattern=\"0x[0-9a-fA-F]{40}\" autocomplete=\"off\" data-test=\"member-address\">"
           << "<label for=\"member-role\">" << tr(L, "role") << "</label>"
           << "<select id=\"member-role\" name=\"role\" data-test=\"member-role\">";
-        for (auto r : {ports::MemberRole::viewer, ports::MemberRole::developer,
-                       ports::MemberRole::admin}) {
-            h << "<option value=\"" << domain::accounts::role_name(r) << "\">"
-              << role_label(L, r) << "</option>";
+        for (auto r :
+             {ports::MemberRole::viewer, ports::MemberRole::developer, ports::MemberRole::admin}) {
+            h << "<option value=\"" << domain::accounts::role_name(r) << "\">" << role_label(L, r)
+              << "</option>";
         }
         h << "</select><button type=\"submit\" data-test=\"add-member\">" << tr(L, "add_member")
           << "</button></form>";
@@ -355,8 +355,7 @@ std::string settings_page(const Chrome& c, const ports::ProjectView& p, bool can
       << "name=\"payment_window_seconds\" type=\"number\" min=\"60\" max=\"86400\" value=\""
       << std::to_string(p.payment_window_seconds) << "\"" << dis << ">";
     if (can_manage) {
-        h << "<button type=\"submit\" data-test=\"save-settings\">" << tr(L, "save")
-          << "</button>";
+        h << "<button type=\"submit\" data-test=\"save-settings\">" << tr(L, "save") << "</button>";
     }
     h << "</form>";
     // The checkout's branding as a buyer sees it: the name, the logo and the accent colour.
@@ -390,9 +389,8 @@ std::string audit_page(const Chrome& c, const std::vector<ports::AuditEntry>& en
         } else {
             h << e(a.actor_kind) << " <code>" << e(a.actor.value_or("")) << "</code>";
         }
-        h << "</td><td><code>" << e(a.action) << "</code></td><td>"
-          << e(a.session_id.value_or("")) << "</td><td><code class=\"json\">"
-          << e(a.changes_json) << "</code></td></tr>";
+        h << "</td><td><code>" << e(a.action) << "</code></td><td>" << e(a.session_id.value_or(""))
+          << "</td><td><code class=\"json\">" << e(a.changes_json) << "</code></td></tr>";
     }
     h << "</tbody></table>";
     return layout(c, tr(L, "audit"), h.out);
@@ -401,8 +399,8 @@ std::string audit_page(const Chrome& c, const std::vector<ports::AuditEntry>& en
 std::string message_page(const Chrome& c, std::string_view title_key, std::string_view body_key) {
     const Lang L = c.lang;
     Html h;
-    h << "<h1>" << tr(L, title_key) << "</h1><p>" << tr(L, body_key) << "</p><p><a href=\"/projects\">"
-      << tr(L, "back") << "</a></p>";
+    h << "<h1>" << tr(L, title_key) << "</h1><p>" << tr(L, body_key)
+      << "</p><p><a href=\"/projects\">" << tr(L, "back") << "</a></p>";
     return layout(c, tr(L, title_key), h.out);
 }
 

@@ -151,9 +151,8 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     routes.add("GET", "/static/accent/:file", open, [](const RouteCall& call) {
         const auto& file = call.params[0];
         const bool ok = file.size() == 10 && file.ends_with(".css") &&
-                        std::all_of(file.begin(), file.begin() + 6, [](unsigned char c) {
-                            return std::isxdigit(c) != 0;
-                        });
+                        std::all_of(file.begin(), file.begin() + 6,
+                                    [](unsigned char c) { return std::isxdigit(c) != 0; });
         if (!ok) return error_response(404, "route_not_found", "no such asset");
         ApiResponse r;
         r.headers["content-type"] = "text/css; charset=utf-8";
@@ -169,8 +168,8 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             return error_response(404, "route_not_found", "no such language");
         }
         auto r = redirect(local_path(call.request.query_param("next")));
-        r.headers["set-cookie"] = std::string(kLangCookie) + "=" + code +
-                                  "; Path=/; SameSite=Lax; Max-Age=31536000";
+        r.headers["set-cookie"] =
+            std::string(kLangCookie) + "=" + code + "; Path=/; SameSite=Lax; Max-Age=31536000";
         return r;
     });
     routes.add("POST", "/mode", form, [](const RouteCall& call) {
@@ -220,7 +219,8 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                    std::optional<std::string> message;
                    if (auto a = call.request.query_param("address")) {
                        auto address = domain::evm::parse_address(*a);
-                       if (!address) return bad_request(address.error().code, address.error().message);
+                       if (!address)
+                           return bad_request(address.error().code, address.error().message);
                        m.address = *address;
                        message = siwe::format(m);
                    }
@@ -241,72 +241,72 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                    w.EndObject();
                    return success_response(200, text_of(b));
                });
-    routes.add("POST", "/auth/siwe", RouteOptions{Auth::none, false, true},
-               [this, &store, &sessions](const RouteCall& call) {
-                   // Sign-in CSRF: only our own pages may open a session.
-                   if (!sessions.same_origin(call.request)) {
-                       return error_response(403, "cross_site_request",
-                                             "sign in from the dashboard's own page");
-                   }
-                   rapidjson::Document body;
-                   if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
-                   if (auto r = reject_unknown_members(body, {"message", "signature"})) return *r;
-                   if (!body.HasMember("message") || !body["message"].IsString() ||
-                       !body.HasMember("signature") || !body["signature"].IsString()) {
-                       return bad_request("invalid_request",
-                                          "message and signature are required strings");
-                   }
-                   const std::string text = body["message"].GetString();
-                   auto message = siwe::parse(text);
-                   if (!message) {
-                       return bad_request(message.error().code, message.error().message);
-                   }
-                   if (!message->expiration_time) {
-                       return bad_request("siwe_expiration_required",
-                                          "the message must carry an Expiration Time");
-                   }
-                   siwe::Expectations expected;
-                   expected.origin = sessions.settings().origin;
-                   expected.domain = authority_of(expected.origin);
-                   expected.chain_ids = deps_.chain_ids;
-                   expected.nonce = message->nonce;  // ours or not: the store decides below
-                   if (auto broken = siwe::check(*message, expected, deps_.now_ms())) {
-                       return error_response(401, broken->code, broken->message);
-                   }
-                   auto signature = domain::evm::parse_signature(body["signature"].GetString());
-                   if (!signature) {
-                       return bad_request("invalid_signature", signature.error().message);
-                   }
-                   auto signer = deps_.recover(siwe::signing_hash(*message), *signature);
-                   if (!signer || *signer != message->address) {
-                       return error_response(401, "siwe_invalid_signature",
-                                             "the signature is not the message's address's");
-                   }
-                   switch (store.take_nonce(message->nonce)) {
-                       case ports::NonceTake::taken:
-                           break;
-                       case ports::NonceTake::unknown:
-                           return error_response(401, "siwe_nonce_unknown",
-                                                 "this dashboard did not issue the message's nonce");
-                       case ports::NonceTake::used:
-                           return error_response(401, "siwe_nonce_used",
-                                                 "the message's nonce was already used: sign in "
-                                                 "again");
-                       case ports::NonceTake::expired:
-                           return error_response(401, "siwe_nonce_expired",
-                                                 "the message's nonce has expired: sign in again");
-                   }
-                   const auto address = domain::evm::to_checksum(message->address);
-                   rapidjson::StringBuffer b;
-                   Writer w(b);
-                   w.StartObject();
-                   str(w, "address", address);
-                   str(w, "redirect", "/projects");
-                   w.EndObject();
-                   auto r = success_response(200, text_of(b));
-                   r.headers["set-cookie"] = sessions.open(address);
-                   return r;
-               });
+    routes.add(
+        "POST", "/auth/siwe", RouteOptions{Auth::none, false, true},
+        [this, &store, &sessions](const RouteCall& call) {
+            // Sign-in CSRF: only our own pages may open a session.
+            if (!sessions.same_origin(call.request)) {
+                return error_response(403, "cross_site_request",
+                                      "sign in from the dashboard's own page");
+            }
+            rapidjson::Document body;
+            if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
+            if (auto r = reject_unknown_members(body, {"message", "signature"})) return *r;
+            if (!body.HasMember("message") || !body["message"].IsString() ||
+                !body.HasMember("signature") || !body["signature"].IsString()) {
+                return bad_request("invalid_request", "message and signature are required strings");
+            }
+            const std::string text = body["message"].GetString();
+            auto message = siwe::parse(text);
+            if (!message) {
+                return bad_request(message.error().code, message.error().message);
+            }
+            if (!message->expiration_time) {
+                return bad_request("siwe_expiration_required",
+                                   "the message must carry an Expiration Time");
+            }
+            siwe::Expectations expected;
+            expected.origin = sessions.settings().origin;
+            expected.domain = authority_of(expected.origin);
+            expected.chain_ids = deps_.chain_ids;
+            expected.nonce = message->nonce;  // ours or not: the store decides below
+            if (auto broken = siwe::check(*message, expected, deps_.now_ms())) {
+                return error_response(401, broken->code, broken->message);
+            }
+            auto signature = domain::evm::parse_signature(body["signature"].GetString());
+            if (!signature) {
+                return bad_request("invalid_signature", signature.error().message);
+            }
+            auto signer = deps_.recover(siwe::signing_hash(*message), *signature);
+            if (!signer || *signer != message->address) {
+                return error_response(401, "siwe_invalid_signature",
+                                      "the signature is not the message's address's");
+            }
+            switch (store.take_nonce(message->nonce)) {
+                case ports::NonceTake::taken:
+                    break;
+                case ports::NonceTake::unknown:
+                    return error_response(401, "siwe_nonce_unknown",
+                                          "this dashboard did not issue the message's nonce");
+                case ports::NonceTake::used:
+                    return error_response(401, "siwe_nonce_used",
+                                          "the message's nonce was already used: sign in "
+                                          "again");
+                case ports::NonceTake::expired:
+                    return error_response(401, "siwe_nonce_expired",
+                                          "the message's nonce has expired: sign in again");
+            }
+            const auto address = domain::evm::to_checksum(message->address);
+            rapidjson::StringBuffer b;
+            Writer w(b);
+            w.StartObject();
+            str(w, "address", address);
+            str(w, "redirect", "/projects");
+            w.EndObject();
+            auto r = success_response(200, text_of(b));
+            r.headers["set-cookie"] = sessions.open(address);
+            return r;
+        });
     routes.add("POST", "/sign-out", form, [&store, &sessions](const RouteCall& call) {
         store.end_session(call.session().session_id);
         auto r = redirect("/sign-in");
@@ -360,7 +360,9 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                                        ProjectHandler handler) {
         return [&store, chrome, action, section = std::move(section),
                 handler = std::move(handler)](const RouteCall& call) {
-            Context ctx{ProjectId{call.params[0]}, ports::MemberRole::viewer, chrome(call),
+            Context ctx{ProjectId{call.params[0]},
+                        ports::MemberRole::viewer,
+                        chrome(call),
                         {call.session().address, call.session().session_id}};
             ctx.chrome.section = section;
             auto role = store.role_in(ctx.project, ctx.actor.address);
@@ -391,10 +393,11 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     routes.add("GET", "/p/:projectId", page,
                in_project(A::read, "overview", [this, &store](const RouteCall&, Context& ctx) {
                    auto p = store.find_project(ctx.project);
-                   if (!p) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                                       ctx.chrome.lang);
-                   return html(200, project_home(ctx.chrome, *p, store.keys(ctx.project),
-                                                 deps_.api_url),
+                   if (!p)
+                       return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                   ctx.chrome.lang);
+                   return html(200,
+                               project_home(ctx.chrome, *p, store.keys(ctx.project), deps_.api_url),
                                ctx.chrome.lang);
                }));
 
@@ -427,7 +430,8 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                                   return html(400, keys_page(ctx.chrome, p), ctx.chrome.lang);
                               }
                               ctx.chrome.mode = mode == "live" ? Mode::live : Mode::test;
-                              auto created = store.create_key(ctx.project, ctx.chrome.mode, ctx.actor);
+                              auto created =
+                                  store.create_key(ctx.project, ctx.chrome.mode, ctx.actor);
                               auto p = keys_view(ctx);
                               p.created = std::move(created);
                               ctx.chrome.path = "/p/" + ctx.project.value + "/keys";
@@ -460,120 +464,126 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                           }));
     routes.add(
         "POST", "/p/:projectId/keys/:keyId/roll", form,
-        in_project(A::manage_keys, "keys", [&store, keys_view](const RouteCall& call, Context& ctx) {
-            ctx.chrome.path = "/p/" + ctx.project.value + "/keys";
-            const auto text = field(form_of(call.request), "expires_in_seconds").value_or("3600");
-            long long overlap = -1;
-            if (!text.empty() && text.size() <= 7 &&
-                std::all_of(text.begin(), text.end(),
-                            [](unsigned char ch) { return std::isdigit(ch) != 0; })) {
-                overlap = std::stoll(text);
-            }
-            if (overlap < 0 || overlap > kMaxKeyOverlap) {
-                auto p = keys_view(ctx);
-                p.error = "the old key's overlap must be 0 to 604800 seconds";
-                return html(400, keys_page(ctx.chrome, p), ctx.chrome.lang);
-            }
-            auto rolled = store.roll_key(ctx.project, call.params[1], static_cast<int>(overlap),
-                                         ctx.actor);
-            auto p = keys_view(ctx);
-            if (!rolled) {
-                p.error = "no active key " + call.params[1] + " in this project to roll";
-                return html(404, keys_page(ctx.chrome, p), ctx.chrome.lang);
-            }
-            ports::CreatedKey created;
-            created.key.id = rolled->key_id;
-            created.key.mode = rolled->mode;
-            created.key.prefix = rolled->prefix;
-            created.key.created_at = rolled->created_at;
-            created.secret = rolled->secret;
-            p.created = std::move(created);
-            return html(201, keys_page(ctx.chrome, p), ctx.chrome.lang);
-        }));
+        in_project(A::manage_keys, "keys",
+                   [&store, keys_view](const RouteCall& call, Context& ctx) {
+                       ctx.chrome.path = "/p/" + ctx.project.value + "/keys";
+                       const auto text =
+                           field(form_of(call.request), "expires_in_seconds").value_or("3600");
+                       long long overlap = -1;
+                       if (!text.empty() && text.size() <= 7 &&
+                           std::all_of(text.begin(), text.end(),
+                                       [](unsigned char ch) { return std::isdigit(ch) != 0; })) {
+                           overlap = std::stoll(text);
+                       }
+                       if (overlap < 0 || overlap > kMaxKeyOverlap) {
+                           auto p = keys_view(ctx);
+                           p.error = "the old key's overlap must be 0 to 604800 seconds";
+                           return html(400, keys_page(ctx.chrome, p), ctx.chrome.lang);
+                       }
+                       auto rolled = store.roll_key(ctx.project, call.params[1],
+                                                    static_cast<int>(overlap), ctx.actor);
+                       auto p = keys_view(ctx);
+                       if (!rolled) {
+                           p.error = "no active key " + call.params[1] + " in this project to roll";
+                           return html(404, keys_page(ctx.chrome, p), ctx.chrome.lang);
+                       }
+                       ports::CreatedKey created;
+                       created.key.id = rolled->key_id;
+                       created.key.mode = rolled->mode;
+                       created.key.prefix = rolled->prefix;
+                       created.key.created_at = rolled->created_at;
+                       created.secret = rolled->secret;
+                       p.created = std::move(created);
+                       return html(201, keys_page(ctx.chrome, p), ctx.chrome.lang);
+                   }));
 
     // ---- Team ----
     routes.add("GET", "/p/:projectId/members", page,
                in_project(A::read, "members", [&store](const RouteCall&, Context& ctx) {
-                   return html(200,
-                               members_page(ctx.chrome, store.members(ctx.project),
-                                            acc::allowed(ctx.role, A::manage_members), std::nullopt),
-                               ctx.chrome.lang);
+                   return html(
+                       200,
+                       members_page(ctx.chrome, store.members(ctx.project),
+                                    acc::allowed(ctx.role, A::manage_members), std::nullopt),
+                       ctx.chrome.lang);
                }));
-    routes.add("POST", "/p/:projectId/members", form,
-               in_project(A::manage_members, "members", [&store](const RouteCall& call,
-                                                                 Context& ctx) {
-                   const auto f = form_of(call.request);
-                   auto refuse = [&](const std::string& why) {
-                       ctx.chrome.path = "/p/" + ctx.project.value + "/members";
-                       return html(400, members_page(ctx.chrome, store.members(ctx.project), true, why),
-                                   ctx.chrome.lang);
-                   };
-                   auto address = domain::evm::parse_address(field(f, "address").value_or(""));
-                   if (!address) return refuse(address.error().message);
-                   auto role = acc::parse_role(field(f, "role").value_or(""));
-                   if (!role || !acc::assignable(*role)) {
-                       return refuse("role must be admin, developer or viewer");
-                   }
-                   auto put = store.put_member(ctx.project, domain::evm::to_checksum(*address),
-                                               *role, ctx.actor);
-                   if (!put) return refuse(put.error().message);
-                   return redirect("/p/" + ctx.project.value + "/members");
-               }));
-    routes.add("POST", "/p/:projectId/members/:address/remove", form,
-               in_project(A::manage_members, "members", [&store](const RouteCall& call,
-                                                                 Context& ctx) {
-                   auto address = domain::evm::parse_address(call.params[1]);
-                   if (!address || !store.remove_member(ctx.project,
-                                                        domain::evm::to_checksum(*address),
-                                                        ctx.actor)) {
-                       ctx.chrome.path = "/p/" + ctx.project.value + "/members";
-                       return html(404,
-                                   members_page(ctx.chrome, store.members(ctx.project), true,
-                                                "no such member (the owner cannot be removed)"),
-                                   ctx.chrome.lang);
-                   }
-                   return redirect("/p/" + ctx.project.value + "/members");
-               }));
+    routes.add(
+        "POST", "/p/:projectId/members", form,
+        in_project(A::manage_members, "members", [&store](const RouteCall& call, Context& ctx) {
+            const auto f = form_of(call.request);
+            auto refuse = [&](const std::string& why) {
+                ctx.chrome.path = "/p/" + ctx.project.value + "/members";
+                return html(400, members_page(ctx.chrome, store.members(ctx.project), true, why),
+                            ctx.chrome.lang);
+            };
+            auto address = domain::evm::parse_address(field(f, "address").value_or(""));
+            if (!address) return refuse(address.error().message);
+            auto role = acc::parse_role(field(f, "role").value_or(""));
+            if (!role || !acc::assignable(*role)) {
+                return refuse("role must be admin, developer or viewer");
+            }
+            auto put =
+                store.put_member(ctx.project, domain::evm::to_checksum(*address), *role, ctx.actor);
+            if (!put) return refuse(put.error().message);
+            return redirect("/p/" + ctx.project.value + "/members");
+        }));
+    routes.add(
+        "POST", "/p/:projectId/members/:address/remove", form,
+        in_project(A::manage_members, "members", [&store](const RouteCall& call, Context& ctx) {
+            auto address = domain::evm::parse_address(call.params[1]);
+            if (!address ||
+                !store.remove_member(ctx.project, domain::evm::to_checksum(*address), ctx.actor)) {
+                ctx.chrome.path = "/p/" + ctx.project.value + "/members";
+                return html(404,
+                            members_page(ctx.chrome, store.members(ctx.project), true,
+                                         "no such member (the owner cannot be removed)"),
+                            ctx.chrome.lang);
+            }
+            return redirect("/p/" + ctx.project.value + "/members");
+        }));
 
     // ---- Payout wallet ----
     routes.add("GET", "/p/:projectId/wallet", page,
                in_project(A::read, "wallet", [&store](const RouteCall&, Context& ctx) {
                    auto p = store.find_project(ctx.project);
-                   if (!p) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                                       ctx.chrome.lang);
-                   return html(200,
-                               wallet_page(ctx.chrome, *p, acc::allowed(ctx.role, A::change_payout)),
-                               ctx.chrome.lang);
+                   if (!p)
+                       return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                   ctx.chrome.lang);
+                   return html(
+                       200, wallet_page(ctx.chrome, *p, acc::allowed(ctx.role, A::change_payout)),
+                       ctx.chrome.lang);
                }));
-    routes.add("POST", "/p/:projectId/wallet/challenge", json,
-               in_project(A::change_payout, "wallet", [&store](const RouteCall& call, Context& ctx) {
-                   rapidjson::Document body;
-                   if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
-                   return wallet_challenge_response(body, [&](const std::string& a, int ttl) {
-                       return store.issue_wallet_challenge(ctx.project, a, ttl);
-                   });
-               }));
-    routes.add("POST", "/p/:projectId/wallet/verify", json,
-               in_project(A::change_payout, "wallet", [&store](const RouteCall& call, Context& ctx) {
-                   rapidjson::Document body;
-                   if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
-                   return wallet_verify_response(body, ctx.project,
-                                                 [&](const ports::WalletProofRequest& v) {
-                                                     return store.verify_wallet(v, ctx.actor);
-                                                 });
-               }));
+    routes.add(
+        "POST", "/p/:projectId/wallet/challenge", json,
+        in_project(A::change_payout, "wallet", [&store](const RouteCall& call, Context& ctx) {
+            rapidjson::Document body;
+            if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
+            return wallet_challenge_response(body, [&](const std::string& a, int ttl) {
+                return store.issue_wallet_challenge(ctx.project, a, ttl);
+            });
+        }));
+    routes.add(
+        "POST", "/p/:projectId/wallet/verify", json,
+        in_project(A::change_payout, "wallet", [&store](const RouteCall& call, Context& ctx) {
+            rapidjson::Document body;
+            if (auto r = parse_account_body(call.request.body, body)) return std::move(*r);
+            return wallet_verify_response(body, ctx.project,
+                                          [&](const ports::WalletProofRequest& v) {
+                                              return store.verify_wallet(v, ctx.actor);
+                                          });
+        }));
 
     // ---- Settings ----
     routes.add("GET", "/p/:projectId/settings", page,
                in_project(A::read, "settings", [&store](const RouteCall&, Context& ctx) {
                    auto p = store.find_project(ctx.project);
-                   if (!p) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                                       ctx.chrome.lang);
-                   return html(200,
-                               settings_page(ctx.chrome, *p,
-                                             acc::allowed(ctx.role, A::manage_settings),
-                                             std::nullopt, false),
-                               ctx.chrome.lang);
+                   if (!p)
+                       return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                   ctx.chrome.lang);
+                   return html(
+                       200,
+                       settings_page(ctx.chrome, *p, acc::allowed(ctx.role, A::manage_settings),
+                                     std::nullopt, false),
+                       ctx.chrome.lang);
                }));
     routes.add(
         "POST", "/p/:projectId/settings", form,
@@ -584,18 +594,27 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             std::optional<std::string> error;
             if (auto v = field(f, "name")) {
                 auto name = acc::check_project_name(*v);
-                if (name) u.name = *name; else error = name.error().message;
+                if (name)
+                    u.name = *name;
+                else
+                    error = name.error().message;
             }
             if (auto v = field(f, "logo_url")) {
                 // An empty field clears the logo.
                 auto url = v->empty() ? domain::Result<std::string>(std::string())
                                       : acc::check_logo_url(*v, false);
-                if (url) u.logo_url = *url; else error = url.error().message;
+                if (url)
+                    u.logo_url = *url;
+                else
+                    error = url.error().message;
             }
             if (auto v = field(f, "accent_color")) {
                 auto color = v->empty() ? domain::Result<std::string>(std::string())
                                         : acc::check_accent_color(*v);
-                if (color) u.accent_color = *color; else error = color.error().message;
+                if (color)
+                    u.accent_color = *color;
+                else
+                    error = color.error().message;
             }
             if (auto v = field(f, "payment_window_seconds")) {
                 long long seconds = 0;
@@ -605,16 +624,22 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                     seconds = std::stoll(*v);
                 }
                 auto window = acc::check_payment_window(seconds);
-                if (window) u.payment_window_seconds = *window; else error = window.error().message;
+                if (window)
+                    u.payment_window_seconds = *window;
+                else
+                    error = window.error().message;
             }
             auto current = store.find_project(ctx.project);
-            if (!current) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                                      ctx.chrome.lang);
-            if (error) return html(400, settings_page(ctx.chrome, *current, true, error, false),
-                                   ctx.chrome.lang);
+            if (!current)
+                return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                            ctx.chrome.lang);
+            if (error)
+                return html(400, settings_page(ctx.chrome, *current, true, error, false),
+                            ctx.chrome.lang);
             auto after = store.update_project(ctx.project, u, ctx.actor);
-            if (!after) return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                                    ctx.chrome.lang);
+            if (!after)
+                return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                            ctx.chrome.lang);
             if (u.name && ctx.chrome.project) ctx.chrome.project->name = after->name;
             return html(200, settings_page(ctx.chrome, *after, true, std::nullopt, true),
                         ctx.chrome.lang);
