@@ -132,7 +132,10 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     add_health_route(routes);
 
     // ---- Assets ----
-    routes.add("GET", "/static/:file", open, [](const RouteCall& call) {
+    // The pages link them as /static/dashboard.{js,css}?v=<asset version>: the query only busts
+    // caches, so it is the handler's to ignore (the pipeline refuses any query it is not told of).
+    const RouteOptions asset{Auth::none, true};
+    routes.add("GET", "/static/:file", asset, [](const RouteCall& call) {
         ApiResponse r;
         r.headers["cache-control"] = "public, max-age=300";
         const auto& file = call.params[0];
@@ -148,7 +151,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
         return r;
     });
     // The settings page's preview: the accent colour as a stylesheet (no inline style).
-    routes.add("GET", "/static/accent/:file", open, [](const RouteCall& call) {
+    routes.add("GET", "/static/accent/:file", asset, [](const RouteCall& call) {
         const auto& file = call.params[0];
         const bool ok = file.size() == 10 && file.ends_with(".css") &&
                         std::all_of(file.begin(), file.begin() + 6,
