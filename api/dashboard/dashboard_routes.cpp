@@ -107,7 +107,13 @@ bool wants_json(const ApiRequest& request) { return is_json_media_type(request);
 PipelineSettings dashboard_pipeline_settings() {
     PipelineSettings s;
     s.log_name = "dashboard";
-    for (auto& [name, value] : checkout::security_headers()) s.headers.emplace_back(name, value);
+    for (auto& [name, value] : checkout::security_headers()) {
+        // Not the checkout's no-referrer: under it a browser sends `Origin: null` with every form
+        // POST, even to our own origin, and the origin check refuses them all. same-origin keeps
+        // the Origin of our own forms and still sends no Referer to any other site.
+        if (name == "referrer-policy") value = "same-origin";
+        s.headers.emplace_back(name, value);
+    }
     s.headers.emplace_back("cache-control", "no-store");
     s.head_as_get = true;
     return s;

@@ -45,7 +45,8 @@ struct DashboardDeps {
 };
 
 // The security headers of every dashboard answer (the checkout's: a CSP without inline script or
-// style, no framing) and no caching.
+// style, no framing; but referrer-policy same-origin, so that our forms carry our Origin) and no
+// caching.
 PipelineSettings dashboard_pipeline_settings();
 
 class DashboardRoutes {

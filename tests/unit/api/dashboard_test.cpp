@@ -483,6 +483,15 @@ TEST_F(Dashboard, EveryPageRendersInEnglishAndThai) {
     EXPECT_EQ(call("GET", "/lang/en?next=//evil.example").headers["location"], "/projects");
 }
 
+// A browser sends `Origin: null` with a form POST under referrer-policy no-referrer, which the
+// origin check refuses: the dashboard's policy must keep our own Origin (same-origin does).
+TEST_F(Dashboard, ReferrerPolicyKeepsTheOriginOfOurForms) {
+    auto r = call("GET", "/sign-in");
+    EXPECT_EQ(r.headers["referrer-policy"], "same-origin");
+    EXPECT_EQ(r.headers["x-frame-options"], "DENY");
+    EXPECT_NE(r.headers["content-security-policy"].find("script-src 'self'"), std::string::npos);
+}
+
 // The pages link their script and stylesheet as exactly these URLs, with the asset version.
 TEST_F(Dashboard, AssetsAreServedAsThePagesLinkThem) {
     const auto page = call("GET", "/sign-in").body;
