@@ -1,4 +1,4 @@
-// The merchant dashboard's routes (docs/dashboard.md, docs/security.md), on the HTTP pipeline
+// The merchant dashboard's routes (docs/dashboard.md), on the HTTP pipeline
 // (api/http/router.hpp) with session authentication:
 //   GET  /sign-in, GET /auth/siwe/nonce, POST /auth/siwe       sign in with a wallet (EIP-4361)
 //   POST /sign-out, POST /sign-out-everywhere
