@@ -68,7 +68,7 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
     h << head(L, title, c.csrf, c.asset_version) << "<body class=\"mode-"
       << domain::events::to_string(c.mode) << "\">";
     h << "<a class=\"skip\" href=\"#main\">" << tr(L, "skip") << "</a>";
-    h << "<header class=\"top\"><a class=\"brand\" href=\"/projects\">duepay</a>";
+    h << "<header><div class=\"top\"><a class=\"brand\" href=\"/projects\">duepay</a>";
     if (c.project) {
         h << "<span class=\"project-name\" data-test=\"current-project\">" << e(c.project->name)
           << "</span>";
@@ -88,12 +88,13 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
     h << "<form method=\"post\" action=\"/sign-out\" class=\"inline\">" << csrf_field(c)
       << "<button type=\"submit\" data-test=\"sign-out\">" << tr(L, "sign_out")
       << "</button></form>";
-    h << "</div></header>";
+    h << "</div></div>";
+    // Inside the header, so that no content of the page is outside a landmark.
     h << "<div class=\"mode-banner\" data-test=\"mode-banner\" data-mode=\""
       << domain::events::to_string(c.mode) << "\">"
       << (test ? tr(L, "test_mode") : tr(L, "live_mode"));
     if (test) h << ": " << tr(L, "test_banner");
-    h << "</div>";
+    h << "</div></header>";
     if (c.project) {
         const std::string base = "/p/" + c.project->project_id.value;
         h << "<nav class=\"project-nav\" aria-label=\"" << tr(L, "projects") << "\"><ul>";
@@ -112,6 +113,14 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
     h << "<main id=\"main\">" << main << "</main></body></html>\n";
     return h.out;
 }
+
+// A table in a region that scrolls sideways on a narrow screen instead of widening the page;
+// focusable, so that a keyboard can scroll it too.
+std::string table_open(std::string_view label, std::string_view test) {
+    return "<div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" + e(label) +
+           "\"><table data-test=\"" + std::string(test) + "\">";
+}
+constexpr std::string_view kTableClose = "</tbody></table></div>";
 
 std::string error_block(const std::optional<std::string>& error) {
     if (!error) return {};
@@ -148,15 +157,15 @@ std::string projects_page(const Chrome& c, const std::vector<ports::ProjectMembe
     if (projects.empty()) {
         h << "<p data-test=\"no-projects\">" << tr(L, "no_projects") << "</p>";
     } else {
-        h << "<table data-test=\"projects\"><thead><tr><th scope=\"col\">" << tr(L, "name")
-          << "</th><th scope=\"col\">" << tr(L, "role") << "</th><th scope=\"col\">"
-          << tr(L, "created") << "</th></tr></thead><tbody>";
+        h << table_open(tr(L, "projects"), "projects") << "<thead><tr><th scope=\"col\">"
+          << tr(L, "name") << "</th><th scope=\"col\">" << tr(L, "role")
+          << "</th><th scope=\"col\">" << tr(L, "created") << "</th></tr></thead><tbody>";
         for (const auto& p : projects) {
             h << "<tr><td><a href=\"/p/" << e(p.project_id.value) << "\">" << e(p.name)
               << "</a></td><td>" << role_label(L, p.role) << "</td><td>" << e(p.created_at)
               << "</td></tr>";
         }
-        h << "</tbody></table>";
+        h << kTableClose;
     }
     h << "<h2>" << tr(L, "create_project") << "</h2>";
     h << "<form method=\"post\" action=\"/projects\" class=\"stack\">" << csrf_field(c)
@@ -220,7 +229,7 @@ std::string keys_page(const Chrome& c, const KeysPage& page) {
     if (page.keys.empty()) {
         h << "<p>" << tr(L, "no_keys") << "</p>";
     } else {
-        h << "<table data-test=\"keys\"><thead><tr><th scope=\"col\">" << tr(L, "key")
+        h << table_open(tr(L, "keys"), "keys") << "<thead><tr><th scope=\"col\">" << tr(L, "key")
           << "</th><th scope=\"col\">" << tr(L, "created") << "</th><th scope=\"col\">"
           << tr(L, "status") << "</th><th scope=\"col\">" << tr(L, "actions")
           << "</th></tr></thead><tbody>";
@@ -257,7 +266,7 @@ std::string keys_page(const Chrome& c, const KeysPage& page) {
             }
             h << "</td></tr>";
         }
-        h << "</tbody></table>";
+        h << kTableClose;
     }
     if (page.can_manage) {
         const bool test = c.mode == Mode::test;
@@ -276,9 +285,10 @@ std::string members_page(const Chrome& c, const std::vector<ports::Member>& memb
     Html h;
     h << "<h1>" << tr(L, "members") << "</h1>" << error_block(error);
     h << "<p>" << tr(L, "roles_help") << "</p>";
-    h << "<table data-test=\"members\"><thead><tr><th scope=\"col\">" << tr(L, "address")
-      << "</th><th scope=\"col\">" << tr(L, "role") << "</th><th scope=\"col\">" << tr(L, "added")
-      << "</th><th scope=\"col\">" << tr(L, "actions") << "</th></tr></thead><tbody>";
+    h << table_open(tr(L, "members"), "members") << "<thead><tr><th scope=\"col\">"
+      << tr(L, "address") << "</th><th scope=\"col\">" << tr(L, "role") << "</th><th scope=\"col\">"
+      << tr(L, "added") << "</th><th scope=\"col\">" << tr(L, "actions")
+      << "</th></tr></thead><tbody>";
     for (const auto& m : members) {
         h << "<tr><td><code>" << e(m.address) << "</code></td><td>" << role_label(L, m.role)
           << "</td><td>" << e(m.added_at) << "</td><td>";
@@ -290,7 +300,7 @@ std::string members_page(const Chrome& c, const std::vector<ports::Member>& memb
         }
         h << "</td></tr>";
     }
-    h << "</tbody></table>";
+    h << kTableClose;
     if (can_manage) {
         h << "<h2>" << tr(L, "add_member") << "</h2><form method=\"post\" action=\"" << e(base)
           << "/members\" class=\"stack\">" << csrf_field(c) << "<label for=\"member-address\">"
@@ -384,7 +394,7 @@ std::string audit_page(const Chrome& c, const std::vector<ports::AuditEntry>& en
         h << "<p>" << tr(L, "no_audit") << "</p>";
         return layout(c, tr(L, "audit"), h.out);
     }
-    h << "<table data-test=\"audit\"><thead><tr><th scope=\"col\">" << tr(L, "when")
+    h << table_open(tr(L, "audit"), "audit") << "<thead><tr><th scope=\"col\">" << tr(L, "when")
       << "</th><th scope=\"col\">" << tr(L, "who") << "</th><th scope=\"col\">" << tr(L, "what")
       << "</th><th scope=\"col\">" << tr(L, "session") << "</th><th scope=\"col\">"
       << tr(L, "details") << "</th></tr></thead><tbody>";
@@ -398,7 +408,7 @@ std::string audit_page(const Chrome& c, const std::vector<ports::AuditEntry>& en
         h << "</td><td><code>" << e(a.action) << "</code></td><td>" << e(a.session_id.value_or(""))
           << "</td><td><code class=\"json\">" << e(a.changes_json) << "</code></td></tr>";
     }
-    h << "</tbody></table>";
+    h << kTableClose;
     return layout(c, tr(L, "audit"), h.out);
 }
 
@@ -473,10 +483,11 @@ std::string charges_page(const Chrome& c, const ChargesPage& page) {
     if (page.charges.empty()) {
         h << "<p data-test=\"no-charges\">" << tr(L, "no_charges") << "</p>";
     } else {
-        h << "<table data-test=\"charges\"><thead><tr><th scope=\"col\">" << tr(L, "created")
-          << "</th><th scope=\"col\">" << tr(L, "invoice_id") << "</th><th scope=\"col\">"
-          << tr(L, "status") << "</th><th scope=\"col\">" << tr(L, "amount")
-          << "</th><th scope=\"col\">" << tr(L, "reference") << "</th></tr></thead><tbody>";
+        h << table_open(tr(L, "charges"), "charges") << "<thead><tr><th scope=\"col\">"
+          << tr(L, "created") << "</th><th scope=\"col\">" << tr(L, "invoice_id")
+          << "</th><th scope=\"col\">" << tr(L, "status") << "</th><th scope=\"col\">"
+          << tr(L, "amount") << "</th><th scope=\"col\">" << tr(L, "reference")
+          << "</th></tr></thead><tbody>";
         for (const auto& row : page.charges) {
             const auto& v = row.charge;
             h << "<tr><td>" << e(domain::events::format_rfc3339_millis_utc(row.created_us / 1000))
@@ -486,7 +497,7 @@ std::string charges_page(const Chrome& c, const ChargesPage& page) {
               << domain::charge::to_string(v.status) << "</td><td>" << e(amount_text(v))
               << "</td><td>" << e(v.reference.value_or("")) << "</td></tr>";
         }
-        h << "</tbody></table>";
+        h << kTableClose;
     }
     if (page.next_cursor) {
         std::string query;

@@ -139,7 +139,13 @@ std::string message_of(const ApiResponse& r) {
 PipelineSettings dashboard_pipeline_settings() {
     PipelineSettings s;
     s.log_name = "dashboard";
-    for (auto& [name, value] : checkout::security_headers()) s.headers.emplace_back(name, value);
+    for (auto& [name, value] : checkout::security_headers()) {
+        // Not the checkout's no-referrer: under it a browser sends `Origin: null` with every form
+        // POST, even to our own origin, and the origin check refuses them all. same-origin keeps
+        // the Origin of our own forms and still sends no Referer to any other site.
+        if (name == "referrer-policy") value = "same-origin";
+        s.headers.emplace_back(name, value);
+    }
     s.headers.emplace_back("cache-control", "no-store");
     s.head_as_get = true;
     return s;
@@ -167,7 +173,10 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     add_health_route(routes);
 
     // ---- Assets ----
-    routes.add("GET", "/static/:file", open, [](const RouteCall& call) {
+    // The pages link them as /static/dashboard.{js,css}?v=<asset version>: the query only busts
+    // caches, so it is the handler's to ignore (the pipeline refuses any query it is not told of).
+    const RouteOptions asset{Auth::none, true};
+    routes.add("GET", "/static/:file", asset, [](const RouteCall& call) {
         ApiResponse r;
         r.headers["cache-control"] = "public, max-age=300";
         const auto& file = call.params[0];
@@ -183,7 +192,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
         return r;
     });
     // The settings page's preview: the accent colour as a stylesheet (no inline style).
-    routes.add("GET", "/static/accent/:file", open, [](const RouteCall& call) {
+    routes.add("GET", "/static/accent/:file", asset, [](const RouteCall& call) {
         const auto& file = call.params[0];
         const bool ok = file.size() == 10 && file.ends_with(".css") &&
                         std::all_of(file.begin(), file.begin() + 6,

@@ -1,4 +1,4 @@
-// The merchant dashboard's routes (docs/dashboard.md, docs/security.md), on the HTTP pipeline
+// The merchant dashboard's routes (docs/dashboard.md), on the HTTP pipeline
 // (api/http/router.hpp) with session authentication:
 //   GET  /sign-in, GET /auth/siwe/nonce, POST /auth/siwe       sign in with a wallet (EIP-4361)
 //   POST /sign-out, POST /sign-out-everywhere
@@ -50,7 +50,8 @@ struct DashboardDeps {
 };
 
 // The security headers of every dashboard answer (the checkout's: a CSP without inline script or
-// style, no framing) and no caching.
+// style, no framing; but referrer-policy same-origin, so that our forms carry our Origin) and no
+// caching.
 PipelineSettings dashboard_pipeline_settings();
 
 class DashboardRoutes {

@@ -1,4 +1,4 @@
-// The dashboard's sessions as the HTTP pipeline asks about them (docs/security.md, Sessions and
+// The dashboard's sessions as the HTTP pipeline asks about them (docs/dashboard.md, Sessions and
 // CSRF):
 //   - the cookie `duepay_session` holds a random 256-bit token (64 hex); only its SHA-256 is
 //     stored, and a session ends on sign-out, after `idle_seconds` without a request, or

@@ -2,7 +2,8 @@
 // binary, the environment and whether it is a dev stack's, subprocesses whose stderr is kept for
 // failure messages and which stopChildren() ends, and a free loopback port. Used by
 // tests/integration/merchant/support.mjs, tests/integration/webhooks/webhooks.test.mjs,
-// tests/integration/chain/chain.test.mjs and tests/e2e/checkout.test.mjs. Every wait is bounded.
+// tests/integration/chain/chain.test.mjs, tests/e2e/checkout.test.mjs and
+// tests/e2e/dashboard.test.mjs. Every wait is bounded.
 import http from "node:http";
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";

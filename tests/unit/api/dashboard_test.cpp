@@ -492,6 +492,32 @@ TEST_F(Dashboard, EveryPageRendersInEnglishAndThai) {
     EXPECT_EQ(call("GET", "/lang/en?next=//evil.example").headers["location"], "/projects");
 }
 
+// A browser sends `Origin: null` with a form POST under referrer-policy no-referrer, which the
+// origin check refuses: the dashboard's policy must keep our own Origin (same-origin does).
+TEST_F(Dashboard, ReferrerPolicyKeepsTheOriginOfOurForms) {
+    auto r = call("GET", "/sign-in");
+    EXPECT_EQ(r.headers["referrer-policy"], "same-origin");
+    EXPECT_EQ(r.headers["x-frame-options"], "DENY");
+    EXPECT_NE(r.headers["content-security-policy"].find("script-src 'self'"), std::string::npos);
+}
+
+// The pages link their script and stylesheet as exactly these URLs, with the asset version.
+TEST_F(Dashboard, AssetsAreServedAsThePagesLinkThem) {
+    const auto page = call("GET", "/sign-in").body;
+    for (const std::string name : {"dashboard.js", "dashboard.css"}) {
+        const auto at = page.find("/static/" + name + "?v=");
+        ASSERT_NE(at, std::string::npos) << name;
+        const auto url = page.substr(at, page.find('"', at) - at);
+        auto r = call("GET", url);
+        EXPECT_EQ(r.status, 200) << url << " " << r.body;
+        EXPECT_EQ(r.headers["content-type"], name.ends_with(".js")
+                                                 ? "text/javascript; charset=utf-8"
+                                                 : "text/css; charset=utf-8");
+    }
+    EXPECT_EQ(call("GET", "/static/accent/0b7a75.css?v=1").status, 200);
+    EXPECT_EQ(call("GET", "/static/other.js?v=1").status, 404);
+}
+
 TEST_F(Dashboard, ModeToggleShowsOneModeAtATime) {
     auto u = sign_in(kOwnerKey);
     ASSERT_EQ(post_form(u, "/projects", "name=Modes").status, 303);
