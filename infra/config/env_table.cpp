@@ -27,6 +27,9 @@ constexpr EnvVar kTable[] = {
      "chain time a done charge stays watched (0..10 years)"},
     {"DUEPAY_CHAINWATCH_TOPIC_CHUNK", K::defaulted, "200", "chainwatch",
      "deposit addresses per Transfer eth_getLogs (1..10000)"},
+    {"DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX", K::defaulted, "1000", "chainwatch",
+     "watched deposit addresses up to which Transfer queries filter by the to topic; above, every "
+     "Transfer of the chain's tokens is fetched and matched in memory (0..1000000)"},
     {"DUEPAY_CHAINWATCH_TRACE", K::optional, "unset: off", "chainwatch",
      "set (to anything): log every block range and every appended event"},
     {"DUEPAY_CHAIN_IDS", K::required, "", "chainwatch without --chain",

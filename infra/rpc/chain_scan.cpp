@@ -139,8 +139,15 @@ std::optional<std::map<std::uint64_t, std::vector<ChainObservation>>> ChainScann
     };
     if (watch.size() > 0) {
         query({targets_.router}, {{invoice_paid_topic()}});
-        const auto deposits = watch.deposit_addresses();
-        if (!targets_.tokens.empty()) {
+        const auto watched = watch.deposit_count();
+        if (targets_.tokens.empty() || watched == 0) {
+            // no Transfer can concern a watched charge
+        } else if (watched > targets_.transfer_filter_max) {
+            // Every Transfer of the tokens in the range; match_log keeps those to a watched
+            // address (one hash lookup each). The request does not grow with the watch list.
+            query(targets_.tokens, {{transfer_topic()}});
+        } else {
+            const auto deposits = watch.deposit_addresses();
             for (std::size_t i = 0; i < deposits.size(); i += targets_.transfer_topic_chunk) {
                 const auto end = std::min(deposits.size(), i + targets_.transfer_topic_chunk);
                 std::vector<Bytes32> to_topics;
