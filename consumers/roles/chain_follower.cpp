@@ -128,8 +128,9 @@ bool ChainFollower::step() {
     confirm_up_to(head);
     verify_refunds(head);
     flush_and_checkpoint();
-    if (trace_ || last - next >= 10 ||
-        matched >= 100) {  // backfills and big ranges report their pace
+    // Backfills, big ranges and rounds with many events (a block of payments reaching depth)
+    // report their pace.
+    if (trace_ || last - next >= 10 || matched >= 100 || emitted_ - emitted_before >= 100) {
         kLog.info() << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last << ", "
                     << scanner_.last_log_count() << " logs, " << matched << " matched, "
                     << emitted_ - emitted_before << " events in "
