@@ -10,7 +10,8 @@
 #     WINDOW (60)        seconds of CPU sampled at rest, per run
 #     TRANSFERS (1000)   payments mined in one block (0: no block part)
 #     FLOOR (1)          also the same roles at rest on an empty topic (0 open charges)
-#     BASE_BIN           another duepay binary (e.g. main's) measured on the same seeded charges
+#     BASE_BIN           another duepay binary (e.g. main's) measured on the same seeded charges,
+#                        its block paying the next TRANSFERS charges
 #
 # Each run is `BIN dev --supervise --with-chainwatch --with-webhooks` (each role a process of
 # its own) on a topic and a database of their own (every migration applied, dropped at the end),
@@ -41,6 +42,7 @@ AMOUNT=1000
 PRODUCER="$ROOT/build/bench/chain/open_charges_producer"
 [[ -x "$PRODUCER" ]] || { echo "no $PRODUCER: make build" >&2; exit 2; }
 [[ -z "$BASE_BIN" || -x "$BASE_BIN" ]] || { echo "no binary $BASE_BIN" >&2; exit 2; }
+((TRANSFERS == 0 || CHARGES >= 2 * TRANSFERS + 2)) || { echo "CHARGES < 2 * TRANSFERS + 2" >&2; exit 2; }
 STAMP="$(date +%s)"
 TAG="$(printf '%08x' "$((STAMP & 0xffffffff))")"
 DEV_URL="$DATABASE_URL"
@@ -164,14 +166,19 @@ at_rest() {
   printf '%s\t%s\t%s\t%s\t%s\n' "$label" "anvil (both chains)" "$(pct $((a1 - a0)))" "$load0" "$load1" >>"$DIR/cpu.tsv"
   echo "[$label] at rest over ${WINDOW}s: duepay $(pct "$total")% of a core, postgres $(pct $((pg1 - pg0)))% (load $load0 -> $load1); chain $CHAIN head lag $lag0 -> $(lag) blocks" >&2
   printf '%s\t%s\t%s\t%s\t%s\n' "$label" "chainwatch head lag (blocks, start -> end)" "$lag0 -> $(lag)" "$load0" "$load1" >>"$DIR/cpu.tsv"
+  for i in "${!pids[@]}"; do
+    [[ "${names[$i]}" == chainwatch ]] || continue
+    printf '%s\t%s\t%s\t%s\t%s\n' "$label" "chainwatch RSS (MiB)" \
+      "$(awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/${pids[$i]}/status")" "$load0" "$load1" >>"$DIR/cpu.tsv"
+  done
 }
 
 # The block part: TRANSFERS payments in one block while LABEL's roles run (its DB).
-block() {  # LABEL DB
-  local label="$1" db="$2" log="$DIR/$1.log" result line
+block() {  # LABEL DB FIRST WARM
+  local label="$1" db="$2" first="$3" warm="$4" log="$DIR/$1.log" result line
   local load0
   load0="$(cut -d' ' -f1-3 /proc/loadavg)"
-  result="$(DATABASE_URL="${DEV_URL%/*}/$db" node "$ROOT/bench/chain/at_rest_block.mjs" "$TAG" "$TRANSFERS" "$AMOUNT")"
+  result="$(DATABASE_URL="${DEV_URL%/*}/$db" node "$ROOT/bench/chain/at_rest_block.mjs" "$TAG" "$TRANSFERS" "$AMOUNT" "$first" "$warm")"
   sleep 2
   local n
   n="$(sed -E 's/.*"block":([0-9]+).*/\1/' <<<"$result")"
@@ -202,10 +209,11 @@ if [[ "$FLOOR" == 1 ]]; then
 fi
 if [[ -n "$BASE_BIN" ]]; then
   at_rest base "$BASE_BIN" "$DB" "$TOPIC" "$CHARGES"
+  ((TRANSFERS > 0)) && block base "$DB" "$TRANSFERS" $((CHARGES - 1))
   stop_dev
 fi
 at_rest new "${DUEPAY_BIN:-$ROOT/build/duepay}" "$DB" "$TOPIC" "$CHARGES"
-((TRANSFERS > 0)) && block new "$DB"
+((TRANSFERS > 0)) && block new "$DB" 0 $((CHARGES - 2))
 stop_dev
 
 {

@@ -2,12 +2,17 @@
 // running on the topic open_charges_producer filled): TRANSFERS ERC-20 transfers of the chain's
 // default token, from the dev buyers, to the deposit addresses of the first TRANSFERS seeded
 // charges (0xd0 <tag> 00*7 <i>), all mined in ONE block (interval mining paused, block gas limit
-// raised, one evm_mine), then interval mining resumed. Prints one JSON line: the block, its
-// transaction count, the wall-clock ms at which evm_mine returned, and the ms from then until
-// the read model (DATABASE_URL: charge_events) holds TRANSFERS payment_detected and TRANSFERS
-// paid events of the seeded project.
+// raised, one evm_mine), then interval mining resumed. Before it, one payment to charge WARM in a
+// block of its own, awaited until paid: chainwatch's first appends to a fresh topic wait for the
+// producer's metadata and id, which is not what the block is about. Prints one JSON line: the
+// block, its transaction count, the wall-clock ms at which evm_mine returned, the ms from then
+// until the read model (DATABASE_URL: charge_events) holds TRANSFERS more `charge.paid`, and how
+// long the node itself takes to answer the Transfer eth_getLogs of that block afterwards (the
+// best of three; chainwatch asks it the same once per round).
 //
-//   node bench/chain/at_rest_block.mjs TAG TRANSFERS AMOUNT
+//   node bench/chain/at_rest_block.mjs TAG TRANSFERS AMOUNT FIRST WARM
+// FIRST: the index of the first seeded charge paid; WARM: the index of the warm-up's charge
+// (outside FIRST..FIRST+TRANSFERS-1, and another one for each run).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { readFileSync } from "node:fs";
@@ -36,28 +41,39 @@ async function count(type) {
   return Number(stdout.trim());
 }
 
-const [tag, transfersText, amountText] = process.argv.slice(2);
+const [tag, transfersText, amountText, firstText, warmText] = process.argv.slice(2);
 if (!/^[0-9a-f]{8}$/.test(tag || "")) {
-  console.error("usage: at_rest_block.mjs TAG(8 hex) TRANSFERS AMOUNT");
+  console.error("usage: at_rest_block.mjs TAG(8 hex) TRANSFERS AMOUNT FIRST WARM");
   process.exit(2);
 }
 const transfers = Number(transfersText || 1000);
 const amount = BigInt(amountText || 1000);
+const first = Number(firstText || 0);
+const warm = Number(warmText);
 const deposit = (i) => ethers.getAddress(`0xd0${tag}${"0".repeat(14)}${i.toString(16).padStart(16, "0")}`);
 
 const provider = new ethers.JsonRpcProvider(RPC, CHAIN, { staticNetwork: true });
 const buyers = env.DUEPAY_DEV_BUYER_KEYS.split(",").map((k) => new ethers.Wallet(k, provider));
 const gasPrice = BigInt(await rpc("eth_gasPrice")) * 2n;
-const detectedBefore = await count("charge.payment_detected");
+const nonces = await Promise.all(buyers.map(async (w) => Number(await rpc("eth_getTransactionCount", [w.address, "pending"]))));
+
+// The warm-up payment (interval mining takes it in).
+const warmBefore = await count("charge.paid");
+await rpc("eth_sendRawTransaction", [await buyers[0].signTransaction({ type: 0, chainId: CHAIN, nonce: nonces[0]++, gasPrice,
+  gasLimit: 80000n, to: token, data: erc20.encodeFunctionData("transfer", [deposit(warm), amount]) })]);
+for (const end = Date.now() + 60000; (await count("charge.paid")) <= warmBefore;) {
+  if (Date.now() > end) throw new Error("the warm-up payment was not paid within 60 s");
+  await sleep(100);
+}
+await sleep(2000);
 const paidBefore = await count("charge.paid");
 
 // Signed first (ethers signing is slow), sent while mining is paused, mined in one block.
-const nonces = await Promise.all(buyers.map(async (w) => Number(await rpc("eth_getTransactionCount", [w.address, "pending"]))));
 const raw = [];
 for (let i = 0; i < transfers; i++) {
   const b = i % buyers.length;
   raw.push(await buyers[b].signTransaction({ type: 0, chainId: CHAIN, nonce: nonces[b]++, gasPrice, gasLimit: 80000n,
-    to: token, data: erc20.encodeFunctionData("transfer", [deposit(i), amount]) }));
+    to: token, data: erc20.encodeFunctionData("transfer", [deposit(first + i), amount]) }));
 }
 let block;
 let minedAt;
@@ -73,12 +89,19 @@ try {
 }
 const txs = block.transactions.length;
 const until = Date.now() + 300000;
-let detectedMs = null;
 let paidMs = null;
 while (paidMs === null && Date.now() < until) {
-  if (detectedMs === null && (await count("charge.payment_detected")) - detectedBefore >= transfers) detectedMs = Date.now() - minedAt;
   if ((await count("charge.paid")) - paidBefore >= transfers) paidMs = Date.now() - minedAt;
   await sleep(50);
 }
+let nodeGetLogsMs = Infinity;
+let logs = 0;
+for (let i = 0; i < 3; i++) {
+  const t = performance.now();
+  logs = (await rpc("eth_getLogs", [{ fromBlock: block.number, toBlock: block.number, address: [token],
+    topics: [ethers.id("Transfer(address,address,uint256)")] }])).length;
+  nodeGetLogsMs = Math.min(nodeGetLogsMs, performance.now() - t);
+}
 console.log(JSON.stringify({ block: Number(block.number), txs, minedAtMs: minedAt, confirmations: chainInfo.confirmations,
-  blockTimeSeconds: chainInfo.blockTimeSeconds, minedToAllDetectedInReadModelMs: detectedMs, minedToAllPaidInReadModelMs: paidMs }));
+  blockTimeSeconds: chainInfo.blockTimeSeconds, minedToAllPaidInReadModelMs: paidMs,
+  nodeGetLogsMs: Number(nodeGetLogsMs.toFixed(1)), nodeGetLogsLogs: logs }));
