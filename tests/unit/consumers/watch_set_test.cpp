@@ -1,10 +1,11 @@
 // chainwatch's watch set (ADR 0215) against a scripted chain (tests/doubles/scripted_chain.hpp),
 // with 500 open charges besides the ones the test pays: the follower learns every charge from
 // the events it is given (nothing reloads the charges), follows a charge created while it runs,
-// one paid, one expired (a late deposit still recorded) and one pruned after expiry + retain
-// (a transfer to its address is no longer a charge event). Above DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX
-// the node is asked the same three queries per round however many charges are watched; below it,
-// the `to`-filtered queries find the same events.
+// one paid, one expired (late deposits still recorded; watched past retain until swept, then
+// pruned) and one pruned after expiry + retain (a transfer to its address is no longer a charge
+// event). Above DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX the node is asked the same three queries per
+// round however many charges are watched; below it, the `to`-filtered queries find the same
+// events.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,10 +77,24 @@ ports::Log transfer_to(std::uint32_t n, std::uint32_t tx) {
     return l;
 }
 
+// The factory's sweep of charge n's deposit address (Settled), in transaction `tx`.
+ports::Log settled(std::uint32_t n, std::uint32_t tx) {
+    ports::Log l;
+    l.address = facts::address(0x02);  // the chain's deposit factory
+    l.topics = {infra::rpc::settled_topic(), invoice(n).bytes,
+                infra::rpc::address_topic(deposit_address(n))};
+    l.data = domain::Bytes(32, 0);
+    std::copy(facts::kToken.bytes.begin(), facts::kToken.bytes.end(), l.data.begin() + 12);
+    const auto amount = uint_word(2 * kDue);
+    l.data.insert(l.data.end(), amount.begin(), amount.end());
+    l.tx_hash = word(0x80, tx);
+    return l;
+}
+
 // The charges the test follows by name (numbers above the background charges').
 constexpr std::uint32_t kPaid = 1000;     // paid in block 1, another deposit after
 constexpr std::uint32_t kNew = 1001;      // created after the follower started
-constexpr std::uint32_t kExpired = 1002;  // expires, then a late deposit keeps it watched
+constexpr std::uint32_t kExpired = 1002;  // expires, late deposits keep it watched until swept
 constexpr std::uint32_t kPruned = 1003;   // expires, nothing received: pruned after retain
 
 struct Run {
@@ -88,6 +103,7 @@ struct Run {
     std::vector<ports::LogFilter> filters;
     std::size_t charges_after_prune = 0;
     std::size_t charges_before_prune = 0;
+    std::size_t charges_after_sweep = 0;
 };
 
 // The scenario, with the follower's filter threshold at `filter_max`.
@@ -139,6 +155,15 @@ Run scenario(std::size_t filter_max) {
     chain.mine({transfer_to(kPruned, ++tx), transfer_to(kExpired, ++tx)});
     chain.mine_empty(2);
     follow();
+    // kExpired, past limit + retain but unswept, is checked again at each prune: once swept, the
+    // next check (a minute of chain time later) prunes it.
+    chain.mine({settled(kExpired, ++tx)});
+    chain.mine_empty(8);
+    follow();
+    run.charges_after_sweep = follower.charges();
+    chain.mine({transfer_to(kExpired, ++tx)});
+    chain.mine_empty(2);
+    follow();
 
     for (const auto& r : log.records) {
         auto e = ev::decode_event(r.value);
@@ -174,6 +199,9 @@ TEST(WatchSet, FollowsCreatedPaidAndExpiredChargesFromTheEventsItLearns) {
     EXPECT_EQ(count(run, kPruned, "charge.expired"), 1u);
     EXPECT_EQ(count(run, kPruned, "charge.late_deposit"), 0u) << "a pruned charge is not watched";
     EXPECT_EQ(run.charges_before_prune - run.charges_after_prune, 1u) << "only kPruned is done";
+    EXPECT_EQ(count(run, kExpired, "charge.settled"), 1u);
+    EXPECT_EQ(run.charges_after_prune - run.charges_after_sweep, 1u) << "swept kExpired is done";
+    EXPECT_EQ(count(run, kExpired, "charge.late_deposit"), 2u) << "a transfer after its pruning";
     for (std::uint32_t n = 0; n < kBackground; ++n) {
         ASSERT_TRUE(std::none_of(run.events.begin(), run.events.end(),
                                  [&](const auto& e) { return e.first == n; }))
