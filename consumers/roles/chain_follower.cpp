@@ -43,7 +43,7 @@ void ChainFollower::learn(const Event& e) {
     const auto id = to_hex(e.invoice_id);
     if (const auto* created = std::get_if<ChargeCreated>(&e.data)) {
         if (charges_.contains(id)) return;
-        Tracked t{e, charge::initial_state()};
+        Tracked t{{e.invoice_id, e.project_id, e.mode}, charge::initial_state()};
         charge::apply(t.state, e);
         watch_.watch(id, created->deposit_address);
         expiries_.emplace(charge::expiry_limit(t.state), id);

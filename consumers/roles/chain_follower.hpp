@@ -34,10 +34,18 @@
 
 namespace duepay::consumers::detail {
 
+// What the events chainwatch appends for a charge take from its charge.created envelope: only
+// these fields (not the whole event: a watched charge costs memory, ADR 0215).
+struct CreatedEnvelope {
+    domain::InvoiceId invoice_id;
+    std::string project_id;
+    domain::events::Mode mode = domain::events::Mode::test;
+};
+
 // Everything chainwatch knows about one charge of its chain: the envelope of its charge.created
 // (the ids of the facts it appends) and its folded state (what decide judges by).
 struct Tracked {
-    domain::events::Event created_envelope;
+    CreatedEnvelope created_envelope;
     domain::charge::ChargeState state;
 };
 
