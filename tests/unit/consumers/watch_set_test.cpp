@@ -239,3 +239,47 @@ TEST(WatchSet, BelowTheThresholdTheFilteredQueriesFindTheSameEvents) {
 
 }  // namespace
 }  // namespace duepay::consumers::detail
+
+namespace duepay::consumers::detail {
+namespace {
+
+// 2,000 charges whose limit falls in the same block: the round that confirms it expires them all
+// (one decision each, appended together, one wait for the acks, one checkpoint).
+TEST(WatchSet, ManyChargesExpiringInOneBlockAreExpiredInOneRound) {
+    ChainwatchSettings settings;
+    settings.chain_id = kChain;
+    settings.start_block = 1;
+    infra::config::ChainInfo chain_info;
+    chain_info.chain_id = domain::ChainId{kChain};
+    chain_info.confirmations = kConfirmations;
+    chain_info.transfer_rail = true;
+    chain_info.router = facts::address(0x01);
+    chain_info.deposit_factory = facts::address(0x02);
+    chain_info.tokens = {{"USDT", "Tether USD", facts::kToken, 6}};
+    ScriptedChain chain;
+    doubles::MemoryCheckpoints checkpoints;
+    doubles::FakeLog log;
+    ChainFollower follower(settings, chain_info, checkpoints, log, chain);
+    const std::uint64_t limit = ScriptedChain::kGenesisTime + 2 * ScriptedChain::kBlockTime;
+    for (std::uint32_t n = 0; n < 2000; ++n) follower.learn(created(n, limit));
+    follower.load_checkpoint();
+    chain.mine_empty(kConfirmations + 1);  // head 4: blocks 1 and 2 confirmed, block 3 not yet
+    while (follower.step()) {
+    }
+    ASSERT_TRUE(log.records.empty()) << "expired before a block past the limit was confirmed";
+    const auto stores = checkpoints.stored.size();
+    chain.mine();  // head 5: block 3 (past the limit) confirmed
+    ASSERT_TRUE(follower.step());
+    EXPECT_FALSE(follower.step());
+    EXPECT_EQ(checkpoints.stored.size(), stores + 1) << "one checkpoint for the round";
+    EXPECT_EQ(checkpoints.stored.back().second.number, 3u);
+    ASSERT_EQ(log.records.size(), 2000u);
+    for (const auto& r : log.records) {
+        auto e = ev::decode_event(r.value);
+        ASSERT_TRUE(e.ok());
+        EXPECT_EQ(ev::event_type(*e), "charge.expired");
+    }
+}
+
+}  // namespace
+}  // namespace duepay::consumers::detail
