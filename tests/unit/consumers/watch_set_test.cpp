@@ -97,6 +97,27 @@ constexpr std::uint32_t kNew = 1001;      // created after the follower started
 constexpr std::uint32_t kExpired = 1002;  // expires, late deposits keep it watched until swept
 constexpr std::uint32_t kPruned = 1003;   // expires, nothing received: pruned after retain
 
+ChainwatchSettings settings_with(std::size_t filter_max) {
+    ChainwatchSettings s;
+    s.chain_id = kChain;
+    s.start_block = 1;
+    s.retain_seconds = kRetain;
+    s.topic_filter_max = filter_max;
+    return s;
+}
+
+// Chain 80002 as the scripted chain plays it: router 0x01.., factory 0x02.., one token.
+infra::config::ChainInfo test_chain() {
+    infra::config::ChainInfo c;
+    c.chain_id = domain::ChainId{kChain};
+    c.confirmations = kConfirmations;
+    c.transfer_rail = true;
+    c.router = facts::address(0x01);
+    c.deposit_factory = facts::address(0x02);
+    c.tokens = {{"USDT", "Tether USD", facts::kToken, 6}};
+    return c;
+}
+
 struct Run {
     // (invoice number, event type) in append order.
     std::vector<std::pair<std::uint32_t, std::string>> events;
@@ -108,18 +129,8 @@ struct Run {
 
 // The scenario, with the follower's filter threshold at `filter_max`.
 Run scenario(std::size_t filter_max) {
-    ChainwatchSettings settings;
-    settings.chain_id = kChain;
-    settings.start_block = 1;
-    settings.retain_seconds = kRetain;
-    settings.topic_filter_max = filter_max;
-    infra::config::ChainInfo chain_info;
-    chain_info.chain_id = domain::ChainId{kChain};
-    chain_info.confirmations = kConfirmations;
-    chain_info.transfer_rail = true;
-    chain_info.router = facts::address(0x01);
-    chain_info.deposit_factory = facts::address(0x02);
-    chain_info.tokens = {{"USDT", "Tether USD", facts::kToken, 6}};
+    const auto settings = settings_with(filter_max);
+    const auto chain_info = test_chain();
     ScriptedChain chain;
     doubles::MemoryCheckpoints checkpoints;
     doubles::FakeLog log;
@@ -246,16 +257,8 @@ namespace {
 // 2,000 charges whose limit falls in the same block: the round that confirms it expires them all
 // (one decision each, appended together, one wait for the acks, one checkpoint).
 TEST(WatchSet, ManyChargesExpiringInOneBlockAreExpiredInOneRound) {
-    ChainwatchSettings settings;
-    settings.chain_id = kChain;
-    settings.start_block = 1;
-    infra::config::ChainInfo chain_info;
-    chain_info.chain_id = domain::ChainId{kChain};
-    chain_info.confirmations = kConfirmations;
-    chain_info.transfer_rail = true;
-    chain_info.router = facts::address(0x01);
-    chain_info.deposit_factory = facts::address(0x02);
-    chain_info.tokens = {{"USDT", "Tether USD", facts::kToken, 6}};
+    const auto settings = settings_with(1000);
+    const auto chain_info = test_chain();
     ScriptedChain chain;
     doubles::MemoryCheckpoints checkpoints;
     doubles::FakeLog log;
