@@ -16,11 +16,14 @@
 # Each run is `BIN dev --supervise --with-chainwatch --with-webhooks` (each role a process of
 # its own) on a topic and a database of their own (every migration applied, dropped at the end),
 # each chain's scan starting at its head. A run is measured once chainwatch has caught up with
-# the topic and the projector and the webhooks role have stored offsets for every event, its
-# database vacuumed, analyzed and checkpointed, plus 10 s. CPU: utime + stime from /proc (Postgres: the postmaster and its backends) over WINDOW,
-# as % of one core; the load average is printed beside each run. Output: var/bench/at-rest-<UTC>/
-# (results.md, each run's log). Seeding 1,000,000 charges: about a minute of producing, then the
-# projector and the webhooks role catch up (several minutes on a busy 2-core machine).
+# the topic and is at the head (its ops listener's head lag, at most 120 s of waiting), the
+# projector and the webhooks role have stored offsets for every event, and its database is
+# vacuumed, analyzed and checkpointed, plus 10 s. CPU: utime + stime from /proc (Postgres: the
+# postmaster and its backends; anvil: its wrapper and the node) over WINDOW, as % of one core,
+# and chainwatch's RSS; the load average is printed beside each run. Output:
+# var/bench/at-rest-<UTC>/ (results.md, each run's log). Seeding 1,000,000 charges: about 25 s of
+# producing (170,000 took 3.8 s), then the projector and the webhooks role catch up (about two
+# minutes for 170,000 on the busy 2-core machine).
 # A quiet machine and a private network namespace (bench/README.md):
 #
 #   make build
