@@ -165,6 +165,7 @@ infra::rpc::ScanTargets ChainFollower::targets(const ChainwatchSettings& s,
     for (const auto& token : chain.tokens) t.tokens.push_back(token.address);
     t.transfer_topic_chunk = s.topic_chunk;
     t.transfer_filter_max = s.topic_filter_max;
+    t.transfer_block_span = s.transfer_span;
     return t;
 }
 

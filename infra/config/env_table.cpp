@@ -32,6 +32,8 @@ constexpr EnvVar kTable[] = {
      "Transfer of the chain's tokens is fetched and matched in memory (0..1000000)"},
     {"DUEPAY_CHAINWATCH_TRACE", K::optional, "unset: off", "chainwatch",
      "set (to anything): log every block range and every appended event"},
+    {"DUEPAY_CHAINWATCH_TRANSFER_SPAN", K::defaulted, "10", "chainwatch",
+     "blocks per Transfer eth_getLogs above DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX (1..100000)"},
     {"DUEPAY_CHAIN_IDS", K::required, "", "chainwatch without --chain",
      "comma-separated chain ids to follow, one thread each"},
     {"DUEPAY_CHECKOUT_BURST", K::defaulted, "60", "checkout",

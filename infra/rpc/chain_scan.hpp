@@ -4,8 +4,9 @@
 // InvoicePaid and factory Settled logs and for ERC-20 Transfer logs of the chain's tokens: while
 // at most `transfer_filter_max` deposit addresses are watched, only those whose `to` topic is one
 // of them (in chunks of `transfer_topic_chunk` addresses per eth_getLogs); above that, every
-// Transfer of the tokens in one query, each matched by its `to` in a hash map, so a round costs
-// the logs of its blocks and not the number of watched charges (docs/chainwatch.md, ADR 0215).
+// Transfer of the tokens (one query per `transfer_block_span` blocks), each matched by its `to` in
+// a hash map, so a round costs the logs of its blocks and not the number of watched charges
+// (docs/chainwatch.md, ADR 0215).
 // What an observation means for a charge is decided in domain/charge/decide.hpp, not here.
 #pragma once
 
@@ -56,8 +57,12 @@ struct ScanTargets {
     std::vector<Address> tokens;
     std::size_t transfer_topic_chunk = 200;  // deposit addresses per Transfer eth_getLogs
     // Up to this many watched deposit addresses, Transfer queries carry the `to` filter; above,
-    // one query asks for every Transfer of the tokens and matching happens here.
+    // queries ask for every Transfer of the tokens (transfer_block_span blocks each) and matching
+    // happens here.
     std::size_t transfer_filter_max = 1000;
+    // Above it, blocks per unfiltered Transfer query: a busy token's logs of a long range (a
+    // backfill) would pass the cap nodes put on one answer.
+    std::uint64_t transfer_block_span = 10;
 };
 
 // The topic word of an address (left-padded to 32 bytes), as indexed event arguments are.

@@ -103,6 +103,7 @@ ChainwatchSettings settings_with(std::size_t filter_max) {
     s.start_block = 1;
     s.retain_seconds = kRetain;
     s.topic_filter_max = filter_max;
+    s.transfer_span = 100;  // no range of the scenarios is split (chain_scan_test covers that)
     return s;
 }
 

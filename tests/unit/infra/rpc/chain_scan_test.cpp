@@ -134,6 +134,31 @@ TEST(ChainScan, AboveTheFilterMaxOneTransferQueryMatchedByItsToWhateverIsWatched
     }
 }
 
+TEST(ChainScan, AboveTheFilterMaxTransferQueriesSpanAtMostTheBlockSpan) {
+    WatchList watch;
+    watch.watch("0xa", address(0x40, 1));
+    watch.watch("0xb", address(0x40, 2));
+    Recorder node;
+    ScanTargets t = targets();
+    t.transfer_filter_max = 1;
+    t.transfer_block_span = 10;
+    ChainScanner scanner(t, node.fn());
+    std::vector<BlockHeader> headers;
+    for (std::uint64_t n = 5; n <= 29; ++n) headers.push_back(header(n));
+    ASSERT_TRUE(scanner.scan(5, 29, headers, watch).has_value());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+    for (const auto& f : node.filters) {
+        if (f.topics.front().front() == transfer_topic()) {
+            spans.emplace_back(f.from_block, f.to_block);
+        } else {
+            EXPECT_EQ(f.from_block, 5u);  // router and factory: the whole range at once
+            EXPECT_EQ(f.to_block, 29u);
+        }
+    }
+    EXPECT_EQ(spans,
+              (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{5, 14}, {15, 24}, {25, 29}}));
+}
+
 TEST(ChainScan, ForgottenChargesLeaveTheFilterAndNothingWatchedAsksNothing) {
     WatchList watch;
     watch.watch("0xa", address(0x40, 1));
