@@ -43,10 +43,11 @@ void ChainFollower::learn(const Event& e) {
     const auto id = to_hex(e.invoice_id);
     if (const auto* created = std::get_if<ChargeCreated>(&e.data)) {
         if (charges_.contains(id)) return;
-        Tracked t{e, charge::initial_state()};
+        Tracked t{{e.invoice_id, e.project_id, e.mode}, charge::initial_state()};
         charge::apply(t.state, e);
         watch_.watch(id, created->deposit_address);
         expiries_.emplace(charge::expiry_limit(t.state), id);
+        prunable_.emplace(charge::expiry_limit(t.state) + s_.retain_seconds, id);
         charges_.emplace(id, std::move(t));
         ++learnt_;
         return;
@@ -127,8 +128,9 @@ bool ChainFollower::step() {
     confirm_up_to(head);
     verify_refunds(head);
     flush_and_checkpoint();
-    if (trace_ || last - next >= 10 ||
-        matched >= 100) {  // backfills and big ranges report their pace
+    // Backfills, big ranges and rounds with many events (a block of payments reaching depth)
+    // report their pace.
+    if (trace_ || last - next >= 10 || matched >= 100 || emitted_ - emitted_before >= 100) {
         kLog.info() << "chainwatch " << s_.chain_id << ": blocks " << next << ".." << last << ", "
                     << scanner_.last_log_count() << " logs, " << matched << " matched, "
                     << emitted_ - emitted_before << " events in "
@@ -162,6 +164,8 @@ infra::rpc::ScanTargets ChainFollower::targets(const ChainwatchSettings& s,
     t.deposit_factory = chain.deposit_factory;
     for (const auto& token : chain.tokens) t.tokens.push_back(token.address);
     t.transfer_topic_chunk = s.topic_chunk;
+    t.transfer_filter_max = s.topic_filter_max;
+    t.transfer_block_span = s.transfer_span;
     return t;
 }
 
@@ -206,14 +210,25 @@ void ChainFollower::confirm_up_to(std::uint64_t head) {
 void ChainFollower::prune(std::uint64_t chain_time) {
     if (chain_time < next_prune_) return;
     next_prune_ = chain_time + std::min<std::uint64_t>(kPruneEvery, s_.retain_seconds);
+    // charge::done needs chain_time > limit + retain: only those charges can be done.
+    while (!prunable_.empty() && prunable_.begin()->first < chain_time) {
+        lingering_.insert(std::move(prunable_.begin()->second));
+        prunable_.erase(prunable_.begin());
+    }
     std::size_t n = 0;
-    for (auto it = charges_.begin(); it != charges_.end();) {
-        if (!charge::done(it->second.state, chain_time, s_.retain_seconds)) {
+    for (auto it = lingering_.begin(); it != lingering_.end();) {
+        const auto found = charges_.find(*it);
+        if (found == charges_.end()) {
+            it = lingering_.erase(it);
+            continue;
+        }
+        if (!charge::done(found->second.state, chain_time, s_.retain_seconds)) {
             ++it;
             continue;
         }
-        watch_.forget(it->first, it->second.state.deposit_address);
-        it = charges_.erase(it);
+        watch_.forget(found->first, found->second.state.deposit_address);
+        charges_.erase(found);
+        it = lingering_.erase(it);
         ++n;
     }
     if (n == 0) return;

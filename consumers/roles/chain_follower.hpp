@@ -34,10 +34,18 @@
 
 namespace duepay::consumers::detail {
 
+// What the events chainwatch appends for a charge take from its charge.created envelope: only
+// these fields (not the whole event: a watched charge costs memory, ADR 0215).
+struct CreatedEnvelope {
+    domain::InvoiceId invoice_id;
+    std::string project_id;
+    domain::events::Mode mode = domain::events::Mode::test;
+};
+
 // Everything chainwatch knows about one charge of its chain: the envelope of its charge.created
 // (the ids of the facts it appends) and its folded state (what decide judges by).
 struct Tracked {
-    domain::events::Event created_envelope;
+    CreatedEnvelope created_envelope;
     domain::charge::ChargeState state;
 };
 
@@ -106,7 +114,8 @@ class ChainFollower {
     // Charges that are done (charge::done: terminal, nothing unconfirmed, nothing unswept,
     // DUEPAY_CHAINWATCH_RETAIN_SECONDS of chain time past the expiry limit) leave memory and the
     // log filters. Checked once per kPruneEvery of chain time (every block when nothing is
-    // retained).
+    // retained), and only for the charges past their limit + retain (prunable_, lingering_): the
+    // cost of a check follows those, not every charge watched.
     static constexpr std::uint64_t kPruneEvery = 60;
     void prune(std::uint64_t chain_time);
     // Chain time reached a charge's limit in this block (every earlier block is confirmed
@@ -145,7 +154,12 @@ class ChainFollower {
     std::unordered_map<std::string, Tracked> charges_;
     infra::rpc::WatchList watch_;                         // what the scanner asks the node for
     std::multimap<std::uint64_t, std::string> expiries_;  // limit -> invoice hex
-    std::deque<SeenBlock> window_;                        // fetched, below confirmation depth
+    // limit + retain -> invoice hex: once chain time is past it, the charge may be done.
+    std::multimap<std::uint64_t, std::string> prunable_;
+    // Past limit + retain but not done yet (unconfirmed, unswept, a refund pending): checked again
+    // at every prune. Entries of charges no longer known are dropped there.
+    std::unordered_set<std::string> lingering_;
+    std::deque<SeenBlock> window_;  // fetched, below confirmation depth
     ports::ChainCheckpoint checkpoint_;
     Acks acks_;
     std::size_t learnt_ = 0;

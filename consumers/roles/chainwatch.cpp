@@ -194,6 +194,10 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
         infra::config::env_int_or("DUEPAY_CHAINWATCH_RANGE", 500, 1, 100000));
     s.topic_chunk = static_cast<std::size_t>(
         infra::config::env_int_or("DUEPAY_CHAINWATCH_TOPIC_CHUNK", 200, 1, 10000));
+    s.topic_filter_max = static_cast<std::size_t>(
+        infra::config::env_int_or("DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX", 1000, 0, 1'000'000));
+    s.transfer_span = static_cast<std::uint64_t>(
+        infra::config::env_int_or("DUEPAY_CHAINWATCH_TRANSFER_SPAN", 10, 1, 100000));
     s.retain_seconds = static_cast<std::uint64_t>(infra::config::env_int_or(
         "DUEPAY_CHAINWATCH_RETAIN_SECONDS", 7 * 24 * 3600, 0, 10LL * 365 * 24 * 3600));
     s.refund_wait_seconds =

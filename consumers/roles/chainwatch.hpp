@@ -29,6 +29,11 @@ struct ChainwatchSettings {
     std::uint64_t start_block = 0;  // DUEPAY_START_BLOCK_<id>: where a first scan begins
     std::uint64_t max_range = 500;  // blocks per eth_getLogs
     std::size_t topic_chunk = 200;  // deposit addresses per Transfer eth_getLogs (to-topic filter)
+    // DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX: above this many watched deposit addresses, one query
+    // asks for every Transfer of the chain's tokens (matched in memory) instead of filtering.
+    std::size_t topic_filter_max = 1000;
+    // DUEPAY_CHAINWATCH_TRANSFER_SPAN: blocks per such unfiltered Transfer query.
+    std::uint64_t transfer_span = 10;
     std::uint64_t retain_seconds = 7 * 24 * 3600;  // chain time a done charge stays watched
     std::int64_t refund_wait_seconds = 3600;  // a refund tx not mined this long after: rejected
     int poll_ms = 100;                        // idle wait between head polls
@@ -38,7 +43,8 @@ struct ChainwatchSettings {
 
 // Settings for one chain from the environment (KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC,
 // DUEPAY_CHAINS_FILE, DUEPAY_START_BLOCK_<id>, DUEPAY_CHAINWATCH_RANGE,
-// DUEPAY_CHAINWATCH_TOPIC_CHUNK, DUEPAY_CHAINWATCH_RETAIN_SECONDS, DUEPAY_REFUND_WAIT_SECONDS);
+// DUEPAY_CHAINWATCH_TOPIC_CHUNK, DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX,
+// DUEPAY_CHAINWATCH_TRANSFER_SPAN, DUEPAY_CHAINWATCH_RETAIN_SECONDS, DUEPAY_REFUND_WAIT_SECONDS);
 // throws on a missing one.
 ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id);
 

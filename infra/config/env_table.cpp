@@ -27,8 +27,13 @@ constexpr EnvVar kTable[] = {
      "chain time a done charge stays watched (0..10 years)"},
     {"DUEPAY_CHAINWATCH_TOPIC_CHUNK", K::defaulted, "200", "chainwatch",
      "deposit addresses per Transfer eth_getLogs (1..10000)"},
+    {"DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX", K::defaulted, "1000", "chainwatch",
+     "watched deposit addresses up to which Transfer queries filter by the to topic; above, every "
+     "Transfer of the chain's tokens is fetched and matched in memory (0..1000000)"},
     {"DUEPAY_CHAINWATCH_TRACE", K::optional, "unset: off", "chainwatch",
      "set (to anything): log every block range and every appended event"},
+    {"DUEPAY_CHAINWATCH_TRANSFER_SPAN", K::defaulted, "10", "chainwatch",
+     "blocks per Transfer eth_getLogs above DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX (1..100000)"},
     {"DUEPAY_CHAIN_IDS", K::required, "", "chainwatch without --chain",
      "comma-separated chain ids to follow, one thread each"},
     {"DUEPAY_CHECKOUT_BURST", K::defaulted, "60", "checkout",

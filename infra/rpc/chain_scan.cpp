@@ -121,16 +121,18 @@ std::optional<ChainObservation> match_log(const Log& l, const ScanTargets& targe
 ChainScanner::ChainScanner(ScanTargets targets, GetLogs get_logs)
     : targets_(std::move(targets)), get_logs_(std::move(get_logs)) {
     if (targets_.transfer_topic_chunk == 0) targets_.transfer_topic_chunk = 1;
+    if (targets_.transfer_block_span == 0) targets_.transfer_block_span = 1;
 }
 
 std::optional<std::map<std::uint64_t, std::vector<ChainObservation>>> ChainScanner::scan(
     std::uint64_t from, std::uint64_t to, const std::vector<BlockHeader>& headers,
     const WatchList& watch) {
     std::vector<Log> logs;
-    auto query = [&](std::vector<Address> addresses, std::vector<std::vector<Bytes32>> topics) {
+    auto query = [&](std::vector<Address> addresses, std::vector<std::vector<Bytes32>> topics,
+                     std::uint64_t first, std::uint64_t last) {
         LogFilter f;
-        f.from_block = from;
-        f.to_block = to;
+        f.from_block = first;
+        f.to_block = last;
         f.addresses = std::move(addresses);
         f.topics = std::move(topics);
         auto got = get_logs_(f);
@@ -138,18 +140,32 @@ std::optional<std::map<std::uint64_t, std::vector<ChainObservation>>> ChainScann
                     std::make_move_iterator(got.end()));
     };
     if (watch.size() > 0) {
-        query({targets_.router}, {{invoice_paid_topic()}});
-        const auto deposits = watch.deposit_addresses();
-        if (!targets_.tokens.empty()) {
+        query({targets_.router}, {{invoice_paid_topic()}}, from, to);
+        const auto watched = watch.deposit_count();
+        if (targets_.tokens.empty() || watched == 0) {
+            // no Transfer can concern a watched charge
+        } else if (watched > targets_.transfer_filter_max) {
+            // Every Transfer of the tokens in the range, `transfer_block_span` blocks a request
+            // (nodes cap the logs of one answer); match_log keeps those to a watched address (one
+            // hash lookup each). The requests do not grow with the watch list.
+            for (std::uint64_t first = from; first <= to;) {
+                const auto last = to - first < targets_.transfer_block_span
+                                      ? to
+                                      : first + targets_.transfer_block_span - 1;
+                query(targets_.tokens, {{transfer_topic()}}, first, last);
+                first = last + 1;
+            }
+        } else {
+            const auto deposits = watch.deposit_addresses();
             for (std::size_t i = 0; i < deposits.size(); i += targets_.transfer_topic_chunk) {
                 const auto end = std::min(deposits.size(), i + targets_.transfer_topic_chunk);
                 std::vector<Bytes32> to_topics;
                 for (std::size_t j = i; j < end; ++j)
                     to_topics.push_back(address_topic(deposits[j]));
-                query(targets_.tokens, {{transfer_topic()}, {}, std::move(to_topics)});
+                query(targets_.tokens, {{transfer_topic()}, {}, std::move(to_topics)}, from, to);
             }
         }
-        query({targets_.deposit_factory}, {{settled_topic()}});
+        query({targets_.deposit_factory}, {{settled_topic()}}, from, to);
     }
     last_logs_ = logs.size();
     std::map<std::uint64_t, std::vector<ChainObservation>> out;

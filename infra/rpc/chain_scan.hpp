@@ -1,10 +1,13 @@
 // Log scanning and matching for chainwatch: one block range of a chain in, the observations of
 // the charges it watches out (ChainObservation: a router payment, a transfer to a deposit
-// address, a factory sweep), grouped by block and in log order. The node is asked only for what
-// is watched: router InvoicePaid and factory Settled logs, and ERC-20 Transfer logs of the
-// chain's tokens whose `to` topic is one of the watched deposit addresses, in chunks of
-// `transfer_topic_chunk` addresses per eth_getLogs (docs/chainwatch.md). What an observation
-// means for a charge is decided in domain/charge/decide.hpp, not here.
+// address, a factory sweep), grouped by block and in log order. The node is asked for router
+// InvoicePaid and factory Settled logs and for ERC-20 Transfer logs of the chain's tokens: while
+// at most `transfer_filter_max` deposit addresses are watched, only those whose `to` topic is one
+// of them (in chunks of `transfer_topic_chunk` addresses per eth_getLogs); above that, every
+// Transfer of the tokens (one query per `transfer_block_span` blocks), each matched by its `to` in
+// a hash map, so a round costs the logs of its blocks and not the number of watched charges
+// (docs/chainwatch.md, ADR 0215).
+// What an observation means for a charge is decided in domain/charge/decide.hpp, not here.
 #pragma once
 
 #include <cstdint>
@@ -37,8 +40,10 @@ class WatchList {
     bool watches(const std::string& invoice) const { return invoices_.contains(invoice); }
     // The invoice a deposit address belongs to, or nullptr.
     const std::string* invoice_of(const Address& deposit_address) const;
+    // Sorted; built on each call (the scanner calls it only for a small watch list).
     std::vector<Address> deposit_addresses() const;
     std::size_t size() const { return invoices_.size(); }
+    std::size_t deposit_count() const { return deposits_.size(); }
 
   private:
     std::unordered_map<std::string, bool> invoices_;         // invoice hex -> has a deposit address
@@ -51,6 +56,13 @@ struct ScanTargets {
     Address deposit_factory;
     std::vector<Address> tokens;
     std::size_t transfer_topic_chunk = 200;  // deposit addresses per Transfer eth_getLogs
+    // Up to this many watched deposit addresses, Transfer queries carry the `to` filter; above,
+    // queries ask for every Transfer of the tokens (transfer_block_span blocks each) and matching
+    // happens here.
+    std::size_t transfer_filter_max = 1000;
+    // Above it, blocks per unfiltered Transfer query: a busy token's logs of a long range (a
+    // backfill) would pass the cap nodes put on one answer.
+    std::uint64_t transfer_block_span = 10;
 };
 
 // The topic word of an address (left-padded to 32 bytes), as indexed event arguments are.

@@ -65,6 +65,7 @@ class ScriptedChain final : public ports::ChainNode {
     }
     std::vector<ports::Log> get_logs(const ports::LogFilter& filter) override {
         ++calls_;
+        filters_.push_back(filter);
         std::vector<ports::Log> out;
         for (auto n = filter.from_block; n <= filter.to_block && n < blocks_.size(); ++n) {
             for (const auto& l : blocks_[n].logs) {
@@ -88,6 +89,8 @@ class ScriptedChain final : public ports::ChainNode {
     }
 
     std::size_t calls() const { return calls_; }
+    // Every eth_getLogs filter asked for, in order.
+    const std::vector<ports::LogFilter>& filters() const { return filters_; }
 
   private:
     struct Block {
@@ -125,6 +128,7 @@ class ScriptedChain final : public ports::ChainNode {
     std::vector<Block> blocks_;
     unsigned branch_ = 0;
     std::size_t calls_ = 0;
+    std::vector<ports::LogFilter> filters_;
 };
 
 // The checkpoint port in memory: the last stored checkpoint per chain, and every store in order.

@@ -99,6 +99,66 @@ TEST(ChainScan, AsksOnlyForTransfersToWatchedAddressesInChunks) {
     EXPECT_EQ(node.filters.size(), 5u);  // + router InvoicePaid + factory Settled
 }
 
+TEST(ChainScan, AboveTheFilterMaxOneTransferQueryMatchedByItsToWhateverIsWatched) {
+    for (const int watched : {1001, 20000}) {
+        WatchList watch;
+        for (int i = 0; i < watched; ++i) {
+            watch.watch("0xinv" + std::to_string(i),
+                        address(0x40 + static_cast<std::uint8_t>(i / 256),
+                                static_cast<std::uint8_t>(i % 256)));
+        }
+        Recorder node;
+        node.answer = {transfer_log(address(0x40, 7), 5, 5, 0),
+                       transfer_log(address(0x99, 1), 6, 5, 1),  // not watched
+                       transfer_log(address(0x41, 3), 7, 6, 0)};
+        ScanTargets t = targets(200);
+        t.transfer_filter_max = 1000;
+        ChainScanner scanner(t, node.fn());
+        const auto found = scanner.scan(5, 6, {header(5), header(6)}, watch);
+        ASSERT_TRUE(found.has_value());
+        ASSERT_EQ(node.filters.size(), 3u) << watched << " watched";
+        std::size_t transfers = 0;
+        for (const auto& f : node.filters) {
+            if (f.topics.front().front() != transfer_topic()) continue;
+            ++transfers;
+            EXPECT_EQ(f.addresses, std::vector<Address>{kToken});
+            EXPECT_EQ(f.topics.size(), 1u) << "no to filter above the threshold";
+        }
+        EXPECT_EQ(transfers, 1u);
+        ASSERT_EQ(found->size(), 2u);
+        ASSERT_EQ(found->at(5).size(), 1u);
+        EXPECT_EQ(found->at(5)[0].invoice, "0xinv7");
+        ASSERT_EQ(found->at(6).size(), 1u);
+        EXPECT_EQ(found->at(6)[0].invoice, "0xinv259");
+        EXPECT_EQ(scanner.last_log_count(), 3u);
+    }
+}
+
+TEST(ChainScan, AboveTheFilterMaxTransferQueriesSpanAtMostTheBlockSpan) {
+    WatchList watch;
+    watch.watch("0xa", address(0x40, 1));
+    watch.watch("0xb", address(0x40, 2));
+    Recorder node;
+    ScanTargets t = targets();
+    t.transfer_filter_max = 1;
+    t.transfer_block_span = 10;
+    ChainScanner scanner(t, node.fn());
+    std::vector<BlockHeader> headers;
+    for (std::uint64_t n = 5; n <= 29; ++n) headers.push_back(header(n));
+    ASSERT_TRUE(scanner.scan(5, 29, headers, watch).has_value());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+    for (const auto& f : node.filters) {
+        if (f.topics.front().front() == transfer_topic()) {
+            spans.emplace_back(f.from_block, f.to_block);
+        } else {
+            EXPECT_EQ(f.from_block, 5u);  // router and factory: the whole range at once
+            EXPECT_EQ(f.to_block, 29u);
+        }
+    }
+    EXPECT_EQ(spans,
+              (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{5, 14}, {15, 24}, {25, 29}}));
+}
+
 TEST(ChainScan, ForgottenChargesLeaveTheFilterAndNothingWatchedAsksNothing) {
     WatchList watch;
     watch.watch("0xa", address(0x40, 1));
