@@ -20,7 +20,12 @@ bool CreateGuard::settle() {
 
 bool CreateGuard::prepare(const PreparedCreate& charge) {
     if (!key) return true;
-    if (!keys->prepare(project_id, *key, fingerprint, charge)) return false;
+    if (!keys->prepare(project_id, *key, fingerprint, charge)) {
+        // Taken over meanwhile (ADR 0219: our holder looked dead, or the lock timed out): the row
+        // is the new owner's, possibly bound to its charge; settling must not free it.
+        key.reset();
+        return false;
+    }
     prepared = true;
     return true;
 }

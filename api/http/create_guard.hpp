@@ -14,7 +14,8 @@ namespace duepay::api {
 // Settled once: complete() stores the 201 for replays; release() frees the key and, for a failure
 // that created no charge, gives the quota unit back; unlock() keeps the key bound to the prepared
 // charge for a retry (unknown append outcome, ADR 0091). The settling calls never throw (they run
-// on the event log's callback thread); a database error is logged, and the key's lock times out.
+// on the event log's callback thread); a database error is logged, and the key stays locked until
+// its lock times out or this process's holder session ends (ADR 0219).
 struct CreateGuard {
     IdempotencyKeys* keys = nullptr;
     CreationLimiter* limiter = nullptr;
@@ -31,7 +32,8 @@ struct CreateGuard {
     bool settle();
 
     // Binds the key to the charge about to be appended (no-op without a key). Throws
-    // ports::StoreUnavailable; false if the key is no longer ours.
+    // ports::StoreUnavailable; false if the key is no longer ours (then the guard forgets it:
+    // release() gives the quota unit back but leaves the new owner's row alone).
     bool prepare(const PreparedCreate& charge);
 
     // Frees the key (only for failures after which no event of this key can be in the log) and,

@@ -60,6 +60,7 @@ struct ApiRole {
     std::unique_ptr<infra::postgres::PgChargeReader> reader;
     std::unique_ptr<api::StatusCache> cache;
     std::unique_ptr<infra::postgres::PgProjectionWaiter> waiter;
+    std::unique_ptr<infra::postgres::IdempotencyHolder> holder;  // liveness of our keys (ADR 0219)
     std::unique_ptr<infra::postgres::IdempotencyStore> idempotency;
     std::unique_ptr<infra::postgres::RateLimiter> limiter;
     std::unique_ptr<infra::postgres::PgWebhookEndpoints> webhook_endpoints;
@@ -117,8 +118,10 @@ struct ApiRole {
         infra::postgres::IdempotencySettings idempotency_settings;
         idempotency_settings.lock_timeout =
             std::chrono::seconds(env_int_or("DUEPAY_IDEMPOTENCY_LOCK_SECONDS", 60, 1, 3600));
-        idempotency =
-            std::make_unique<infra::postgres::IdempotencyStore>(*pool, idempotency_settings);
+        holder = std::make_unique<infra::postgres::IdempotencyHolder>(database_url);
+        holder->maintain();  // before the first request; the loop keeps it (run_api)
+        idempotency = std::make_unique<infra::postgres::IdempotencyStore>(
+            *pool, idempotency_settings, holder.get());
         limiter = std::make_unique<infra::postgres::RateLimiter>(*pool);
         api::ApiDeps deps;
         deps.charges = cache.get();
@@ -208,7 +211,12 @@ int run_api(const ApiOptions& options, const std::atomic<bool>& stop) {
     const auto period =
         std::chrono::seconds(env_int_or("DUEPAY_IDEMPOTENCY_PURGE_SECONDS", 300, 1, 86400));
     auto next_purge = std::chrono::steady_clock::now();  // once at start, then every period
+    auto next_holder_check = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (!stop) {
+        if (std::chrono::steady_clock::now() >= next_holder_check) {
+            role.holder->maintain();  // reopens the holder session after a database outage
+            next_holder_check = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        }
         if (std::chrono::steady_clock::now() >= next_purge) {
             role.purge_idempotency_keys();
             next_purge = std::chrono::steady_clock::now() + period;

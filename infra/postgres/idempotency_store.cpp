@@ -1,8 +1,10 @@
 #include "infra/postgres/idempotency_store.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "infra/error.hpp"
+#include "infra/log/log.hpp"
 
 namespace duepay::infra::postgres {
 
@@ -41,47 +43,95 @@ std::vector<std::pair<std::string, std::string>> decode_headers(std::string_view
 
 namespace {
 
+constexpr log::Logger kLog{"postgres"};
+constexpr int kHolderLockClass = 0x6469;  // pg_advisory_lock(int, int): (idempotency, holder id)
+
 std::string seconds(std::chrono::seconds s) { return std::to_string(s.count()) + " seconds"; }
 
 }  // namespace
 
+IdempotencyHolder::IdempotencyHolder(std::string database_url) : url_(std::move(database_url)) {}
+
+IdempotencyHolder::~IdempotencyHolder() = default;
+
+void IdempotencyHolder::maintain() noexcept {
+    if (conn_) {
+        try {
+            pqxx::nontransaction q(*conn_);
+            q.exec("select 1");
+            return;
+        } catch (const std::exception& e) {
+            id_.store(0, std::memory_order_release);
+            conn_.reset();
+            kLog.warn() << "idempotency holder session lost (keys claimed now wait for their "
+                           "lock timeout until it is back): "
+                        << e.what();
+            warned_ = true;
+        }
+    }
+    try {
+        auto conn = std::make_unique<pqxx::connection>(url_);
+        pqxx::nontransaction q(*conn);
+        const auto id = q.exec("select nextval('idempotency_holder_ids')::integer")[0][0].as<int>();
+        if (!q.exec_params1("select pg_try_advisory_lock($1, $2)", kHolderLockClass, id)[0]
+                 .as<bool>()) {
+            throw InfraError("advisory lock of a fresh holder id was taken", true);
+        }
+        conn_ = std::move(conn);
+        id_.store(id, std::memory_order_release);
+        kLog.info() << "idempotency holder " << id << " (ADR 0219)";
+        warned_ = false;
+    } catch (const std::exception& e) {
+        if (!warned_) {
+            kLog.warn() << "idempotency holder session not open (retried every second): "
+                        << e.what();
+            warned_ = true;
+        }
+    }
+}
+
 BeginResult IdempotencyStore::begin(const domain::ProjectId& project, const std::string& key,
                                     const random::Digest32& fingerprint) {
     const pqxx::binarystring fp(fingerprint.data(), fingerprint.size());
+    const int holder = holder_ ? holder_->id() : 0;  // 0: none (nullif below)
     // A few rounds at most: the row can disappear (abandoned, purged) between our two statements.
     for (int round = 0; round < 5; ++round) {
         auto out = pool_.with_transaction([&](pqxx::work& tx) -> std::optional<BeginResult> {
-            // Claim the key: a fresh insert, or a takeover of an expired row or of an in-flight row
-            // whose owner is gone (lock_timeout passed). Waits for a concurrent claimant's commit.
+            // Claim the key: a fresh insert, or a takeover of an expired row or of an unbound
+            // in-flight row whose owner is gone (lock_timeout passed, or its holder's session is
+            // gone: ADR 0219). Waits for a concurrent claimant's commit.
             auto claimed = tx.exec_params(
                 "insert into idempotency_keys as k (project_id, key, fingerprint, state, "
                 "locked_until, created_at, "
-                "expires_at) values ($1, $2, $3, 'in_flight', clock_timestamp() + $4::interval, "
-                "clock_timestamp(), "
-                "clock_timestamp() + $5::interval) "
+                "expires_at, holder) values ($1, $2, $3, 'in_flight', "
+                "clock_timestamp() + $4::interval, clock_timestamp(), "
+                "clock_timestamp() + $5::interval, nullif($6::integer, 0)) "
                 "on conflict (project_id, key) do update set fingerprint = excluded.fingerprint, "
                 "state = 'in_flight', "
                 "locked_until = excluded.locked_until, response_status = null, response_headers = "
                 "null, "
                 "response_body = null, created_at = excluded.created_at, completed_at = null, "
-                "expires_at = excluded.expires_at "
+                "expires_at = excluded.expires_at, holder = excluded.holder "
                 ", invoice_id = null, prepared_event = null, prepared_body = null "
                 "where k.expires_at < clock_timestamp() or (k.state = 'in_flight' and "
-                "k.locked_until < clock_timestamp() "
+                "(k.locked_until < clock_timestamp() or not idempotency_holder_alive(k.holder)) "
                 "and k.prepared_event is null) "
                 "returning 1",
                 project.value, key, fp, seconds(settings_.lock_timeout),
-                seconds(settings_.retention));
+                seconds(settings_.retention), holder);
             if (!claimed.empty())
                 return BeginResult{BeginOutcome::created, std::nullopt, std::nullopt};
-            // A bound row whose owner is gone (unlocked, or its lock timed out): resume it, if the
-            // request is the same. One caller wins the update; the others see it in flight.
+            // A bound row whose owner is gone (unlocked, its lock timed out, or its holder's
+            // session is gone): resume it, if the request is the same. One caller wins the update;
+            // the others see it in flight.
             auto resumed = tx.exec_params(
-                "update idempotency_keys set locked_until = clock_timestamp() + $4::interval "
+                "update idempotency_keys set locked_until = clock_timestamp() + $4::interval, "
+                "holder = nullif($5::integer, 0) "
                 "where project_id = $1 and key = $2 and fingerprint = $3 and state = 'in_flight' "
-                "and prepared_event is not null and locked_until < clock_timestamp() "
+                "and prepared_event is not null and (locked_until < clock_timestamp() "
+                "or not idempotency_holder_alive(holder)) "
                 "returning invoice_id, prepared_event, prepared_body",
-                project.value, key, fp, seconds(settings_.lock_timeout));
+                project.value, key, fp, seconds(settings_.lock_timeout), holder);
             if (!resumed.empty()) {
                 PreparedCreate prepared;
                 prepared.invoice_id = resumed[0][0].as<std::string>();

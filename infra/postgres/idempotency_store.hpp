@@ -7,12 +7,18 @@
 // (invoice id, exact event bytes, 201 body). From then on the row is never deleted by a failure:
 // unlock() releases it after an unknown append outcome, and a later begin() with the same request
 // gets `resume` with the prepared charge, so the retry re-appends the SAME event (or finds the
-// charge) instead of creating a second one. A process that died past the broker's ack leaves a
-// prepared row that is resumed once its lock times out.
+// charge) instead of creating a second one.
+//
+// A crashed holder (migration 0219, ADR 0219): every row claimed or resumed names its process's
+// IdempotencyHolder, a session advisory lock that Postgres drops when the process dies. A row whose
+// holder's lock is gone is taken over (unbound) or resumed (bound) at once; lock_timeout stays as
+// the bound for a holder alive but stuck, and for rows claimed without a holder session.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,13 +44,43 @@ struct IdempotencySettings {
         60};  // an in-flight row older than this was abandoned (crash)
 };
 
+// The liveness of one process's claims (ADR 0219): a connection of its own (not the pool's) that
+// holds pg_advisory_lock(0x6469, id), id drawn from the sequence idempotency_holder_ids. The lock
+// lives exactly as long as that session: when the process dies its socket closes, the backend
+// exits and the lock is gone, which begin() of any process sees in pg_locks.
+class IdempotencyHolder {
+  public:
+    explicit IdempotencyHolder(std::string database_url);  // connects in maintain(), not here
+    ~IdempotencyHolder();
+    IdempotencyHolder(const IdempotencyHolder&) = delete;
+    IdempotencyHolder& operator=(const IdempotencyHolder&) = delete;
+
+    // The id claims are stamped with; 0 while no session holds the lock (claims then carry no
+    // holder and fall back to lock_timeout). Any thread.
+    std::int32_t id() const noexcept { return id_.load(std::memory_order_acquire); }
+
+    // Checks the session (`select 1`) and, when it is gone or was never opened, opens a new one
+    // with a new id. One thread only (the api role's loop, about once a second); never throws:
+    // a failure is logged when the state changes and retried at the next call.
+    void maintain() noexcept;
+
+  private:
+    std::string url_;
+    std::unique_ptr<pqxx::connection> conn_;
+    std::atomic<std::int32_t> id_{0};
+    bool warned_ = false;
+};
+
 // The Postgres adapter of the ports::IdempotencyKeys port.
 class IdempotencyStore final : public ports::IdempotencyKeys {
   public:
-    explicit IdempotencyStore(ConnectionPool& pool, IdempotencySettings settings = {})
-        : pool_(pool), settings_(settings) {}
+    // `holder` (may be null: claims then carry no holder) must outlive the store.
+    explicit IdempotencyStore(ConnectionPool& pool, IdempotencySettings settings = {},
+                              const IdempotencyHolder* holder = nullptr)
+        : pool_(pool), settings_(settings), holder_(holder) {}
 
-    // Throws DatabaseUnavailable.
+    // Throws DatabaseUnavailable. An in-flight row is ours to take over (unbound) or resume (bound)
+    // once its lock_timeout passed or its holder's session is gone.
     BeginResult begin(const domain::ProjectId& project, const std::string& key,
                       const random::Digest32& fingerprint) override;
 
@@ -76,6 +112,7 @@ class IdempotencyStore final : public ports::IdempotencyKeys {
   private:
     ConnectionPool& pool_;
     IdempotencySettings settings_;
+    const IdempotencyHolder* holder_;
 };
 
 namespace detail {

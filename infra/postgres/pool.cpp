@@ -4,6 +4,30 @@
 
 namespace duepay::infra::postgres {
 
+std::optional<std::string> unavailable_condition(const std::string& sqlstate) {
+    if (sqlstate == "53100") return "disk full";
+    if (sqlstate == "53200") return "out of memory";
+    if (sqlstate == "53300") return "too many connections";
+    if (sqlstate.starts_with("53")) return "insufficient resources";
+    if (sqlstate == "57P01" || sqlstate == "57P02") return "shutting down";
+    if (sqlstate == "57P03") return "starting up";
+    if (sqlstate == "58030") return "I/O error";
+    return std::nullopt;
+}
+
+void ConnectionPool::rethrow_unavailable(const pqxx::sql_error& e) {
+    const auto condition = unavailable_condition(e.sqlstate());
+    if (!condition) throw;
+    std::string what = *condition + " (SQLSTATE " + e.sqlstate() + "): " + e.what();
+    while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
+    {
+        std::lock_guard lock(mutex_);
+        condition_ = what;
+        condition_at_ = std::chrono::steady_clock::now();
+    }
+    throw DatabaseUnavailable("postgres: " + what);
+}
+
 Lease::~Lease() {
     if (conn_) pool_->give_back(std::move(conn_));
 }
@@ -29,6 +53,16 @@ ConnectionPool::ConnectionPool(std::string url, std::size_t size, OnConnect on_c
                                });
     ready_check_ =
         metrics::readiness().add("postgres " + name, [this]() -> std::optional<std::string> {
+            {
+                std::lock_guard lock(mutex_);
+                const auto age = std::chrono::steady_clock::now() - condition_at_;
+                if (!condition_.empty() && age < kConditionShownFor) {
+                    return "a statement failed " +
+                           std::to_string(
+                               std::chrono::duration_cast<std::chrono::seconds>(age).count()) +
+                           " s ago: " + condition_;
+                }
+            }
             try {
                 auto conn = lease(std::chrono::milliseconds(1000));
                 pqxx::nontransaction probe(*conn);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <pqxx/pqxx>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,13 @@ class DatabaseUnavailable : public InfraError, public ports::StoreUnavailable {
         : InfraError(what, true), ports::StoreUnavailable(what) {}
     const char* what() const noexcept override { return InfraError::what(); }
 };
+
+// The server cannot do the work now, through no fault of the request: SQLSTATE class 53
+// (insufficient resources: 53100 disk full, 53200 out of memory, 53300 too many connections),
+// 57P01-57P03 (shutting down, starting up) or 58030 (an I/O error). Returns a short label ("disk
+// full") for those, nullopt for anything else. Such an error is DatabaseUnavailable (a 503 with
+// Retry-After at the API, a retry for a consumer), never a 500 (docs/operations.md "Full disks").
+std::optional<std::string> unavailable_condition(const std::string& sqlstate);
 
 class ConnectionPool;
 
@@ -73,6 +81,8 @@ class ConnectionPool {
                 return work(*conn);
             } catch (const pqxx::broken_connection& e) {
                 if (attempt >= 1) throw DatabaseUnavailable(e.what());
+            } catch (const pqxx::sql_error& e) {
+                rethrow_unavailable(e);
             }
         }
     }
@@ -101,12 +111,22 @@ class ConnectionPool {
                 // unknown, so no retry here; the caller sees the database as unavailable (a 503,
                 // never a 500), like any other broken connection (ADR 0209).
                 throw DatabaseUnavailable(e.what());
+            } catch (const pqxx::sql_error& e) {
+                rethrow_unavailable(e);
             }
         }
     }
 
+    // How long /readyz reports the last unavailable condition (unavailable_condition) after it
+    // was seen: the next statements tell whether it is over, and a pool that sees no traffic
+    // (taken out of a load balancer) must become ready again by itself.
+    static constexpr std::chrono::seconds kConditionShownFor{10};
+
   private:
     friend class Lease;
+    // Rethrows `e` as DatabaseUnavailable when its SQLSTATE is an unavailable condition (noting
+    // it for /readyz), else as it is.
+    [[noreturn]] void rethrow_unavailable(const pqxx::sql_error& e);
     std::unique_ptr<pqxx::connection> open();
     void give_back(std::unique_ptr<pqxx::connection> conn);
 
@@ -117,6 +137,8 @@ class ConnectionPool {
     std::vector<std::unique_ptr<pqxx::connection>> idle_;
     std::size_t missing_ = 0;  // connections to reopen lazily
     std::size_t size_ = 0;
+    std::string condition_;  // the last unavailable condition and when it was seen (mutex_)
+    std::chrono::steady_clock::time_point condition_at_{};
     metrics::Counter* waits_ = nullptr;
     metrics::Counter* timeouts_ = nullptr;
     metrics::Registration in_use_metric_;  // last two: unregistered first

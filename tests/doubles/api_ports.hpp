@@ -145,6 +145,10 @@ class FakeIdempotency final : public api::IdempotencyKeys {
                  const api::RequestFingerprint& fp, const api::PreparedCreate& prepared) override {
         ++prepares;
         auto it = rows.find(name(project, key));
+        if (taken_over_before_prepare && it != rows.end()) {
+            it->second.prepared = *taken_over_before_prepare;  // another attempt bound it first
+            return false;
+        }
         if (it == rows.end() || it->second.fingerprint != fp || it->second.response ||
             it->second.prepared) {
             return false;
@@ -175,6 +179,8 @@ class FakeIdempotency final : public api::IdempotencyKeys {
             rows.erase(it);
     }
     std::map<std::string, Row> rows;  // by "<project>/<key>"
+    // Set: prepare() finds the row taken over and bound to this charge by another attempt.
+    std::optional<api::PreparedCreate> taken_over_before_prepare;
     int begins = 0;
     int completes = 0;
     int abandons = 0;

@@ -259,3 +259,78 @@ TEST_F(BoundIdempotencyIt, PurgeIsBoundedPerCall) {
 
 }  // namespace
 }  // namespace duepay::tests::guards
+
+namespace duepay::tests::guards {
+namespace {
+
+using infra::postgres::IdempotencyHolder;
+using infra::postgres::PreparedCreate;
+
+// A crashed holder (ADR 0219): a key whose holder's session is gone is taken over (unbound) or
+// resumed (bound) at once, long before its lock timeout; a live holder keeps it.
+class HolderIdempotencyIt : public IdempotencyIt {
+  protected:
+    static constexpr IdempotencySettings kLongLock{std::chrono::hours(24), std::chrono::hours(1)};
+};
+
+TEST_F(HolderIdempotencyIt, KeysOfAHolderWhoseSessionIsGoneAreFreeAtOnceLiveOnesAreNot) {
+    auto dying = std::make_unique<IdempotencyHolder>(url_);
+    IdempotencyHolder living(url_);
+    dying->maintain();
+    living.maintain();
+    ASSERT_NE(dying->id(), 0);
+    ASSERT_NE(living.id(), 0);
+    ASSERT_NE(dying->id(), living.id());
+    IdempotencyStore crashed(*pool_, kLongLock, dying.get());
+    IdempotencyStore retry(*pool_, kLongLock, &living);
+    IdempotencyStore no_holder(*pool_, kLongLock);
+    const ProjectId project{project_};
+    ASSERT_EQ(crashed.begin(project, "unbound", fp_).outcome, BeginOutcome::created);
+    ASSERT_EQ(crashed.begin(project, "bound", fp_).outcome, BeginOutcome::created);
+    const PreparedCreate prepared{"0x02", "event bytes", "201 body"};
+    ASSERT_TRUE(crashed.prepare(project, "bound", fp_, prepared));
+    ASSERT_EQ(no_holder.begin(project, "leased", fp_).outcome, BeginOutcome::created);
+    {
+        pqxx::connection c(url_);
+        pqxx::work tx(c);
+        auto r = tx.exec_params(
+            "select key, coalesce(holder, 0) from idempotency_keys where project_id = $1 "
+            "order by key",
+            project_);
+        ASSERT_EQ(r.size(), 3u);
+        EXPECT_EQ(r[0][1].as<int>(), dying->id());  // bound
+        EXPECT_EQ(r[1][1].as<int>(), 0);            // leased
+        EXPECT_EQ(r[2][1].as<int>(), dying->id());  // unbound
+    }
+    // The holder is alive: every key stays in flight.
+    EXPECT_EQ(retry.begin(project, "unbound", fp_).outcome, BeginOutcome::in_flight);
+    EXPECT_EQ(retry.begin(project, "bound", fp_).outcome, BeginOutcome::in_flight);
+    EXPECT_EQ(retry.begin(project, "leased", fp_).outcome, BeginOutcome::in_flight);
+    living.maintain();  // a healthy session is kept, with its id
+    const auto living_id = living.id();
+    EXPECT_NE(living_id, 0);
+
+    dying.reset();  // the session closes as a killed process's socket would
+    // The backend releases the lock as it exits, a moment after the close: poll (bounded).
+    BeginOutcome unbound = BeginOutcome::in_flight;
+    for (int i = 0; i < 200 && unbound == BeginOutcome::in_flight; ++i) {
+        unbound = retry.begin(project, "unbound", fp_).outcome;
+        if (unbound == BeginOutcome::in_flight) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
+    EXPECT_EQ(unbound, BeginOutcome::created) << "the dead holder's unbound key was not taken over";
+    auto resumed = retry.begin(project, "bound", fp_);
+    ASSERT_EQ(resumed.outcome, BeginOutcome::resume) << "a new claim would create a second charge";
+    ASSERT_TRUE(resumed.prepared);
+    EXPECT_EQ(*resumed.prepared, prepared);
+    // Now held by the living holder: in flight again for anyone else.
+    EXPECT_EQ(no_holder.begin(project, "bound", fp_).outcome, BeginOutcome::in_flight);
+    EXPECT_EQ(no_holder.begin(project, "unbound", fp_).outcome, BeginOutcome::in_flight);
+    // A row without a holder keeps its lease (lock_timeout) alone.
+    EXPECT_EQ(retry.begin(project, "leased", fp_).outcome, BeginOutcome::in_flight);
+    EXPECT_EQ(living.id(), living_id);
+}
+
+}  // namespace
+}  // namespace duepay::tests::guards

@@ -1,15 +1,19 @@
-// The failover test's load (failover_test.sh): N clients creating charges in a loop against the
-// API, each create with its own Idempotency-Key, retried with the same key after a broken
-// connection, a timeout or a 503 (after its Retry-After), until it gets its 201.
+// The failover test's load (failover_test.sh; also ops/api_kill_test.sh): N clients creating
+// charges in a loop against the API, each create with its own Idempotency-Key, retried with the
+// same key after a broken connection, a timeout or a 503 (after its Retry-After), until it gets
+// its 201.
 //
-//   node clients.mjs API_URL KEY OUT_DIR CLIENTS
+//   node clients.mjs API_URL[,API_URL...] KEY OUT_DIR CLIENTS
 //
+// With several API URLs (api processes of one deployment) each attempt goes to one at random, so
+// a retry may reach another process than the attempt before it.
 // Runs until OUT_DIR/stop exists (then finishes the creates in flight and exits). Writes one JSON
 // line per attempt to OUT_DIR/attempts.jsonl ({client, key, t, ms, outcome, status, code,
 // retryAfter, invoiceId}) and one per 201 to OUT_DIR/created.jsonl ({key, invoiceId, amount}).
 import { appendFileSync, existsSync } from "node:fs";
 
-const [api, testKey, out, clientsArg] = process.argv.slice(2);
+const [apiArg, testKey, out, clientsArg] = process.argv.slice(2);
+const apis = apiArg.split(",");
 const clients = Number(clientsArg || 8);
 // Amounts unique to this run (a random prefix, then client and sequence): the test finds each
 // key's charges in the read model by amount.
@@ -24,6 +28,7 @@ async function attempt(client, key, body) {
   const t0 = Date.now();
   const rec = { client, key, t: t0 };
   try {
+    const api = apis[Math.floor(Math.random() * apis.length)];
     const res = await fetch(`${api}/v1/invoices`, {
       method: "POST",
       headers: { "x-api-key": testKey, "content-type": "application/json", "idempotency-key": key },

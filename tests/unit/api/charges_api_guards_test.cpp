@@ -193,6 +193,22 @@ TEST_F(ChargesApiTest, ABoundKeyStaysBoundThroughAFailedResumeAndRefusesAnotherB
     for (const auto& record : log_.records) EXPECT_EQ(record.value, first.value);
 }
 
+// ADR 0219: a key taken over while its first attempt was still running (that attempt's holder
+// looked dead) and bound by the new owner first: the first attempt answers 409, appends nothing,
+// refunds its quota unit and leaves the new owner's bound row in place.
+TEST_F(ChargesApiTest, AKeyTakenOverAndBoundByAnotherAttemptIsLeftToIt) {
+    const PreparedCreate other{"0x" + std::string(64, 'b'), "other event", "other body"};
+    idempotency_.taken_over_before_prepare = other;
+    auto r = call("POST", "/v1/invoices", kBody, kTestKey, "taken");
+    EXPECT_EQ(r.status, 409) << r.body;
+    EXPECT_EQ(code_of(r), "idempotency_key_in_use");
+    EXPECT_TRUE(log_.records.empty());
+    EXPECT_EQ(idempotency_.abandons, 0) << "the new owner's row must not be deleted";
+    ASSERT_EQ(idempotency_.rows.size(), 1u);
+    EXPECT_EQ(idempotency_.rows.begin()->second.prepared, other);
+    EXPECT_EQ(limiter_.refunds, std::vector<std::string>{"prj_a@2026-11-01"});
+}
+
 TEST_F(ChargesApiTest, AFailureBeforeTheAppendRefundsTheQuota) {
     // No rate source configured: a fiat price is refused after the limiter allowed it.
     auto r =
