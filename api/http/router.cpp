@@ -1,10 +1,8 @@
 #include "api/http/router.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <exception>
-#include <memory>
 #include <utility>
 
 #include "api/http/auth.hpp"
@@ -142,43 +140,40 @@ void Pipeline::handle(const ApiRequest& request, Responder respond) const {
             next(std::move(r));
         };
     }
-    // The handler may have answered before it threw: a second answer is dropped.
-    auto answered = std::make_shared<std::atomic<bool>>(false);
-    Responder once = [answered, respond](ApiResponse r) {
-        if (answered->exchange(true)) return;
-        respond(std::move(r));
-    };
+    // A handler that answered and then threw still gets the envelope (and its error logged):
+    // the edge drops that second answer (see handle in router.hpp).
     try {
         if (settings_.admit) {
-            if (auto refused = settings_.admit(request)) return once(std::move(*refused));
+            if (auto refused = settings_.admit(request)) return respond(std::move(*refused));
         }
         const bool head = settings_.head_as_get && request.method == "HEAD";
         auto match = routes_.match(head ? std::string_view("GET") : request.method, request.path);
-        if (!match) return once(error_response(404, "route_not_found", "no such route"));
+        if (!match) return respond(error_response(404, "route_not_found", "no such route"));
         if (match->route == nullptr) {
             auto r = error_response(405, "method_not_allowed", "method not allowed");
             r.headers["allow"] = match->allow;
             if (settings_.head_as_get && match->allow.find("GET") != std::string::npos)
                 r.headers["allow"] += ", HEAD";
-            return once(std::move(r));
+            return respond(std::move(r));
         }
         const auto& route = *match->route;
         if (route.options.json_body && !is_json_media_type(request)) {
-            return once(error_response(415, "unsupported_media_type",
-                                       "content-type must be application/json"));
+            return respond(error_response(415, "unsupported_media_type",
+                                          "content-type must be application/json"));
         }
         std::optional<KeyOwner> owner;
         if (route.options.auth == Auth::api_key) {
             owner = keys_->authenticate(request);
-            if (!owner) return once(error_response(401, "invalid_api_key", "invalid API key"));
+            if (!owner) return respond(error_response(401, "invalid_api_key", "invalid API key"));
         }
         if (!route.options.own_query) {
-            if (auto unknown = reject_unknown_params(request, {})) return once(std::move(*unknown));
+            if (auto unknown = reject_unknown_params(request, {}))
+                return respond(std::move(*unknown));
         }
         const RouteCall call{request, owner ? &*owner : nullptr, std::move(match->params)};
-        route.handler(call, once);
+        route.handler(call, respond);
     } catch (...) {
-        once(thrown(settings_, request));
+        respond(thrown(settings_, request));
     }
 }
 

@@ -108,7 +108,12 @@ class Pipeline {
     // dependency fails at start-up).
     Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings settings);
 
-    // Runs one request through the steps above; `respond` is called exactly once.
+    // Runs one request through the steps above. Every step but the handler answers exactly
+    // once; a handler answers exactly once too, except one that answers and then throws: the
+    // envelope for what it threw follows as a second call (its error is logged either way).
+    // Answering once on the wire is the HTTP edge's guarantee (api/http/http_edge.hpp: the
+    // first answer leaves, any later one is dropped), not the pipeline's: a caller that is not
+    // the edge (a unit test) keeps the first answer.
     void handle(const ApiRequest& request, Responder respond) const;
 
     const RouteTable& routes() const { return routes_; }
