@@ -132,6 +132,14 @@ Pipeline::Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings sett
     }
 }
 
+void add_health_route(RouteTable& routes) {
+    RouteOptions open;
+    open.auth = Auth::none;
+    open.own_query = true;  // a probe's query is ignored
+    routes.add("GET", "/healthz", open,
+               [](const RouteCall&) { return success_response(200, R"({"status":"ok"})"); });
+}
+
 void Pipeline::handle(const ApiRequest& request, Responder respond) const {
     // Every answer gets the surface's headers, whichever step gives it.
     if (!settings_.headers.empty()) {

@@ -132,6 +132,10 @@ T& required(T* dependency, const char* what) {
     return *dependency;
 }
 
+// GET /healthz -> 200 {"status":"ok"}, without a key, its query ignored: every surface's probe
+// (the API's and the checkout's) is this one route.
+void add_health_route(RouteTable& routes);
+
 // application/json, any case, parameters (charset) allowed; a missing content-type is not JSON.
 bool is_json_media_type(const ApiRequest& request);
 

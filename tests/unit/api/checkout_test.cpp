@@ -388,5 +388,14 @@ TEST_F(CheckoutRoutesTest, OnlyGet) {
     EXPECT_EQ(send("GET", "/nowhere", "10.0.0.7").status, 404);
 }
 
+// The probe is the shared one (add_health_route), behind the checkout's headers.
+TEST_F(CheckoutRoutesTest, HealthzIsTheSharedProbe) {
+    auto health = get("/healthz", "10.0.0.8");
+    EXPECT_EQ(health.status, 200);
+    EXPECT_EQ(health.body, R"({"success":true,"data":{"status":"ok"},"error":null})");
+    EXPECT_NE(health.headers["content-security-policy"].find("frame-ancestors 'none'"),
+              std::string::npos);
+}
+
 }  // namespace
 }  // namespace duepay::api::checkout
