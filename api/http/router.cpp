@@ -80,17 +80,22 @@ bool is_json_media_type(const ApiRequest& request) {
 
 RouteTable& RouteTable::add(std::string method, std::string pattern, RouteOptions options,
                             RouteHandler handler) {
-    return add_async(std::move(method), std::move(pattern), options,
-                     [handler = std::move(handler)](const RouteCall& call, Responder respond) {
-                         respond(handler(call));
-                     });
+    return add_async(
+        std::move(method), std::move(pattern), options,
+        [handler = std::move(handler)](const RouteCall& call, const Responder& respond) {
+            respond(handler(call));
+        });
 }
 
 RouteTable& RouteTable::add_async(std::string method, std::string pattern, RouteOptions options,
                                   AsyncRouteHandler handler) {
     for (const auto& r : routes_) {
         if (r.method == method && r.pattern == pattern) {
-            throw std::invalid_argument("route declared twice: " + method + " " + pattern);
+            std::string what = "route declared twice: ";
+            what += method;
+            what += ' ';
+            what += pattern;
+            throw std::invalid_argument(what);
         }
     }
     auto segments = split_path(pattern);

@@ -34,7 +34,7 @@ void ApiServer::start() {
     edge.access_log = settings_.access_log;
     edge.log_name = "api";
     edge_ = std::make_unique<HttpEdge>(
-        edge, [pipeline = &pipeline_](ApiRequest request, Responder respond) {
+        edge, [pipeline = &pipeline_](const ApiRequest& request, Responder respond) {
             pipeline->handle(request, std::move(respond));
         });
     edge_->start();
