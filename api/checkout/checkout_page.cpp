@@ -132,13 +132,21 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
     const auto e = [](std::string_view s) { return domain::escape_html(s); };
     const bool open = domain::charge::payable(v.status);
     const std::string status(domain::charge::to_string(v.status));
+    // The statuses after which nothing changes, for checkout.js (domain::charge::final_status).
+    std::string final_statuses;
+    for (const Status s : domain::charge::kAllStatuses) {
+        if (!domain::charge::final_status(s)) continue;
+        if (!final_statuses.empty()) final_statuses += ' ';
+        final_statuses += domain::charge::to_string(s);
+    }
     std::string h;
     h.reserve(std::size_t{16} * 1024 + qr_svg.size());
     head(h, lang, std::string(msg(lang, kPayTo)) + " " + v.branding.project_name, asset_version,
          v.branding.accent_color, !domain::charge::final_status(v.status));
     h += R"(<body><main class="card" id="checkout" data-invoice=")" + e(v.invoice_id) +
          "\" data-chain-id=\"" + std::to_string(v.chain_id) + "\" data-status=\"" + e(status) +
-         "\" data-now=\"" + std::to_string(now_unix) + R"(" aria-labelledby="merchant">)";
+         "\" data-final-statuses=\"" + e(final_statuses) + "\" data-now=\"" +
+         std::to_string(now_unix) + R"(" aria-labelledby="merchant">)";
     // Branding.
     h += "<header class=\"brand\">";
     if (same_origin_logo(v.branding.logo_url)) {

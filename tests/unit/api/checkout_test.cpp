@@ -230,6 +230,8 @@ TEST_F(CheckoutTest, PageHasTheTestHooks) {
     EXPECT_NE(page.find("<svg id=q></svg>"), std::string::npos);
     EXPECT_NE(page.find("≈ ฿45.50 THB"), std::string::npos);
     EXPECT_NE(page.find("<html lang=\"en\">"), std::string::npos);
+    // checkout.js takes the final statuses from the page (domain::charge::final_status).
+    EXPECT_NE(page.find("data-final-statuses=\"paid expired failed refunded\""), std::string::npos);
     const auto th = render_page(view(charge()), Lang::th, 1899999000, "", "v");
     EXPECT_NE(th.find("<html lang=\"th\">"), std::string::npos);
     EXPECT_NE(th.find("รอการชำระเงิน"), std::string::npos);
