@@ -1,6 +1,7 @@
 // The server-rendered checkout page (docs/checkout.md, ADR 0110): HTML from a CheckoutView,
 // usable without JavaScript for the transfer rail.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <ctime>
@@ -15,21 +16,21 @@ namespace duepay::api::checkout {
 namespace {
 
 std::string iso_utc(std::int64_t unix_seconds) {
-    std::time_t t = static_cast<std::time_t>(unix_seconds);
+    auto t = static_cast<std::time_t>(unix_seconds);
     std::tm tm{};
     gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
+    std::array<char, 32> buf{};
+    std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf.data();
 }
 
 std::string human_utc(std::int64_t unix_seconds) {
-    std::time_t t = static_cast<std::time_t>(unix_seconds);
+    auto t = static_cast<std::time_t>(unix_seconds);
     std::tm tm{};
     gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-    return buf;
+    std::array<char, 32> buf{};
+    std::strftime(buf.data(), buf.size(), "%Y-%m-%d %H:%M UTC", &tm);
+    return buf.data();
 }
 
 std::string fiat_display(const CheckoutView& v) {
@@ -55,7 +56,7 @@ bool same_origin_logo(const std::optional<std::string>& logo) {
 
 std::string monogram(const std::string& name) {
     for (std::size_t i = 0; i < name.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(name[i]);
+        const auto c = static_cast<unsigned char>(name[i]);
         if (c < 0x80) {
             if (std::isalnum(c) != 0) return std::string(1, static_cast<char>(std::toupper(c)));
             continue;
@@ -81,27 +82,27 @@ void head(std::string& h, Lang lang, const std::string& title, std::string_view 
          "<meta name=\"referrer\" content=\"no-referrer\"><link rel=\"icon\" "
          "href=\"data:,\"><title>";
     h += domain::escape_html(title);
-    h += "</title><link rel=\"stylesheet\" href=\"/static/checkout.css?v=";
+    h += R"(</title><link rel="stylesheet" href="/static/checkout.css?v=)";
     h += domain::escape_html(version);
     h += "\">";
     if (valid_accent(accent)) {
-        h += "<link rel=\"stylesheet\" href=\"/static/accent/";
+        h += R"(<link rel="stylesheet" href="/static/accent/)";
         h += domain::escape_html(accent->substr(1));
         h += ".css\">";
     }
     h += "<script src=\"/static/checkout.js?v=";
     h += domain::escape_html(version);
     h += "\" defer></script>";
-    if (auto_refresh) h += "<noscript><meta http-equiv=\"refresh\" content=\"15\"></noscript>";
+    if (auto_refresh) h += R"(<noscript><meta http-equiv="refresh" content="15"></noscript>)";
     h += "</head>";
 }
 
 void lang_switch(std::string& h, Lang lang) {
-    h += "<nav class=\"lang\" aria-label=\"";
+    h += R"(<nav class="lang" aria-label=")";
     h += msg(lang, kLanguage);
-    h += "\"><a href=\"?lang=en\" hreflang=\"en\" lang=\"en\"";
+    h += R"("><a href="?lang=en" hreflang="en" lang="en")";
     if (lang == Lang::en) h += " aria-current=\"true\"";
-    h += ">English</a><a href=\"?lang=th\" hreflang=\"th\" lang=\"th\"";
+    h += R"(>English</a><a href="?lang=th" hreflang="th" lang="th")";
     if (lang == Lang::th) h += " aria-current=\"true\"";
     h += ">ไทย</a></nav>";
 }
@@ -113,17 +114,17 @@ std::string format_remaining(std::int64_t seconds) {
     const auto h = seconds / 3600;
     const auto m = (seconds % 3600) / 60;
     const auto s = seconds % 60;
-    char buf[48];
+    std::array<char, 48> buf{};
     if (h > 0) {
-        std::snprintf(buf, sizeof buf, "%lldh %02lldm %02llds", static_cast<long long>(h),
+        std::snprintf(buf.data(), buf.size(), "%lldh %02lldm %02llds", static_cast<long long>(h),
                       static_cast<long long>(m), static_cast<long long>(s));
     } else if (m > 0) {
-        std::snprintf(buf, sizeof buf, "%lldm %02llds", static_cast<long long>(m),
+        std::snprintf(buf.data(), buf.size(), "%lldm %02llds", static_cast<long long>(m),
                       static_cast<long long>(s));
     } else {
-        std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(s));
+        std::snprintf(buf.data(), buf.size(), "%llds", static_cast<long long>(s));
     }
-    return buf;
+    return buf.data();
 }
 
 std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
@@ -131,32 +132,40 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
     const auto e = [](std::string_view s) { return domain::escape_html(s); };
     const bool open = domain::charge::payable(v.status);
     const std::string status(domain::charge::to_string(v.status));
+    // The statuses after which nothing changes, for checkout.js (domain::charge::final_status).
+    std::string final_statuses;
+    for (const Status s : domain::charge::kAllStatuses) {
+        if (!domain::charge::final_status(s)) continue;
+        if (!final_statuses.empty()) final_statuses += ' ';
+        final_statuses += domain::charge::to_string(s);
+    }
     std::string h;
-    h.reserve(16 * 1024 + qr_svg.size());
+    h.reserve(std::size_t{16} * 1024 + qr_svg.size());
     head(h, lang, std::string(msg(lang, kPayTo)) + " " + v.branding.project_name, asset_version,
          v.branding.accent_color, !domain::charge::final_status(v.status));
-    h += "<body><main class=\"card\" id=\"checkout\" data-invoice=\"" + e(v.invoice_id) +
+    h += R"(<body><main class="card" id="checkout" data-invoice=")" + e(v.invoice_id) +
          "\" data-chain-id=\"" + std::to_string(v.chain_id) + "\" data-status=\"" + e(status) +
-         "\" data-now=\"" + std::to_string(now_unix) + "\" aria-labelledby=\"merchant\">";
+         "\" data-final-statuses=\"" + e(final_statuses) + "\" data-now=\"" +
+         std::to_string(now_unix) + R"(" aria-labelledby="merchant">)";
     // Branding.
     h += "<header class=\"brand\">";
     if (same_origin_logo(v.branding.logo_url)) {
-        h += "<img class=\"logo\" src=\"" + e(*v.branding.logo_url) +
-             "\" alt=\"\" width=\"40\" height=\"40\">";
+        h += R"(<img class="logo" src=")" + e(*v.branding.logo_url) +
+             R"(" alt="" width="40" height="40">)";
     } else {
-        h += "<span class=\"logo monogram\" aria-hidden=\"true\">" +
+        h += R"(<span class="logo monogram" aria-hidden="true">)" +
              e(monogram(v.branding.project_name)) + "</span>";
     }
-    h += "<div class=\"brand-text\"><p class=\"eyebrow\">" + std::string(msg(lang, kPayTo)) +
-         "</p><h1 id=\"merchant\" data-test=\"project\">" + e(v.branding.project_name) +
+    h += R"(<div class="brand-text"><p class="eyebrow">)" + std::string(msg(lang, kPayTo)) +
+         R"(</p><h1 id="merchant" data-test="project">)" + e(v.branding.project_name) +
          "</h1></div>";
     lang_switch(h, lang);
     h += "</header>";
 
     // Summary.
-    h += "<section class=\"summary\" aria-label=\"" + std::string(msg(lang, kAmount)) + "\">";
-    h += "<p class=\"amount\"><span data-test=\"amount\">" + e(v.amount_display) +
-         "</span> <span data-test=\"token\" title=\"" + e(v.token_name) + " " + e(v.token_address) +
+    h += R"(<section class="summary" aria-label=")" + std::string(msg(lang, kAmount)) + "\">";
+    h += R"(<p class="amount"><span data-test="amount">)" + e(v.amount_display) +
+         R"(</span> <span data-test="token" title=")" + e(v.token_name) + " " + e(v.token_address) +
          "\">" + e(v.token_symbol) + "</span></p>";
     if (v.fiat_currency && v.fiat_amount) {
         h += "<p class=\"fiat\" data-test=\"fiat\">≈ " + e(fiat_display(v)) + "</p>";
@@ -171,7 +180,7 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
              "</dt><dd data-test=\"reference\">" + e(*v.reference) + "</dd></div>";
     }
     h += "<div><dt>" + std::string(msg(lang, kTimeLeft)) +
-         "</dt><dd><time data-test=\"countdown\" datetime=\"" + iso_utc(v.deadline) +
+         R"(</dt><dd><time data-test="countdown" datetime=")" + iso_utc(v.deadline) +
          "\" data-deadline=\"" + std::to_string(v.deadline) + "\">" +
          (open ? format_remaining(v.deadline - now_unix) : std::string("—")) + "</time></dd></div>";
     h += "<div><dt>" + std::string(msg(lang, kDeadline)) + "</dt><dd>" + human_utc(v.deadline) +
@@ -203,14 +212,14 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
     h += "</div>";
 
     // The latest transaction.
-    h += "<p class=\"tx\" id=\"tx\" data-live";
+    h += R"(<p class="tx" id="tx" data-live)";
     if (!v.tx_hash) h += " hidden";
     h += ">";
     if (v.tx_hash) {
         h += std::string(msg(lang, kTransaction)) + ": ";
         if (v.tx_url) {
-            h += "<a data-test=\"tx\" href=\"" + e(*v.tx_url) +
-                 "\" rel=\"noopener noreferrer\" target=\"_blank\">" + e(short_hash(*v.tx_hash)) +
+            h += R"(<a data-test="tx" href=")" + e(*v.tx_url) +
+                 R"(" rel="noopener noreferrer" target="_blank">)" + e(short_hash(*v.tx_hash)) +
                  "</a>";
         } else {
             h += "<code data-test=\"tx\">" + e(*v.tx_hash) + "</code>";
@@ -219,17 +228,17 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
     h += "</p>";
 
     // After paid: back to the merchant.
-    h += "<p class=\"return\" id=\"return\" data-live";
+    h += R"(<p class="return" id="return" data-live)";
     if (!(v.status == Status::paid && v.redirect_url)) h += " hidden";
     h += ">";
     if (v.status == Status::paid && v.redirect_url) {
-        h += "<a class=\"button\" data-test=\"return\" href=\"" + e(*v.redirect_url) + "\">" +
+        h += R"(<a class="button" data-test="return" href=")" + e(*v.redirect_url) + "\">" +
              msg(lang, kReturn) + "</a>";
     }
     h += "</p>";
 
     // Transfer rail.
-    h += "<section class=\"rail\" id=\"transfer\" data-live aria-labelledby=\"transfer-title\"";
+    h += R"(<section class="rail" id="transfer" data-live aria-labelledby="transfer-title")";
     if (!(open && v.payment_uri && v.deposit_address)) h += " hidden";
     h += ">";
     if (open && v.payment_uri && v.deposit_address) {
@@ -238,7 +247,7 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
              " <strong><span data-test=\"transfer-amount\">" + e(v.amount_due_display) +
              "</span> " + e(v.token_symbol) + "</strong> (" + e(v.token_name) + ") " +
              msg(lang, kOn) + " " + e(v.chain_name) + ":</p>";
-        h += "<div class=\"address\"><p class=\"label\" id=\"deposit-label\">" +
+        h += R"(<div class="address"><p class="label" id="deposit-label">)" +
              std::string(msg(lang, kDepositAddress)) +
              "</p><div class=\"copy-row\"><code id=\"deposit\" "
              "data-test=\"deposit-address\" aria-labelledby=\"deposit-label\">" +
@@ -246,16 +255,16 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
              "</code><button type=\"button\" class=\"copy\" data-copy=\"deposit\" "
              "data-test=\"copy\">" +
              msg(lang, kCopy) + "</button></div></div>";
-        h += "<figure class=\"qr\"><div class=\"qr-code\" data-test=\"qr\">";
+        h += R"(<figure class="qr"><div class="qr-code" data-test="qr">)";
         h += qr_svg;  // generated by us from validated values; its title is escaped by qr_svg
         h += "</div><figcaption>" + std::string(msg(lang, kScanHint)) + "</figcaption></figure>";
-        h += "<p><a data-test=\"payment-uri\" href=\"" + e(*v.payment_uri) + "\">" +
+        h += R"(<p><a data-test="payment-uri" href=")" + e(*v.payment_uri) + "\">" +
              msg(lang, kOpenWallet) + "</a></p>";
     }
     h += "</section>";
 
     // Wallet rail.
-    h += "<section class=\"rail\" id=\"wallet\" data-live aria-labelledby=\"wallet-title\"";
+    h += R"(<section class="rail" id="wallet" data-live aria-labelledby="wallet-title")";
     if (!v.wallet) h += " hidden";
     h += ">";
     if (v.wallet) {
@@ -263,13 +272,13 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
         h += "<button type=\"button\" class=\"button primary\" id=\"pay-wallet\" "
              "data-test=\"pay-wallet\" hidden>" +
              std::string(msg(lang, kPayWalletButton)) + "</button>";
-        h += "<ol class=\"steps\" id=\"wallet-steps\">";
+        h += R"(<ol class="steps" id="wallet-steps">)";
         const std::array<std::pair<const char*, Msg>, 4> steps = {{{"connect", kStepConnect},
                                                                    {"network", kStepNetwork},
                                                                    {"approve", kStepApprove},
                                                                    {"pay", kStepPay}}};
         for (const auto& [id, m] : steps) {
-            h += "<li data-step=\"" + std::string(id) + "\" data-state=\"todo\">" + msg(lang, m) +
+            h += "<li data-step=\"" + std::string(id) + R"(" data-state="todo">)" + msg(lang, m) +
                  "</li>";
         }
         h += "</ol><p class=\"error\" id=\"wallet-error\" role=\"alert\" "
@@ -279,10 +288,10 @@ std::string render_page(const CheckoutView& v, Lang lang, std::int64_t now_unix,
     h += "</section>";
 
     h += "<footer><p>" + std::string(msg(lang, kPoweredBy)) + "</p></footer>";
-    h += "</main><script type=\"application/json\" id=\"dp-i18n\">" + i18n_json(lang) + "</script>";
+    h += R"(</main><script type="application/json" id="dp-i18n">)" + i18n_json(lang) + "</script>";
     if (v.redirect_url) {
         // Read by the script after `paid`; an attribute value, escaped.
-        h += "<template id=\"dp-redirect\" data-url=\"" + e(*v.redirect_url) + "\"></template>";
+        h += R"(<template id="dp-redirect" data-url=")" + e(*v.redirect_url) + "\"></template>";
     }
     h += "</body></html>\n";
     return h;

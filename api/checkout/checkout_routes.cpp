@@ -124,8 +124,7 @@ void CheckoutRoutes::add_routes(RouteTable& routes) {
         routes.add("GET", path, open,
                    [this](const RouteCall& c) { return to_api(asset(c.request.path)); });
     }
-    routes.add("GET", "/healthz", open,
-               [](const RouteCall&) { return success_response(200, R"({"status":"ok"})"); });
+    add_health_route(routes);
 }
 
 PipelineSettings CheckoutRoutes::pipeline_settings() {

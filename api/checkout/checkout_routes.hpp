@@ -72,7 +72,8 @@ class CheckoutRoutes {
   public:
     explicit CheckoutRoutes(CheckoutDeps deps);
 
-    // Adds the routes above (and GET /healthz); this object must outlive the table.
+    // Adds the routes above (and GET /healthz: add_health_route, api/http/router.hpp); this
+    // object must outlive the table.
     void add_routes(RouteTable& routes);
     // The checkout surface's pipeline steps: the per-client bucket before routing (429), the
     // security headers and `cache-control: no-store` on every answer that sets none, HEAD as GET.

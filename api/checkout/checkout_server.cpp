@@ -1,5 +1,6 @@
 #include "api/checkout/checkout_server.hpp"
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 
@@ -66,9 +67,9 @@ std::string CheckoutServer::event_id(const CheckoutView& view) {
         h ^= c;
         h *= 1099511628211ULL;
     }
-    char buf[20];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return buf;
+    std::array<char, 20> buf{};
+    std::snprintf(buf.data(), buf.size(), "%016llx", static_cast<unsigned long long>(h));
+    return buf.data();
 }
 
 CheckoutServer::CheckoutServer(CheckoutRoutes& routes, CheckoutServerSettings settings)
@@ -105,7 +106,7 @@ void CheckoutServer::start() {
                          events(call.params[0], call.request, std::move(respond));
                      });
     pipeline_ = std::make_unique<Pipeline>(std::move(routes), nullptr, routes_.pipeline_settings());
-    edge_ = std::make_unique<HttpEdge>(edge, [this](ApiRequest request, Responder respond) {
+    edge_ = std::make_unique<HttpEdge>(edge, [this](const ApiRequest& request, Responder respond) {
         pipeline_->handle(request, std::move(respond));
     });
     edge_->start();

@@ -12,7 +12,6 @@
 #include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
 #include "api/http/request_fields.hpp"
-#include "api/http/server.hpp"
 #include "domain/accounts/project_settings.hpp"
 #include "domain/accounts/siwe.hpp"
 #include "domain/events/event.hpp"

@@ -27,13 +27,13 @@ void each_access_field(std::string_view request_id, std::string_view method, std
     field("request_id", clipped(request_id, 128, room));
     field("method", clipped(method, 16, room));
     field("path", clipped(path, 200, room));
-    char digits[16];
-    field("status",
-          std::string_view(digits, std::to_chars(digits, digits + sizeof digits, status).ptr));
-    char ms[32];
-    const int n = std::snprintf(ms, sizeof ms, "%.2f",
+    std::array<char, 16> digits{};
+    const auto digits_end = std::to_chars(digits.data(), digits.data() + digits.size(), status).ptr;
+    field("status", std::string_view(digits.data(), digits_end));
+    std::array<char, 32> ms{};
+    const int n = std::snprintf(ms.data(), ms.size(), "%.2f",
                                 std::chrono::duration<double, std::milli>(latency).count());
-    field("latency_ms", std::string_view(ms, static_cast<std::size_t>(n)));
+    field("latency_ms", std::string_view(ms.data(), static_cast<std::size_t>(n)));
 }
 
 constexpr std::array<std::string_view, 14> kWords{"v1",
@@ -92,10 +92,10 @@ void observe_request(std::string_view role, std::string_view path, int status,
     const auto route_at = key.size();
     append_route_label(key, path, status);
     const auto route_size = key.size() - route_at;
-    char digits[16];
-    const auto digits_end = std::to_chars(digits, digits + sizeof digits, status).ptr;
+    std::array<char, 16> digits{};
+    const auto digits_end = std::to_chars(digits.data(), digits.data() + digits.size(), status).ptr;
     key += '\n';
-    key.append(digits, digits_end);
+    key.append(digits.data(), digits_end);
     auto it = series.find(key);
     if (it == series.end()) {
         auto& histogram = infra::metrics::registry().histogram(
@@ -103,7 +103,7 @@ void observe_request(std::string_view role, std::string_view path, int status,
             "Time from a whole request to its answer, by role, route and status",
             {{"role", std::string(role)},
              {"route", key.substr(route_at, route_size)},
-             {"status", std::string(digits, digits_end)}});
+             {"status", std::string(digits.data(), digits_end)}});
         it = series.emplace(key, &histogram).first;
     }
     it->second->observe(std::chrono::duration<double>(latency).count());

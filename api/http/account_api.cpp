@@ -28,7 +28,7 @@ constexpr std::string_view kRoll = "/v1/api-keys/roll";
 constexpr std::string_view kProject = "/v1/project";
 constexpr std::string_view kChallenge = "/v1/payout-wallet/challenge";
 constexpr std::string_view kVerify = "/v1/payout-wallet/verify";
-constexpr long long kMaxKeyOverlap = 7 * 86400;
+constexpr long long kMaxKeyOverlap = 7LL * 86400;
 constexpr int kChallengeTtlSeconds = 600;
 
 // A rejection of the shared account rules (infra/accounts, domain/accounts) as an HTTP answer:
@@ -102,7 +102,7 @@ std::optional<ApiResponse> parse_account_body(const std::string& body, rapidjson
     return parse_body(body, doc);
 }
 
-AccountApi::AccountApi(AccountApiDeps deps) : deps_(std::move(deps)) {
+AccountApi::AccountApi(AccountApiDeps deps) : deps_(deps) {
     required(deps_.accounts, "AccountApiDeps.accounts");
     required(deps_.key_cache, "AccountApiDeps.key_cache");
 }

@@ -33,14 +33,14 @@ namespace {
 // Appends a prepared charge.created and answers: 201 once durable (after a bounded wait for the
 // projection), 503 otherwise. Settles `guard`.
 void append_and_answer(const ApiDeps& deps, ports::LogRecord record,
-                       std::shared_ptr<std::string> body, const std::shared_ptr<CreateGuard>& guard,
-                       Responder respond) {
+                       const std::shared_ptr<std::string>& body,
+                       const std::shared_ptr<CreateGuard>& guard, Responder respond) {
     auto* waiter = deps.waiter;
     const auto timeout = deps.projection_timeout;
     const auto retry_after = deps.retry_after_ms;
     const std::string invoice_id = record.key;
     deps.log->append_async(
-        std::move(record), [=, respond = std::move(respond)](ports::AppendResult result) {
+        std::move(record), [=, respond = std::move(respond)](const ports::AppendResult& result) {
             if (result.status == ports::AppendStatus::not_persisted) {
                 // Nothing of this attempt is in the log. A first attempt frees the key and the
                 // quota unit; a resumed one keeps the key bound (the earlier attempt's outcome is
@@ -178,7 +178,7 @@ void create_admitted(const ApiDeps& deps, CreateInput& in, const KeyOwner& owner
             error_response(409, "idempotency_key_in_use",
                            "a request with this Idempotency-Key is in progress; retry later"));
     }
-    append_and_answer(deps, std::move(record), std::move(body), guard, std::move(respond));
+    append_and_answer(deps, std::move(record), body, guard, std::move(respond));
 }
 
 // A request that resumed a key bound to an earlier attempt's charge: if the charge is in the read

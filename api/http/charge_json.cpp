@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <array>
+
 #include "domain/events/event_json.hpp"
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
@@ -32,8 +34,8 @@ std::string metadata_json(const std::optional<std::string>& stored) {
     if (stored) {
         // The document's values in a buffer on the stack: a Document's default pool takes 64 KB
         // from the heap, whose free consolidated the heap on every item of a list page.
-        char pool[2048];
-        rapidjson::MemoryPoolAllocator<> allocator(pool, sizeof pool);
+        std::array<char, 2048> pool;  // left uninitialised: the allocator writes before it reads
+        rapidjson::MemoryPoolAllocator<> allocator(pool.data(), pool.size());
         rapidjson::Document doc(&allocator);
         const auto problem = domain::json::parse(doc, *stored);
         if (problem.refusal == domain::json::Refusal::none && doc.IsObject()) {

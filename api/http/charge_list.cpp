@@ -114,7 +114,7 @@ std::optional<std::int64_t> parse_rfc3339_micros(std::string_view s) {
         const int oh = digits(s, at + 1, 2), om = digits(s, at + 4, 2);
         if (at + 6 > s.size() || s[at + 3] != ':' || oh < 0 || oh > 23 || om < 0 || om > 59)
             return std::nullopt;
-        offset_s = (oh * 3600 + om * 60) * (s[at] == '-' ? -1 : 1);
+        offset_s = (std::int64_t{oh} * 3600 + std::int64_t{om} * 60) * (s[at] == '-' ? -1 : 1);
         at += 6;
     } else {
         return std::nullopt;
@@ -122,7 +122,7 @@ std::optional<std::int64_t> parse_rfc3339_micros(std::string_view s) {
     if (at != s.size()) return std::nullopt;
     const std::int64_t seconds =
         days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
-        hour * 3600 + minute * 60 + second - offset_s;
+        std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second - offset_s;
     return seconds * 1'000'000 + micros;
 }
 

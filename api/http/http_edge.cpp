@@ -171,7 +171,7 @@ class EdgeHandler final : public Tcp::Handler {
             auto result = parse_request_head(conn.buffer, shared_->settings.limits);
             if (result.kind == HeadResult::Kind::incomplete) return;
             if (result.kind == HeadResult::Kind::rejected) {
-                return reject(peer, conn, std::move(result.rejection),
+                return reject(peer, conn, result.rejection,
                               result.head.request.header("x-request-id"));
             }
             conn.head = std::move(result.head);
@@ -206,7 +206,8 @@ class EdgeHandler final : public Tcp::Handler {
         EdgeHandler* self = this;
         Responder respond = [once, weak, shared, transport, reactor, self, close, http10_keep_alive,
                              head_only, id = request.request_id, method = request.method,
-                             path = request.path, started = Clock::now()](ApiResponse response) {
+                             path = request.path,
+                             started = Clock::now()](const ApiResponse& response) {
             if (once->exchange(true)) return;
             std::string bytes =
                 serialize_response(response, id, close, http10_keep_alive, head_only);
@@ -252,7 +253,8 @@ class EdgeHandler final : public Tcp::Handler {
     }
 
     // An answer to a request the edge refuses (or that is too slow): always closes.
-    void reject(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, ApiResponse response,
+    void reject(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn,
+                const ApiResponse& response,
                 const std::optional<std::string>& incoming_id = std::nullopt) {
         const std::string id = choose_request_id(incoming_id);
         access_log(shared_->settings, id, "-", "-", response.status, Clock::now() - conn.started);
@@ -300,7 +302,7 @@ class EdgeHandler final : public Tcp::Handler {
                 if (auto c = p ? connection(p) : nullptr) --c->queued;
                 if (after) after();
             },
-            [](std::exception_ptr) {});
+            [](const std::exception_ptr&) {});
     }
 
     std::shared_ptr<HttpEdge::Shared> shared_;

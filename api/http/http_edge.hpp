@@ -38,7 +38,9 @@ struct EdgeSettings {
 
 // Gets a whole request (request_id set: the incoming x-request-id when valid, else a new one) on a
 // reactor thread; must call `respond` exactly once, from any thread. What it throws is a 500
-// internal_error (detail logged with the request id).
+// internal_error (detail logged with the request id). Answering once is guaranteed here: the
+// first answer is written, any later one (a handler that answered and then threw) is dropped;
+// the Pipeline (api/http/router.hpp) relies on this and keeps no guard of its own.
 using EdgeRequestHandler = std::function<void(ApiRequest request, Responder respond)>;
 
 class HttpEdge {

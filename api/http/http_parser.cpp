@@ -393,7 +393,10 @@ std::string serialize_response(const ApiResponse& response, const std::string& r
     }
     out += "x-request-id: " + request_id + "\r\n";
     for (const auto& [name, value] : response.headers) {
-        out += name + ": " + value + "\r\n";
+        out += name;
+        out += ": ";
+        out += value;
+        out += "\r\n";
     }
     out += "content-length: " + std::to_string(response.body.size()) + "\r\n";
     if (close) {

@@ -15,10 +15,10 @@
 namespace duepay::api {
 
 struct HttpLimits {
-    std::size_t max_request_line = 8 * 1024;  // longer: 414 uri_too_long
-    std::size_t max_head_bytes = 16 * 1024;   // request line + headers + blank line; else 431
-    std::size_t max_header_count = 100;       // else 431
-    std::size_t max_body_bytes = 64 * 1024;   // Content-Length above it: 413 (ADR 0160)
+    std::size_t max_request_line = 8UL * 1024;  // longer: 414 uri_too_long
+    std::size_t max_head_bytes = 16UL * 1024;   // request line + headers + blank line; else 431
+    std::size_t max_header_count = 100;         // else 431
+    std::size_t max_body_bytes = 64UL * 1024;   // Content-Length above it: 413 (ADR 0160)
 };
 
 struct ParsedHead {

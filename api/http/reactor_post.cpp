@@ -26,7 +26,7 @@ void post_to_reactor(Pistache::Tcp::Transport* transport, std::function<void()> 
     std::optional<Pistache::Async::Deferred<uint64_t>> deferred;
     Pistache::Async::Promise<uint64_t> promise(
         [&](Pistache::Async::Deferred<uint64_t> d) { deferred.emplace(std::move(d)); });
-    promise.then([run](uint64_t) { run(); }, [run](std::exception_ptr) { run(); });
+    promise.then([run](uint64_t) { run(); }, [run](const std::exception_ptr&) { run(); });
     transport->armTimer(kNotATimer, std::chrono::milliseconds(1), std::move(*deferred));
 }
 

@@ -96,16 +96,17 @@ void RefundsApi::add_routes(RouteTable& routes) {
             return charge_not_found();
         return success_response(200, R"({"items":)" + row->refunds_json + "}");
     });
-    routes.add_async("POST", pattern, {},
-                     [this, invoice_id_of, invalid_id](const RouteCall& call, Responder respond) {
-                         const auto invoice_id = invoice_id_of(call.params[0]);
-                         if (!invoice_id) return respond(invalid_id());
-                         request_refund(call.request, call.key(), *invoice_id, respond);
-                     });
+    routes.add_async(
+        "POST", pattern, {},
+        [this, invoice_id_of, invalid_id](const RouteCall& call, const Responder& respond) {
+            const auto invoice_id = invoice_id_of(call.params[0]);
+            if (!invoice_id) return respond(invalid_id());
+            request_refund(call.request, call.key(), *invoice_id, respond);
+        });
 }
 
 void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner,
-                                const std::string& invoice_id, Responder respond) {
+                                const std::string& invoice_id, const Responder& respond) {
     rapidjson::Document doc;
     if (auto refused = parse_object_body(request.body, doc, kUtf8Body))
         return respond(std::move(*refused));
@@ -185,12 +186,12 @@ void RefundsApi::request_refund(const ApiRequest& request, const KeyOwner& owner
         e.mode = created->mode;
         e.chain_id = created->chain_id;
         e.occurred_at = ev::format_rfc3339_millis_utc(deps_.now_ms());
-        e.data = std::move(decided->front());
+        e.data = decided->front();
         const auto body = accepted_json(refund_id, "pending", tx_text);
         const auto retry_after = deps_.retry_after_ms;
         deps_.log->append_async(
             ports::LogRecord{invoice_id, ev::encode_event(e)},
-            [answer, body, retry_after](ports::AppendResult result) {
+            [answer, body, retry_after](const ports::AppendResult& result) {
                 if (result.status == ports::AppendStatus::persisted)
                     return answer(success_response(202, body));
                 if (result.status == ports::AppendStatus::possibly_persisted) {

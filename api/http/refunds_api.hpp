@@ -39,7 +39,7 @@ class RefundsApi {
 
   private:
     void request_refund(const ApiRequest& request, const KeyOwner& owner,
-                        const std::string& invoice_id, Responder respond);
+                        const std::string& invoice_id, const Responder& respond);
 
     RefundsApiDeps deps_;
 };

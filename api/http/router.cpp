@@ -1,10 +1,8 @@
 #include "api/http/router.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <exception>
-#include <memory>
 #include <utility>
 
 #include "api/http/auth.hpp"
@@ -98,17 +96,22 @@ bool state_changing(std::string_view method) {
 
 RouteTable& RouteTable::add(std::string method, std::string pattern, RouteOptions options,
                             RouteHandler handler) {
-    return add_async(std::move(method), std::move(pattern), options,
-                     [handler = std::move(handler)](const RouteCall& call, Responder respond) {
-                         respond(handler(call));
-                     });
+    return add_async(
+        std::move(method), std::move(pattern), options,
+        [handler = std::move(handler)](const RouteCall& call, const Responder& respond) {
+            respond(handler(call));
+        });
 }
 
 RouteTable& RouteTable::add_async(std::string method, std::string pattern, RouteOptions options,
                                   AsyncRouteHandler handler) {
     for (const auto& r : routes_) {
         if (r.method == method && r.pattern == pattern) {
-            throw std::invalid_argument("route declared twice: " + method + " " + pattern);
+            std::string what = "route declared twice: ";
+            what += method;
+            what += ' ';
+            what += pattern;
+            throw std::invalid_argument(what);
         }
     }
     auto segments = split_path(pattern);
@@ -155,6 +158,14 @@ Pipeline::Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings sett
     }
 }
 
+void add_health_route(RouteTable& routes) {
+    RouteOptions open;
+    open.auth = Auth::none;
+    open.own_query = true;  // a probe's query is ignored
+    routes.add("GET", "/healthz", open,
+               [](const RouteCall&) { return success_response(200, R"({"status":"ok"})"); });
+}
+
 void Pipeline::handle(const ApiRequest& request, Responder respond) const {
     // Every answer gets the surface's headers, whichever step gives it.
     if (!settings_.headers.empty()) {
@@ -163,58 +174,56 @@ void Pipeline::handle(const ApiRequest& request, Responder respond) const {
             next(std::move(r));
         };
     }
-    // The handler may have answered before it threw: a second answer is dropped.
-    auto answered = std::make_shared<std::atomic<bool>>(false);
-    Responder once = [answered, respond](ApiResponse r) {
-        if (answered->exchange(true)) return;
-        respond(std::move(r));
-    };
+    // A handler that answered and then threw still gets the envelope (and its error logged):
+    // the edge drops that second answer (see handle in router.hpp).
     try {
         if (settings_.admit) {
-            if (auto refused = settings_.admit(request)) return once(std::move(*refused));
+            if (auto refused = settings_.admit(request)) return respond(std::move(*refused));
         }
         const bool head = settings_.head_as_get && request.method == "HEAD";
         auto match = routes_.match(head ? std::string_view("GET") : request.method, request.path);
-        if (!match) return once(error_response(404, "route_not_found", "no such route"));
+        if (!match) return respond(error_response(404, "route_not_found", "no such route"));
         if (match->route == nullptr) {
             auto r = error_response(405, "method_not_allowed", "method not allowed");
             r.headers["allow"] = match->allow;
             if (settings_.head_as_get && match->allow.find("GET") != std::string::npos)
                 r.headers["allow"] += ", HEAD";
-            return once(std::move(r));
+            return respond(std::move(r));
         }
         const auto& route = *match->route;
         if (route.options.json_body && !is_json_media_type(request)) {
-            return once(error_response(415, "unsupported_media_type",
-                                       "content-type must be application/json"));
+            return respond(error_response(415, "unsupported_media_type",
+                                          "content-type must be application/json"));
         }
         if (route.options.form_body && !is_form_media_type(request)) {
-            return once(error_response(415, "unsupported_media_type",
-                                       "content-type must be application/x-www-form-urlencoded"));
+            return respond(
+                error_response(415, "unsupported_media_type",
+                               "content-type must be application/x-www-form-urlencoded"));
         }
         std::optional<KeyOwner> owner;
         if (route.options.auth == Auth::api_key) {
             owner = keys_->authenticate(request);
-            if (!owner) return once(error_response(401, "invalid_api_key", "invalid API key"));
+            if (!owner) return respond(error_response(401, "invalid_api_key", "invalid API key"));
         }
         std::optional<SessionUser> user;
         if (route.options.auth == Auth::session) {
             user = sessions_->authenticate(request);
-            if (!user) return once(sessions_->unauthenticated(request));
+            if (!user) return respond(sessions_->unauthenticated(request));
             if (state_changing(request.method)) {
                 if (auto refused = sessions_->forged(request, *user)) {
-                    return once(std::move(*refused));
+                    return respond(std::move(*refused));
                 }
             }
         }
         if (!route.options.own_query) {
-            if (auto unknown = reject_unknown_params(request, {})) return once(std::move(*unknown));
+            if (auto unknown = reject_unknown_params(request, {}))
+                return respond(std::move(*unknown));
         }
         const RouteCall call{request, owner ? &*owner : nullptr, std::move(match->params),
                              user ? &*user : nullptr};
-        route.handler(call, once);
+        route.handler(call, respond);
     } catch (...) {
-        once(thrown(settings_, request));
+        respond(thrown(settings_, request));
     }
 }
 

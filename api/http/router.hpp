@@ -138,7 +138,12 @@ class Pipeline {
     Pipeline(RouteTable routes, Authenticator* keys, PipelineSettings settings,
              SessionAuthenticator* sessions = nullptr);
 
-    // Runs one request through the steps above; `respond` is called exactly once.
+    // Runs one request through the steps above. Every step but the handler answers exactly
+    // once; a handler answers exactly once too, except one that answers and then throws: the
+    // envelope for what it threw follows as a second call (its error is logged either way).
+    // Answering once on the wire is the HTTP edge's guarantee (api/http/http_edge.hpp: the
+    // first answer leaves, any later one is dropped), not the pipeline's: a caller that is not
+    // the edge (a unit test) keeps the first answer.
     void handle(const ApiRequest& request, Responder respond) const;
 
     const RouteTable& routes() const { return routes_; }
@@ -157,6 +162,10 @@ T& required(T* dependency, const char* what) {
     if (dependency == nullptr) throw std::invalid_argument(std::string(what) + " is required");
     return *dependency;
 }
+
+// GET /healthz -> 200 {"status":"ok"}, without a key, its query ignored: every surface's probe
+// (the API's and the checkout's) is this one route.
+void add_health_route(RouteTable& routes);
 
 // application/json, any case, parameters (charset) allowed; a missing content-type is not JSON.
 bool is_json_media_type(const ApiRequest& request);

@@ -4,21 +4,12 @@
 
 #include "api/http/account_api.hpp"
 #include "api/http/charges_api.hpp"
-#include "api/http/envelope.hpp"
 #include "api/http/events_api.hpp"
 #include "api/http/http_edge.hpp"
 #include "api/http/refunds_api.hpp"
 #include "api/http/webhooks_api.hpp"
 
 namespace duepay::api {
-
-void add_health_route(RouteTable& routes) {
-    RouteOptions open;
-    open.auth = Auth::none;
-    open.own_query = true;  // a probe's query is ignored
-    routes.add("GET", "/healthz", open,
-               [](const RouteCall&) { return success_response(200, R"({"status":"ok"})"); });
-}
 
 RouteTable api_routes(const ApiSurface& surface) {
     RouteTable routes;
@@ -43,7 +34,7 @@ void ApiServer::start() {
     edge.access_log = settings_.access_log;
     edge.log_name = "api";
     edge_ = std::make_unique<HttpEdge>(
-        edge, [pipeline = &pipeline_](ApiRequest request, Responder respond) {
+        edge, [pipeline = &pipeline_](const ApiRequest& request, Responder respond) {
             pipeline->handle(request, std::move(respond));
         });
     edge_->start();

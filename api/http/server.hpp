@@ -29,9 +29,6 @@ struct ApiSurface {
 };
 RouteTable api_routes(const ApiSurface& surface);
 
-// GET /healthz -> 200 {"status":"ok"}, without a key.
-void add_health_route(RouteTable& routes);
-
 struct ServerSettings {
     std::string listen = "127.0.0.1:8080";  // host:port
     int threads = 2;

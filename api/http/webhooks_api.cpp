@@ -29,7 +29,7 @@ constexpr std::string_view kEndpoints = "/v1/webhook-endpoints";
 constexpr std::string_view kDeliveries = "/v1/webhook-deliveries/";
 constexpr std::size_t kMaxDescription = 255;
 constexpr long long kDefaultSecretOverlap = 86400;
-constexpr long long kMaxSecretOverlap = 7 * 86400;
+constexpr long long kMaxSecretOverlap = 7LL * 86400;
 
 ApiResponse endpoint_not_found() {
     return error_response(404, "webhook_endpoint_not_found",

@@ -357,7 +357,7 @@ domain::Result<ports::ProjectView> PgDashboard::verify_wallet(
     v.actor = actor_of(actor);
     auto p = pool_.with_transaction([&](pqxx::work& tx) { return accounts::verify_wallet(tx, v); });
     if (!p) return p.error();
-    return project_view(std::move(*p));
+    return project_view(std::move(p).value());
 }
 
 std::vector<ports::AuditEntry> PgDashboard::audit(const ports::ProjectId& project,

@@ -12,7 +12,11 @@ var chainId = Number(main.getAttribute("data-chain-id"));
 var clockOffset = Number(main.getAttribute("data-now")) * 1000 - Date.now();
 var i18nNode = document.getElementById("dp-i18n");
 var t = i18nNode ? JSON.parse(i18nNode.textContent) : {};
-var FINAL = {paid: 1, expired: 1, failed: 1, refunded: 1};
+// The statuses after which nothing changes: the server's list (domain::charge::final_status).
+var FINAL = {};
+(main.getAttribute("data-final-statuses") || "").split(" ").forEach(function(s) {
+  if (s) FINAL[s] = 1;
+});
 var lastStatus = main.getAttribute("data-status");
 var lastKey = null;
 var walletBusy = false;

@@ -34,7 +34,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+port="$(free_port)"
 base="http://127.0.0.1:$port"
 DUEPAY_LOG_LEVEL=debug DUEPAY_KAFKA_DEBUG=generic,cgrp DUEPAY_CHAINWATCH_TRACE=1 DUEPAY_PROJECTOR_TRACE=1 \
   DUEPAY_LISTEN="127.0.0.1:$port" \

@@ -34,7 +34,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 suffix="$$-$RANDOM"
 topic="duepay.test.ops.$suffix"
 group="duepay-test-ops-$suffix"

@@ -34,28 +34,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 suffix="$$-$RANDOM"
 topic="duepay.test.supervise.$suffix"
 "$BIN" admin topic create --name "$topic" --partitions 3 >/dev/null || fail "topic create"
 api_port="$(free_port)"
 checkout_port="$(free_port)"
 # A base port with the next three free too (the supervisor, then api, checkout, projector).
-ops_port="$(python3 - <<'PY'
-import random, socket
-for _ in range(200):
-    base = random.randint(20000, 30000)
-    socks = []
-    try:
-        for p in range(base, base + 4):
-            s = socket.socket(); s.bind(("127.0.0.1", p)); socks.append(s)
-        print(base); break
-    except OSError:
-        pass
-    finally:
-        for s in socks: s.close()
-PY
-)"
+ops_port="$(free_port_run 4)"
 [[ -n "$ops_port" ]] || fail "no four free ports in a row"
 api="http://127.0.0.1:$api_port"
 export DUEPAY_TOPIC="$topic" DUEPAY_PROJECTOR_GROUP="duepay-test-supervise-$suffix" \

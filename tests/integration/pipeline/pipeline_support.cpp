@@ -357,10 +357,28 @@ std::string create_database(const StackEnv& env, const std::string& name) {
     return url;
 }
 
+// Not `drop database ... with (force)`: run by the stack's role (not a superuser), FORCE refuses
+// the whole drop when an autovacuum worker is in the database ("must be a member of the role
+// whose process is being terminated"), which it often is after a test loaded thousands of rows
+// (replay_test). So: end the client backends still there ourselves (the stack's role may end its
+// own), then a plain drop, which ends autovacuum workers itself and waits up to 5 s for the
+// ended backends to exit; again while one is still exiting (object_in_use), for up to 30 s.
 void drop_database(const StackEnv& env, const std::string& name) {
     pqxx::connection admin(env.database_url);
-    pqxx::nontransaction tx(admin);
-    tx.exec("drop database if exists " + name + " with (force)");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+        try {
+            pqxx::nontransaction tx(admin);
+            tx.exec_params(
+                "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and "
+                "pid <> pg_backend_pid() and backend_type = 'client backend'",
+                name);
+            tx.exec("drop database if exists " + tx.quote_name(name));
+            return;
+        } catch (const pqxx::sql_error& e) {
+            if (e.sqlstate() != "55006" || std::chrono::steady_clock::now() >= deadline) throw;
+        }
+    }
 }
 
 std::int64_t count_charges(const StackEnv& env, const std::string& project_id) {

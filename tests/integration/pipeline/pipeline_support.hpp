@@ -110,7 +110,8 @@ DevServer start_dev_server(const StackEnv& env, const std::string& name,
                            const std::map<std::string, std::string>& extra_env = {});
 
 // A fresh database `name` on the stack's Postgres with every migration of schemas/migrations,
-// in name order; returns its URL. drop_database removes it (connections are closed by force).
+// in name order; returns its URL. drop_database removes it: it ends the connections still open
+// to it (of the stack's role) and the autovacuum workers in it, and waits for them.
 std::string create_database(const StackEnv& env, const std::string& name);
 void drop_database(const StackEnv& env, const std::string& name);
 

@@ -230,6 +230,8 @@ TEST_F(CheckoutTest, PageHasTheTestHooks) {
     EXPECT_NE(page.find("<svg id=q></svg>"), std::string::npos);
     EXPECT_NE(page.find("≈ ฿45.50 THB"), std::string::npos);
     EXPECT_NE(page.find("<html lang=\"en\">"), std::string::npos);
+    // checkout.js takes the final statuses from the page (domain::charge::final_status).
+    EXPECT_NE(page.find("data-final-statuses=\"paid expired failed refunded\""), std::string::npos);
     const auto th = render_page(view(charge()), Lang::th, 1899999000, "", "v");
     EXPECT_NE(th.find("<html lang=\"th\">"), std::string::npos);
     EXPECT_NE(th.find("รอการชำระเงิน"), std::string::npos);
@@ -386,6 +388,15 @@ TEST_F(CheckoutRoutesTest, OnlyGet) {
     // HEAD is served as GET (the edge drops the body).
     EXPECT_EQ(send("HEAD", "/static/checkout.css", "10.0.0.7").status, 200);
     EXPECT_EQ(send("GET", "/nowhere", "10.0.0.7").status, 404);
+}
+
+// The probe is the shared one (add_health_route), behind the checkout's headers.
+TEST_F(CheckoutRoutesTest, HealthzIsTheSharedProbe) {
+    auto health = get("/healthz", "10.0.0.8");
+    EXPECT_EQ(health.status, 200);
+    EXPECT_EQ(health.body, R"({"success":true,"data":{"status":"ok"},"error":null})");
+    EXPECT_NE(health.headers["content-security-policy"].find("frame-ancestors 'none'"),
+              std::string::npos);
 }
 
 }  // namespace

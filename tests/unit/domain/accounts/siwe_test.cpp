@@ -4,6 +4,8 @@
 
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip191.hpp"
+#include "domain/hex.hpp"
+#include "tests/support/siwe_vectors.hpp"
 
 namespace duepay::domain::accounts::siwe {
 namespace {
@@ -24,23 +26,8 @@ const std::string kSpecExample =
     "- ipfs://bafybeiemxf5abjwjbikoz4mc3a3dla6ual3jsgpdr4cjr3oz3evfyavhwq/\n"
     "- https://example.com/my-web2-claim.json";
 
-// Every field present.
-const std::string kFull =
-    "https://dash.duepay.example wants you to sign in with your Ethereum account:\n"
-    "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n"
-    "\n"
-    "Sign in to the duepay dashboard.\n"
-    "\n"
-    "URI: https://dash.duepay.example/login\n"
-    "Version: 1\n"
-    "Chain ID: 137\n"
-    "Nonce: k3Jd8sQ2pL9x\n"
-    "Issued At: 2026-11-27T11:00:00.000Z\n"
-    "Expiration Time: 2026-11-27T11:10:00.000Z\n"
-    "Not Before: 2026-11-27T11:00:00.000Z\n"
-    "Request ID: req-42\n"
-    "Resources:\n"
-    "- https://dash.duepay.example/terms";
+// Every field present (shared with the signature tests: tests/support/siwe_vectors.hpp).
+using tests::siwe_vectors::kFull;
 
 // Only the required fields: no statement means two empty lines after the address.
 const std::string kMinimal =
@@ -419,6 +406,8 @@ TEST(SiweCheck, EachRuleAtItsBoundary) {
 
 TEST(SiweSigningHash, IsTheEip191HashOfTheText) {
     EXPECT_EQ(signing_hash(full()), evm::personal_message_hash(kFull));
+    EXPECT_EQ(to_hex(signing_hash(full())),
+              tests::siwe_vectors::kEthersHash);  // what ethers hashes
     auto other = full();
     other.nonce = "k3Jd8sQ2pL9y";
     EXPECT_NE(signing_hash(other), signing_hash(full()));
