@@ -73,10 +73,13 @@ Mode mode_of(const ApiRequest& request) {
     return cookie(request, kModeCookie).value_or("test") == "live" ? Mode::live : Mode::test;
 }
 
-// A path of ours to come back to: "/..." but not "//..." (another host), else "/projects".
+// A path of ours to come back to: "/..." of printable ASCII but not "//..." (another host),
+// else "/projects".
 std::string local_path(const std::optional<std::string>& next) {
     if (!next || next->empty() || (*next)[0] != '/' || next->rfind("//", 0) == 0 ||
-        next->find('\\') != std::string::npos) {
+        next->find('\\') != std::string::npos ||
+        !std::all_of(next->begin(), next->end(),
+                     [](unsigned char ch) { return ch > 0x20 && ch < 0x7f; })) {
         return "/projects";
     }
     return *next;
@@ -729,6 +732,15 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                    std::transform(id.begin(), id.end(), id.begin(), [](unsigned char ch) {
                        return static_cast<char>(std::tolower(ch));
                    });
+                   // Only an invoice id goes into the redirect: 0x + 64 hex digits.
+                   const bool invoice = id.size() == 66 && id.rfind("0x", 0) == 0 &&
+                                        std::all_of(id.begin() + 2, id.end(), [](unsigned char ch) {
+                                            return std::isxdigit(ch) != 0;
+                                        });
+                   if (!invoice) {
+                       return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                                   ctx.chrome.lang);
+                   }
                    return redirect("/p/" + ctx.project.value + "/charges/" + id);
                }));
     routes.add(

@@ -392,10 +392,17 @@ std::string serialize_response(const ApiResponse& response, const std::string& r
         out += "content-type: application/json\r\n";
     }
     out += "x-request-id: " + request_id + "\r\n";
+    // A header is one line whatever a route put in it: CR, LF and NUL are dropped, so a value
+    // built from request input (a redirect's location) can never start a header of its own.
+    auto append_field = [&out](std::string_view text) {
+        for (char ch : text) {
+            if (ch != '\r' && ch != '\n' && ch != '\0') out += ch;
+        }
+    };
     for (const auto& [name, value] : response.headers) {
-        out += name;
+        append_field(name);
         out += ": ";
-        out += value;
+        append_field(value);
         out += "\r\n";
     }
     out += "content-length: " + std::to_string(response.body.size()) + "\r\n";

@@ -488,8 +488,11 @@ TEST_F(Dashboard, EveryPageRendersInEnglishAndThai) {
     }
     auto thai = call("GET", "/sign-in", {{"accept-language", "th-TH,th;q=0.9"}});
     EXPECT_NE(thai.body.find("เข้าสู่ระบบ"), std::string::npos);
-    // A redirect never leaves our origin.
+    // A redirect never leaves our origin, nor carries a line break into the header.
     EXPECT_EQ(call("GET", "/lang/en?next=//evil.example").headers["location"], "/projects");
+    EXPECT_EQ(
+        call("GET", "/lang/en?next=/p%0d%0aSet-Cookie:%20duepay_session=x").headers["location"],
+        "/projects");
 }
 
 // A browser sends `Origin: null` with a form POST under referrer-policy no-referrer, which the
@@ -590,6 +593,9 @@ TEST_F(Dashboard, ChargesListUsesTheRestListRulesAndHidesOtherProjects) {
     auto find = get(u, base + "/charges/find?invoiceId=" + mine.invoice_id);
     EXPECT_EQ(find.status, 303);
     EXPECT_EQ(find.headers["location"], base + "/charges/" + mine.invoice_id);
+    auto not_an_id = get(u, base + "/charges/find?invoiceId=0x12%0d%0aSet-Cookie:%20a=b");
+    EXPECT_EQ(not_an_id.status, 404);
+    EXPECT_EQ(not_an_id.headers.count("location"), 0U);
 }
 
 }  // namespace

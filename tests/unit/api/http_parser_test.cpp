@@ -258,6 +258,16 @@ TEST(HttpParser, SizeBounds) {
                    "request_header_fields_too_large");
 }
 
+TEST(HttpParser, AHeaderValueNeverStartsAHeaderOfItsOwn) {
+    ApiResponse r;
+    r.status = 303;
+    r.headers["location"] = std::string("/x\r\nset-cookie: duepay_session=evil\n\0y", 38);
+    const auto wire = serialize_response(r, "req_1", false, false, false);
+    EXPECT_NE(wire.find("location: /xset-cookie: duepay_session=evily\r\n"), std::string::npos)
+        << wire;
+    EXPECT_EQ(wire.find("\r\nset-cookie"), std::string::npos) << wire;
+}
+
 TEST(HttpParser, ResponsesCarryTheEnvelopeHeaders) {
     ApiResponse r;
     r.status = 405;
