@@ -3,7 +3,8 @@
 // failure messages and which stopChildren() ends, and a free loopback port. Used by
 // tests/integration/merchant/support.mjs, tests/integration/webhooks/webhooks.test.mjs,
 // tests/integration/chain/chain.test.mjs, tests/e2e/checkout.test.mjs and
-// tests/e2e/dashboard.test.mjs. Every wait is bounded.
+// tests/e2e/dashboard.test.mjs (whose
+// browser helpers are tests/support/dashboard_browser.mjs). Every wait is bounded.
 import http from "node:http";
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
