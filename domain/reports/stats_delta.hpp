@@ -124,6 +124,7 @@ struct StatsRows {
 
     void add(const ChargeTerms& terms, const StatsDelta& delta);
     bool empty() const { return daily.empty() && paid_time.empty() && statuses.empty(); }
+    bool operator==(const StatsRows&) const = default;
 };
 
 // charge::apply, with what the event added to the stats summed into `rows`.

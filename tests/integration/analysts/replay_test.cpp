@@ -292,10 +292,10 @@ TEST_F(ReplayTest, AChargeStraddlingBatchesKilledBetweenThemResumesToTheSameRow)
     {
         pqxx::work tx(db);
         tx.exec("create schema crashed");
-        tx.exec(
-            "create unlogged table crashed.charge_events (like public.charge_events "
-            "including all)");
-        tx.exec("create unlogged table crashed.charges (like public.charges including all)");
+        for (const char* table : projections::charges::kRebuiltTables) {
+            tx.exec(std::string("create unlogged table crashed.") + table + " (like public." +
+                    table + " including all)");
+        }
         tx.exec("create unlogged table crashed.replay_unlogged (since timestamptz not null)");
         tx.exec_params(
             "insert into consumer_offsets (group_id, topic, partition, next_offset) select "
