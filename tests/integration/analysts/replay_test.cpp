@@ -230,8 +230,10 @@ TEST_F(ReplayTest, AChargeStraddlingBatchesKilledBetweenThemResumesToTheSameRow)
                     .as<std::string>();
         // The shadow as the replay creates it (idempotent there).
         tx.exec("create schema straddle");
-        tx.exec("create table straddle.charge_events (like public.charge_events including all)");
-        tx.exec("create table straddle.charges (like public.charges including all)");
+        for (const char* table : projections::charges::kRebuiltTables) {
+            tx.exec(std::string("create table straddle.") + table + " (like public." + table +
+                    " including all)");
+        }
         tx.commit();
     }
     EXPECT_EQ(count(db, "select count(*) from charge_events where invoice_id = '" + charge + "'"),
