@@ -184,6 +184,7 @@ std::string overview_section(const Chrome& c, const Overview& o) {
     const auto& s = o.stats;
     // The period's days, oldest first.
     std::vector<std::string> days;
+    days.reserve(static_cast<std::size_t>(std::max(o.days, 0)));
     const auto first = domain::events::parse_rfc3339_millis(o.first_day).value_or(0);
     for (int i = 0; i < o.days; ++i) {
         days.push_back(domain::events::format_rfc3339_millis_utc(first + i * kDayMs).substr(0, 10));

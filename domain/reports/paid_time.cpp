@@ -14,9 +14,9 @@ int paid_time_bucket(std::int64_t seconds) {
     if (seconds < kExact) return static_cast<int>(seconds);
     if (seconds >= (std::int64_t{1} << 31)) return kPaidTimeBuckets - 1;
     const auto s = static_cast<std::uint64_t>(seconds);
-    const int e = std::bit_width(s) - 1;  // 4 .. 30: s in [2^e, 2^(e+1))
+    const int e = static_cast<int>(std::bit_width(s)) - 1;  // 4 .. 30: s in [2^e, 2^(e+1))
     const int m = static_cast<int>((s >> (e - 3)) & 7);
-    return kExact + 8 * (e - 4) + m;
+    return static_cast<int>(kExact) + (8 * (e - 4)) + m;
 }
 
 SecondsRange paid_time_range(int bucket) {

@@ -1,8 +1,8 @@
 #include "infra/postgres/charge_stats_store.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
+#include <array>
 
+#include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
 
 namespace duepay::infra::postgres {
@@ -10,12 +10,9 @@ namespace duepay::infra::postgres {
 namespace {
 
 namespace rp = domain::reports;
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using domain::json::str;
+using domain::json::Writer;
 
-void str(Writer& w, const char* key, std::string_view value) {
-    w.Key(key);
-    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
 void big(Writer& w, const char* key, const rp::BigInt& value) { str(w, key, value.str()); }
 void num(Writer& w, const char* key, std::int64_t value) {
     w.Key(key);
@@ -23,9 +20,12 @@ void num(Writer& w, const char* key, std::int64_t value) {
 }
 std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
 
-constexpr const char* kStatusColumns[] = {
+constexpr std::array<const char*, 7> kStatusColumns = {
     "entered_pending", "entered_confirming", "entered_paid",    "entered_underpaid",
     "entered_expired", "entered_failed",     "entered_refunded"};
+
+// In the order of domain::charge::Status (DailyCounts::entered's index).
+static_assert(kStatusColumns.size() == std::size(domain::charge::kAllStatuses));
 
 std::string daily_json(const rp::StatsRows& rows) {
     rapidjson::StringBuffer b;
