@@ -1,12 +1,27 @@
--- wrk script of the overview bench (bench/dashboard/run.sh): GET $DUEPAY_OVERVIEW_PATH with the
--- bench session's cookie ($DUEPAY_BENCH_COOKIE). Keep-alive is asked for explicitly.
+-- wrk script of the overview bench (bench/dashboard/run.sh): GET $DUEPAY_OVERVIEW_PATH, each
+-- request with the next of the bench's session cookies ($DUEPAY_BENCH_COOKIES, space separated),
+-- so that the connections do not all touch one session row. Keep-alive is asked for explicitly.
+local counter = 0
+local threads = {}
+
+function setup(thread)
+  thread:set("offset", #threads)
+  table.insert(threads, thread)
+end
+
 function init(args)
   path = os.getenv("DUEPAY_OVERVIEW_PATH")
-  wrk.headers["Cookie"] = "duepay_session=" .. os.getenv("DUEPAY_BENCH_COOKIE")
+  cookies = {}
+  for c in string.gmatch(os.getenv("DUEPAY_BENCH_COOKIES"), "%S+") do
+    table.insert(cookies, "duepay_session=" .. c)
+  end
+  counter = offset or 0
   wrk.headers["Connection"] = "keep-alive"
 end
 
 function request()
+  counter = counter + 1
+  wrk.headers["Cookie"] = cookies[counter % #cookies + 1]
   return wrk.format("GET", path)
 end
 

@@ -3,10 +3,12 @@
 -- expired / 10% pending / 10% underpaid, two tokens, a quarter priced in THB; then the stats read
 -- model (schemas/migrations/0245_project_stats.sql) filled by an aggregate over exactly those
 -- charges (each charge paid in full, some seconds to an hour after its creation), webhook attempt
--- counts, and a member wallet with a dashboard session whose cookie token is :'token' (stored
--- hash-only, as the dashboard's session store does). Read-model rows only, no events: a bench of
--- the read path, never a state to replay. Re-running replaces the project's rows.
---   psql -v rows=1000000 -v token=<64 hex> -f bench/dashboard/seed.sql
+-- counts, and a member wallet with :sessions dashboard sessions, the cookie token of session n
+-- being the SHA-256 hex of (:'token' || n) (stored hash-only, as the dashboard's session store
+-- does: every page touches its session's row, so the bench spreads its connections over many).
+-- Read-model rows only, no events: a bench of the read path, never a state to replay.
+-- Re-running replaces the project's rows.
+--   psql -v rows=1000000 -v sessions=64 -v token=<64 hex> -f bench/dashboard/seed.sql
 \set ON_ERROR_STOP on
 \set wallet '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
 begin;
@@ -16,10 +18,13 @@ values ('prj_bench_overview', 'overview bench', 'unmetered',
 on conflict (id) do nothing;
 insert into project_members (project_id, address, role)
 values ('prj_bench_overview', :'wallet', 'owner') on conflict do nothing;
-delete from dashboard_sessions where id = 'ses_bench_overview';
+delete from dashboard_sessions where id like 'ses_bench_overview_%';
 insert into dashboard_sessions (id, token_hash, address, csrf, expires_at)
-values ('ses_bench_overview', sha256(convert_to(:'token', 'UTF8')), :'wallet',
-        encode(sha256(convert_to('csrf-' || :'token', 'UTF8')), 'hex'), now() + interval '12 hours');
+select 'ses_bench_overview_' || n,
+       sha256(convert_to(encode(sha256(convert_to(:'token' || n, 'UTF8')), 'hex'), 'UTF8')),
+       :'wallet', encode(sha256(convert_to('csrf-' || :'token' || n, 'UTF8')), 'hex'),
+       now() + interval '12 hours'
+from generate_series(1, :sessions) n;
 
 delete from charges where project_id = 'prj_bench_overview';
 insert into charges (invoice_id, project_id, mode, chain_id, status, amount, token, token_symbol,
