@@ -182,7 +182,8 @@ std::string projects_page(const Chrome& c, const std::vector<ports::ProjectMembe
 }
 
 std::string project_home(const Chrome& c, const ports::ProjectView& p,
-                         const std::vector<ports::KeySummary>& keys, std::string_view api_url) {
+                         const std::vector<ports::KeySummary>& keys, std::string_view api_url,
+                         std::string_view figures, bool first_steps) {
     const Lang L = c.lang;
     Html h;
     h << "<h1>" << e(p.name) << "</h1>";
@@ -193,6 +194,8 @@ std::string project_home(const Chrome& c, const ports::ProjectView& p,
       << (p.payout_address ? "<code>" + e(*p.payout_address) + "</code>"
                            : std::string(tr(L, "no_payout")))
       << "</dd></dl>";
+    h << figures;
+    if (!first_steps) return layout(c, p.name, h.out);
     bool has_test_key = false;
     for (const auto& k : keys) has_test_key |= k.active && k.mode == Mode::test;
     const std::string base = "/p/" + p.id.value;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "api/checkout/checkout_routes.hpp"
 #include "api/dashboard/dashboard_assets.hpp"
 #include "api/dashboard/dashboard_pages.hpp"
+#include "api/dashboard/overview_pages.hpp"
 #include "api/dashboard/project_scope.hpp"
 #include "api/http/account_api.hpp"
 #include "api/http/charge_list.hpp"
@@ -71,6 +73,7 @@ DashboardRoutes::DashboardRoutes(DashboardDeps deps)
     required(deps_.charges, "DashboardDeps.charges");
     required(deps_.charge_reader, "DashboardDeps.charge_reader");
     required(deps_.history, "DashboardDeps.history");
+    required(deps_.stats, "DashboardDeps.stats");
     if (!deps_.recover) throw std::invalid_argument("DashboardDeps.recover is required");
     if (!deps_.now_ms) throw std::invalid_argument("DashboardDeps.now_ms is required");
     if (deps_.chain_ids.empty()) throw std::invalid_argument("DashboardDeps.chain_ids is empty");
@@ -301,16 +304,28 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     };
     using A = acc::ProjectAction;
 
-    routes.add("GET", "/p/:projectId", page,
-               in_project(A::read, "overview", [this, &store](const RouteCall&, Context& ctx) {
-                   auto p = store.find_project(ctx.project);
-                   if (!p)
-                       return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                                   ctx.chrome.lang);
-                   return html(200,
-                               project_home(ctx.chrome, *p, store.keys(ctx.project), deps_.api_url),
-                               ctx.chrome.lang);
-               }));
+    // The overview (overview_pages.hpp): the stats read model over the last 30 or 90 days.
+    routes.add(
+        "GET", "/p/:projectId", RouteOptions{Auth::session, true},
+        in_project(A::read, "overview", [this, &store](const RouteCall& call, Context& ctx) {
+            auto p = store.find_project(ctx.project);
+            if (!p)
+                return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
+                            ctx.chrome.lang);
+            const auto days = parse_overview_days(call.request.query_param("days"));
+            if (!days || call.request.unknown_query_param({"days"})) {
+                return html(400, message_page(ctx.chrome, "invalid_period", "invalid_period_body"),
+                            ctx.chrome.lang);
+            }
+            Overview o;
+            o.days = *days;
+            std::tie(o.first_day, o.last_day) = overview_period(deps_.now_ms(), *days);
+            o.stats = deps_.stats->read({ctx.project, ctx.chrome.mode, o.first_day, o.last_day});
+            return html(200,
+                        project_home(ctx.chrome, *p, store.keys(ctx.project), deps_.api_url,
+                                     overview_section(ctx.chrome, o), !has_charges(o.stats)),
+                        ctx.chrome.lang);
+        }));
 
     // ---- Keys ----
     auto keys_of_mode = [&store](const Context& ctx) {

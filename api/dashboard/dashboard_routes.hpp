@@ -3,6 +3,7 @@
 //   GET  /sign-in, GET /auth/siwe/nonce, POST /auth/siwe       sign in with a wallet (EIP-4361)
 //   POST /sign-out, POST /sign-out-everywhere
 //   GET  /projects, POST /projects                              a user's projects, a new one
+//   GET  /p/:projectId[?days=30|90]                             the overview (stats read model)
 //   GET  /p/:projectId[/keys|/members|/wallet|/settings|/audit] a project's pages
 //   GET  /p/:projectId/charges[/:invoiceId], /charges/find      charges of the mode (REST's
 //                                                                filters)
@@ -31,6 +32,7 @@
 #include "api/http/router.hpp"
 #include "domain/evm/signature.hpp"
 #include "domain/ports/dashboard.hpp"
+#include "domain/ports/project_stats.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 
@@ -45,6 +47,8 @@ struct DashboardDeps {
     ports::ChargeHistory* history = nullptr;
     // The charges list's live updates (live_charges.hpp); null: the list has none.
     LiveCharges* live = nullptr;
+    // The overview's figures: the stats read model (ADR 0245).
+    ports::ProjectStats* stats = nullptr;
     // The signer of an EIP-191 digest (infra/crypto in the composition root).
     std::function<domain::Result<domain::Address>(const domain::Bytes32& digest,
                                                   const domain::evm::Signature& signature)>

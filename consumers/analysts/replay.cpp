@@ -88,8 +88,9 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
     const auto group = replay::group(s.schema);
     if (db.prepare_shadow(s.schema, group, s.fresh, s.unlogged)) {
         // A Postgres crash emptied the unlogged tables, not the offsets (ADR 0190).
-        kLog.warn() << "replay: the unlogged tables of " << s.schema
-                    << " were emptied by a Postgres crash; starting again from offset 0";
+        kLog.warn() << "replay: the tables of " << s.schema
+                    << " were emptied by a Postgres crash, or lack one this build rebuilds; "
+                       "starting again from offset 0";
     }
     auto shadow = rm::shadow_runner(s.database_url, s.schema);
 

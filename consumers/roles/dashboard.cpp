@@ -18,6 +18,7 @@
 #include "infra/postgres/api_ports.hpp"
 #include "infra/postgres/charge_changes.hpp"
 #include "infra/postgres/pool.hpp"
+#include "infra/postgres/project_stats.hpp"
 
 namespace duepay::consumers {
 
@@ -36,6 +37,7 @@ struct DashboardRole {
     std::unique_ptr<infra::postgres::PgChargeHistory> history;
     std::unique_ptr<infra::postgres::PgChargeChanges> changes;
     std::unique_ptr<api::dashboard::LiveCharges> live;
+    std::unique_ptr<infra::postgres::PgProjectStats> stats;
     std::unique_ptr<api::dashboard::DashboardSessions> sessions;
     std::unique_ptr<api::dashboard::DashboardRoutes> routes;
     std::unique_ptr<api::Pipeline> pipeline;
@@ -76,6 +78,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
 
     charges = std::make_unique<infra::postgres::PgChargeReader>(*pool);
     history = std::make_unique<infra::postgres::PgChargeHistory>(*pool);
+    stats = std::make_unique<infra::postgres::PgProjectStats>(*pool);
 
     auto now_ms = [] {
         return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -96,6 +99,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     deps.charges = charges.get();
     deps.charge_reader = charges.get();
     deps.history = history.get();
+    deps.stats = stats.get();
     deps.sessions = sessions.get();
     deps.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& signature) {
         return infra::crypto::recover_signer(digest, signature);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "domain/events/json_writer.hpp"
+#include "infra/postgres/charge_stats_store.hpp"
 #include "infra/postgres/detail/sql_text.hpp"
 #include "infra/postgres/webhook_store.hpp"
 
@@ -177,6 +178,8 @@ void record_webhook_attempts(pqxx::work& tx, const std::vector<AttemptOutcome>& 
                        " where exists (select 1 from webhook_endpoints e "
                        "where e.id = x.endpoint_id) order by x.seq",
                    batch);
+    // The overview's success rate counts them per project and mode (ADR 0245).
+    count_webhook_attempts(tx, batch);
     tx.exec_params(
         std::string("update webhook_deliveries d set attempts = x.attempt, "
                     "  state = case when x.delivered then 'delivered' "

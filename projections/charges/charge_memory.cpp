@@ -10,14 +10,19 @@ namespace duepay::projections::charges {
 
 namespace ev = domain::events;
 
-void ChargeMemory::Charge::add(const ev::Event& event) {
+void ChargeMemory::Charge::add(const ev::Event& event, domain::reports::StatsRows* stats) {
     if (!row && std::holds_alternative<ev::ChargeCreated>(event.data)) {
         row = created_columns(event);
+        terms = domain::reports::terms_of(event);
         created_now = true;
     }
     last = {event.id, event.occurred_at};
     ++events;
-    domain::charge::apply(state, event);
+    if (stats != nullptr && terms) {
+        domain::reports::apply_counting(state, *terms, event, *stats);
+    } else {
+        domain::charge::apply(state, event);
+    }
 }
 
 std::size_t ChargeMemory::KeyHash::operator()(const domain::InvoiceId& id) const {
@@ -47,6 +52,7 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
     }
     // A charge folded from its journal already has the fresh events (journaled before this).
     std::unordered_set<domain::InvoiceId, KeyHash> from_journal;
+    Folded out;
     if (!missing.empty()) {
         std::unordered_set<std::string_view> fresh_ids;
         for (const auto* event : fresh) fresh_ids.insert(event->id);
@@ -54,7 +60,10 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
             if (events.empty()) continue;
             auto& charge = staged_[events.front().invoice_id];
             charge = Charge{};
-            for (const auto& event : events) charge.add(event);
+            // The events journaled before this batch were counted by the batch that journaled
+            // them.
+            for (const auto& event : events)
+                charge.add(event, fresh_ids.contains(event.id) ? &out.stats : nullptr);
             // The row is new when the charge.created it was mapped from is a fresh event.
             const auto created = std::find_if(events.begin(), events.end(), [](const auto& e) {
                 return std::holds_alternative<ev::ChargeCreated>(e.data);
@@ -65,9 +74,9 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
         }
     }
     for (const auto* event : fresh) {
-        if (!from_journal.contains(event->invoice_id)) staged_[event->invoice_id].add(*event);
+        if (!from_journal.contains(event->invoice_id))
+            staged_[event->invoice_id].add(*event, &out.stats);
     }
-    Folded out;
     out.rows.reserve(touched.size());
     for (const auto* key : touched) {
         auto& charge = staged_[*key];

@@ -23,6 +23,7 @@
 
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
+#include "domain/reports/stats_delta.hpp"
 #include "infra/postgres/charge_row.hpp"
 #include "projections/charges/charge_projection.hpp"
 
@@ -52,6 +53,7 @@ class ChargeMemory {
         // yet (rows are written whenever a charge with its charge.created is folded).
         std::vector<infra::postgres::ChargeRow> new_rows;
         std::vector<std::string> deferred;  // touched, no charge.created yet: no row
+        domain::reports::StatsRows stats;   // what the fresh events add to the stats (ADR 0245)
     };
 
     // The rows of the charges `fresh` touches after folding it in (staged until keep()):
@@ -70,11 +72,13 @@ class ChargeMemory {
         domain::charge::ChargeState state = domain::charge::initial_state();
         // created_columns of the first charge.created (mapped once).
         std::optional<infra::postgres::ChargeRow> row;
+        std::optional<domain::reports::ChargeTerms> terms;  // of the same charge.created
         bool created_now = false;  // that charge.created is among the current fold's events
         LastEvent last;
         int events = 0;  // journaled events (the row's event_count)
         std::uint64_t touched = 0;
-        void add(const domain::events::Event& event);
+        // Applies `event`; with `stats`, sums what it adds to the stats there.
+        void add(const domain::events::Event& event, domain::reports::StatsRows* stats);
     };
     struct KeyHash {
         std::size_t operator()(const domain::InvoiceId& id) const;

@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -136,6 +137,26 @@ std::optional<infra::postgres::ChargeRow> project_charge(std::span<const ev::Eve
     }
     if (created == nullptr) return std::nullopt;
     const auto state = ch::fold(events);
+    return to_row(state, *created, {events.back().id, events.back().occurred_at},
+                  static_cast<int>(events.size()));
+}
+
+std::optional<infra::postgres::ChargeRow> project_charge(
+    std::span<const ev::Event> events, const std::function<bool(const ev::Event&)>& fresh,
+    domain::reports::StatsRows& stats) {
+    const auto created = std::find_if(events.begin(), events.end(), [](const ev::Event& e) {
+        return std::holds_alternative<ev::ChargeCreated>(e.data);
+    });
+    if (created == events.end()) return std::nullopt;
+    const auto terms = *domain::reports::terms_of(*created);
+    auto state = ch::initial_state();
+    for (const auto& event : events) {
+        if (fresh(event)) {
+            domain::reports::apply_counting(state, terms, event, stats);
+        } else {
+            ch::apply(state, event);
+        }
+    }
     return to_row(state, *created, {events.back().id, events.back().occurred_at},
                   static_cast<int>(events.size()));
 }

@@ -2,6 +2,7 @@
 // charge.created event to the `charges` row. No I/O; charge_projector.cpp does the SQL.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
+#include "domain/reports/stats_delta.hpp"
 #include "domain/result.hpp"
 #include "infra/postgres/charge_row.hpp"
 
@@ -42,6 +44,14 @@ void set_state_columns(infra::postgres::ChargeRow& row, const domain::charge::Ch
 // among them (an orphan chain fact waits for its charge).
 std::optional<infra::postgres::ChargeRow> project_charge(
     std::span<const domain::events::Event> events);
+
+// The same fold, and what the events for which `fresh` is true add to the stats read model
+// (domain/reports/stats_delta.hpp) summed into `stats`: the events already counted by an earlier
+// batch are folded without counting (ADR 0245).
+std::optional<infra::postgres::ChargeRow> project_charge(
+    std::span<const domain::events::Event> events,
+    const std::function<bool(const domain::events::Event&)>& fresh,
+    domain::reports::StatsRows& stats);
 
 // Every text column of `row` is storable text (domain/text.hpp): what Postgres accepts.
 bool row_is_storable(const infra::postgres::ChargeRow& row);

@@ -11,6 +11,7 @@
 #include "domain/events/event_json.hpp"
 #include "domain/hex.hpp"
 #include "infra/log/log.hpp"
+#include "infra/postgres/charge_stats_store.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
@@ -107,8 +108,11 @@ ChargeMemory::Folded fold_touched(pqxx::transaction_base& tx,
         for (const auto* r : batch) events.push_back(r->event);
         charges.emplace_back(invoice_id, std::move(events));
     }
+    std::unordered_set<std::string_view> fresh_ids;
+    for (const auto* r : fresh) fresh_ids.insert(r->entry.event_id);
+    const auto is_fresh = [&](const ev::Event& e) { return fresh_ids.contains(e.id); };
     for (const auto& [invoice_id, events] : charges) {
-        if (auto row = project_charge(events)) {
+        if (auto row = project_charge(events, is_fresh, out.stats)) {
             out.rows.push_back(std::move(*row));
         } else {
             out.deferred.push_back(invoice_id);
@@ -148,6 +152,7 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
                            std::make_move_iterator(folded.new_rows.end()));
     }
     infra::postgres::upsert_charges(tx, folded.rows);
+    infra::postgres::upsert_charge_stats(tx, folded.stats);
     stats.charges += folded.rows.size() + (bulk ? folded.new_rows.size() : 0);
     if (options.notify) {
         std::set<std::string> touched;

@@ -96,6 +96,12 @@ void create_shadow(pqxx::transaction_base& tx, const std::string& schema, bool u
     }
 }
 
+bool shadow_incomplete(pqxx::transaction_base& tx, const std::string& schema) {
+    const auto present = std::count_if(std::begin(kRebuiltTables), std::end(kRebuiltTables),
+                                       [&](const char* t) { return exists(tx, schema, t); });
+    return present > 0 && present < static_cast<std::ptrdiff_t>(std::size(kRebuiltTables));
+}
+
 bool unlogged_shadow_lost(pqxx::transaction_base& tx, const std::string& schema) {
     std::vector<std::string> tables(std::begin(kRebuiltTables), std::end(kRebuiltTables));
     const bool unlogged =

@@ -14,8 +14,10 @@
 
 namespace duepay::projections::charges {
 
-// The rebuilt tables, in the order the projector writes them (and the swap locks them).
-inline constexpr const char* kRebuiltTables[] = {"charge_events", "charges"};
+// The rebuilt tables, in the order the projector writes them (and the swap locks them): the
+// journal, the charges and the stats read model (ADR 0245).
+inline constexpr const char* kRebuiltTables[] = {"charge_events", "charges", "charge_stats_daily",
+                                                 "charge_paid_seconds", "charge_status_counts"};
 
 // The rebuilt tables whose non-unique indexes a shadow gets only once it is loaded (bulk-load
 // cost, ADR 0185): `charges` (six list indexes). charge_events keeps its invoice index, which the
@@ -37,6 +39,10 @@ inline constexpr const char* kUnloggedMarker = "replay_unlogged";
 // without its non-unique indexes. With `unlogged`, tables it creates are UNLOGGED (no WAL while
 // loading), with the kUnloggedMarker row beside them. Idempotent.
 void create_shadow(pqxx::transaction_base& tx, const std::string& schema, bool unlogged = true);
+
+// The shadow `schema` holds some of kRebuiltTables but not all (an older build made it, before a
+// table joined them): its rows cannot be resumed, the caller must start over from offset 0.
+bool shadow_incomplete(pqxx::transaction_base& tx, const std::string& schema);
 
 // The shadow's tables are UNLOGGED and its marker row is gone: a Postgres crash reset them to
 // empty, while the replay's offsets (logged, in public.consumer_offsets) survived; the caller

@@ -83,7 +83,8 @@ std::vector<std::string> ReplayDatabase::drop_retired() {
 bool ReplayDatabase::prepare_shadow(const std::string& schema, const std::string& group, bool fresh,
                                     bool unlogged) {
     pqxx::work tx(impl_->conn);
-    if (fresh) {
+    const bool incomplete = shadow_incomplete(tx, schema);
+    if (fresh || incomplete) {
         drop_shadow(tx, schema);
         tx.exec_params("delete from consumer_offsets where group_id = $1", group);
     }
@@ -95,7 +96,7 @@ bool ReplayDatabase::prepare_shadow(const std::string& schema, const std::string
         create_shadow(tx, schema, unlogged);
     }
     tx.commit();
-    return lost;
+    return lost || incomplete;
 }
 
 Offsets ReplayDatabase::stored_offsets(const std::string& group, const std::string& topic,

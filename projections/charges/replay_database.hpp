@@ -49,7 +49,8 @@ class ReplayDatabase {
 
     // Creates the shadow `schema` unless it exists (`fresh`: drops it and the offsets of `group`
     // first). Returns true when an unlogged shadow had been emptied by a Postgres crash (its
-    // offsets had not) and was started again from offset 0 (ADR 0190).
+    // offsets had not), or lacked one of the rebuilt tables (an older build's), and was started
+    // again from offset 0 (ADR 0190, 0245).
     bool prepare_shadow(const std::string& schema, const std::string& group, bool fresh,
                         bool unlogged);
 

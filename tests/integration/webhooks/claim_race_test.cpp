@@ -117,6 +117,12 @@ TEST(WebhookClaimRace, EightDispatchersClaimEveryDeliveryExactlyOnce) {
                        "attempts = 1")[0]
                   .as<int>(),
               kTotal);
+    // The overview's success rate counted every attempt once, under eight writers (ADR 0245).
+    const auto stats = tx.exec1(
+        "select coalesce(sum(attempts), 0)::int, coalesce(sum(succeeded), 0)::int from "
+        "webhook_attempt_stats where project_id = 'prj_race' and mode = 'test'");
+    EXPECT_EQ(stats[0].as<int>(), kTotal);
+    EXPECT_EQ(stats[1].as<int>(), kTotal);
 }
 
 }  // namespace

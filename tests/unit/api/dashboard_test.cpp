@@ -18,6 +18,7 @@
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "tests/doubles/api_ports.hpp"
 #include "tests/doubles/dashboard_store.hpp"
+#include "tests/doubles/project_stats_double.hpp"
 
 namespace duepay::api::dashboard {
 namespace {
@@ -45,6 +46,7 @@ class Dashboard : public ::testing::Test {
     struct NoHistory final : ports::ChargeHistory {
         std::vector<std::string> events(const std::string&) override { return {}; }
     } history;
+    doubles::ProjectStatsDouble stats;
     DashboardSessions sessions{store, SessionSettings{kOrigin, ports::SessionLimits{1800, 43200}}};
     DashboardRoutes routes{deps()};
     std::unique_ptr<Pipeline> pipeline;
@@ -56,6 +58,7 @@ class Dashboard : public ::testing::Test {
         d.charges = &lister;
         d.charge_reader = &reader;
         d.history = &history;
+        d.stats = &stats;
         d.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& s) {
             return infra::crypto::recover_signer(digest, s);
         };
@@ -596,6 +599,73 @@ TEST_F(Dashboard, ChargesListUsesTheRestListRulesAndHidesOtherProjects) {
     auto not_an_id = get(u, base + "/charges/find?invoiceId=0x12%0d%0aSet-Cookie:%20a=b");
     EXPECT_EQ(not_an_id.status, 404);
     EXPECT_EQ(not_an_id.headers.count("location"), 0U);
+}
+
+// ---- The overview (overview_pages, ADR 0245) ----
+
+TEST_F(Dashboard, OverviewShowsTheStatsOfTheModeAndPeriod) {
+    auto u = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(u, "/projects", "name=Shop").status, 303);
+    const auto project = store.projects.begin()->first;
+    const auto base = "/p/" + project;
+    // No charge yet: the first-charge guidance, nothing paid.
+    auto r = get(u, base);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find("data-test=\"first-charge\""), std::string::npos);
+    EXPECT_NE(r.body.find("data-test=\"no-volume\""), std::string::npos);
+    ASSERT_EQ(stats.asked.size(), 1u);
+    EXPECT_EQ(stats.asked[0].project.value, project);
+    EXPECT_EQ(stats.asked[0].mode, ports::Mode::test);
+    // The last 30 UTC days up to the clock's (store.now_s).
+    const auto today = domain::events::format_rfc3339_millis_utc(store.now_s * 1000).substr(0, 10);
+    EXPECT_EQ(stats.asked[0].last_day, today);
+    EXPECT_EQ(
+        stats.asked[0].first_day,
+        domain::events::format_rfc3339_millis_utc((store.now_s - 29 * 86400) * 1000).substr(0, 10));
+
+    ports::DailyStats d;
+    d.day = today;
+    d.chain_id = domain::ChainId{80002};
+    d.token = doubles::address("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+    d.token_symbol = "USDT";
+    d.token_decimals = 6;
+    d.created = 3;
+    d.converted = 2;
+    d.entered_paid = 2;
+    d.payments = 3;
+    d.paid = 3'500'000;
+    stats.view.days = {d};
+    stats.view.by_status = {{ports::Status::paid, 2}, {ports::Status::underpaid, 1}};
+    stats.view.paid_time[5] = 2;
+    stats.view.webhook_attempts = 4;
+    stats.view.webhook_succeeded = 3;
+    r = get(u, base + "?days=90");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(
+        stats.asked.back().first_day,
+        domain::events::format_rfc3339_millis_utc((store.now_s - 89 * 86400) * 1000).substr(0, 10));
+    EXPECT_EQ(r.body.find("data-test=\"first-charge\""), std::string::npos);
+    for (const char* want :
+         {"data-test=\"created\">3<", "data-test=\"paid\">2<", "data-test=\"conversion\">66.7 %<",
+          "data-test=\"median\">5 s<", "data-test=\"webhook-rate\">75.0 %<",
+          "data-test=\"status-paid\">2<", "data-test=\"status-underpaid\">1<",
+          "data-test=\"status-pending\">0<", "<td>3.5</td>", "USDT (Chain id 80002)",
+          "data-test=\"period-90\" aria-current=\"page\""}) {
+        EXPECT_NE(r.body.find(want), std::string::npos) << want;
+    }
+    EXPECT_NE(r.body.find("<svg"), std::string::npos);
+    // The other mode asks for the other mode's stats.
+    EXPECT_EQ(call("GET", base, {{"cookie", u.cookie + "; duepay_mode=live"}}).status, 200);
+    EXPECT_EQ(stats.asked.back().mode, ports::Mode::live);
+    // A period other than 30 or 90, or another parameter: 400, nothing read.
+    const auto asked = stats.asked.size();
+    for (const char* bad : {"?days=7", "?days=", "?days=30&x=1", "?from=2026-01-01"}) {
+        EXPECT_EQ(get(u, base + bad).status, 400) << bad;
+    }
+    EXPECT_EQ(stats.asked.size(), asked);
+    // The store down: 503, as every page of the dashboard.
+    stats.down = true;
+    EXPECT_EQ(get(u, base).status, 503);
 }
 
 }  // namespace

@@ -87,6 +87,76 @@ TEST(ChargeMemory, AChargeItDoesNotHoldIsFoldedFromItsJournalOnceThenKept) {
     EXPECT_EQ(rest.rows[0], *project_charge(all));
 }
 
+// The sums of two batches' stats (what two upserts leave in the tables).
+domain::reports::StatsRows merged(domain::reports::StatsRows a,
+                                  const domain::reports::StatsRows& b) {
+    for (const auto& [k, c] : b.daily) {
+        auto& r = a.daily[k];
+        r.token_symbol = c.token_symbol;
+        r.token_decimals = c.token_decimals;
+        r.created += c.created;
+        r.converted += c.converted;
+        for (std::size_t i = 0; i < r.entered.size(); ++i) r.entered[i] += c.entered[i];
+        r.payments += c.payments;
+        r.paid += c.paid;
+        r.paid_fiat += c.paid_fiat;
+        r.refunds += c.refunds;
+        r.refunded += c.refunded;
+        r.refunded_fiat += c.refunded_fiat;
+    }
+    for (const auto& [k, n] : b.paid_time) a.paid_time[k] += n;
+    for (const auto& [k, n] : b.statuses) a.statuses[k] += n;
+    std::erase_if(a.statuses, [](const auto& e) { return e.second == 0; });
+    return a;
+}
+
+domain::reports::StatsRows without_zero_statuses(domain::reports::StatsRows r) {
+    std::erase_if(r.statuses, [](const auto& e) { return e.second == 0; });
+    return r;
+}
+
+// The stats of a charge's events counted over several batches, or after a resume that folds the
+// charge from its journal, are the stats of counting every event once (ADR 0245).
+TEST(ChargeMemory, StatsOverBatchesAndAfterAResumeCountEachEventOnce) {
+    const auto journal = journal_of_one_charge();
+    const std::span<const ev::Event> all(journal);
+    domain::reports::StatsRows whole;
+    ASSERT_TRUE(project_charge(
+                    all, [](const ev::Event&) { return true; }, whole)
+                    .has_value());
+    ASSERT_FALSE(whole.daily.empty());
+    whole = without_zero_statuses(whole);
+    for (std::size_t cut = 1; cut < journal.size(); ++cut) {
+        ChargeMemory memory(true);
+        auto first = memory.fold(pointers(all.first(cut)), no_load);
+        memory.keep();
+        auto second = memory.fold(pointers(all.subspan(cut)), no_load);
+        memory.keep();
+        EXPECT_EQ(merged(first.stats, second.stats), whole) << "cut " << cut;
+    }
+    // A resume: the first three were counted by the run that journaled them; the memory loads
+    // the journal (five events, two of them fresh) and counts only the fresh ones.
+    domain::reports::StatsRows before_resume;
+    const auto first_three = std::set<std::string>{journal[0].id, journal[1].id, journal[2].id};
+    ASSERT_TRUE(project_charge(
+                    all.first(3), [&](const ev::Event& e) { return first_three.contains(e.id); },
+                    before_resume)
+                    .has_value());
+    ChargeMemory memory(false);
+    const auto id = domain::to_hex(journal[0].invoice_id);
+    auto resumed = memory.fold(pointers(all.subspan(3, 2)), [&](const auto&) {
+        return ChargeEvents{{id, {journal.begin(), journal.begin() + 5}}};
+    });
+    memory.keep();
+    auto rest = memory.fold(pointers(all.subspan(5)), no_load);
+    EXPECT_EQ(merged(merged(before_resume, resumed.stats), rest.stats), whole);
+    // The live projector's re-fold from the journal counts only the events `fresh` names.
+    domain::reports::StatsRows live;
+    project_charge(
+        all, [&](const ev::Event& e) { return !first_three.contains(e.id); }, live);
+    EXPECT_EQ(merged(before_resume, live), whole);
+}
+
 TEST(ChargeMemory, AChargeLoadedWithItsChargeCreatedAmongTheFreshEventsIsANewRow) {
     // A memory that is not complete (a resume, an eviction) meets a charge whose first events are
     // this fold's: the loader returns them (journaled just before), and the row is new.

@@ -1,0 +1,123 @@
+#include "domain/reports/stats_delta.hpp"
+
+#include "domain/reports/paid_time.hpp"
+
+namespace duepay::domain::reports {
+
+namespace {
+
+namespace ch = charge;
+namespace ev = events;
+
+BigInt big(const TokenAmount& a) { return BigInt(a.value); }
+
+// Each payment of `after_map` that `before_map` lacks: it entered with this event.
+template <class Map, class F>
+void each_entered(const Map& before_map, const Map& after_map, F&& f) {
+    for (const auto& [key, amount] : after_map) {
+        if (!before_map.contains(key)) f(amount);
+    }
+}
+
+std::string day_of(const std::string& at) { return at.substr(0, 10); }
+
+}  // namespace
+
+std::optional<ChargeTerms> terms_of(const ev::Event& created) {
+    const auto* d = std::get_if<ev::ChargeCreated>(&created.data);
+    if (d == nullptr) return std::nullopt;
+    return ChargeTerms{created.project_id, created.mode,      created.chain_id, d->token,
+                       d->token_symbol,    d->token_decimals, d->fiat};
+}
+
+bool StatsDelta::empty() const { return !created && !entered && payments == 0 && refunds == 0; }
+
+BigInt fiat_minor_units(const BigInt& units, const money::Rational& rate, unsigned decimals) {
+    const BigInt n = units * rate.num() * BigInt(100);
+    BigInt d = rate.den();
+    for (unsigned i = 0; i < decimals; ++i) d *= 10;
+    const bool negative = n < 0;
+    const BigInt a = negative ? BigInt(-n) : n;
+    BigInt q = a / d;
+    if ((a % d) * 2 >= d) q += 1;
+    return negative ? BigInt(-q) : q;
+}
+
+StatsDelta stats_delta(const ChargeTerms& terms, const ch::ChargeState& before,
+                       const ev::Event& event, const ch::ChargeState& after) {
+    StatsDelta d;
+    d.day = day_of(event.occurred_at);
+    if (!after.created) return d;
+    if (!before.created) {
+        d.created = true;
+        d.entered = after.status;
+    } else if (after.timeline.size() > before.timeline.size()) {
+        d.left = before.status;
+        d.entered = after.status;
+    }
+    const auto fiat = [&](const BigInt& units) {
+        return terms.fiat ? fiat_minor_units(units, terms.fiat->rate, terms.token_decimals)
+                          : BigInt(0);
+    };
+    const auto payment = [&](const TokenAmount& amount) {
+        ++d.payments;
+        d.paid += big(amount);
+        d.paid_fiat += fiat(big(amount));
+    };
+    each_entered(before.confirmed, after.confirmed, payment);
+    each_entered(before.late, after.late, payment);
+    for (const auto& r : after.refunds) {
+        if (r.status != ch::RefundStatus::succeeded) continue;
+        const auto* was = ch::find_refund(before, r.refund_id);
+        if (was != nullptr && was->status == ch::RefundStatus::succeeded) continue;
+        ++d.refunds;
+        d.refunded += big(r.amount);
+        d.refunded_fiat += fiat(big(r.amount));
+    }
+    if (d.entered == ch::Status::paid && !after.timeline.empty()) {
+        const auto& created_at = after.timeline.front().at;
+        d.converted_day = day_of(created_at);
+        const auto from = ev::parse_rfc3339_millis(created_at);
+        const auto to = ev::parse_rfc3339_millis(event.occurred_at);
+        if (from && to) d.seconds_to_paid = *to >= *from ? (*to - *from) / 1000 : 0;
+    }
+    return d;
+}
+
+void StatsRows::add(const ChargeTerms& terms, const StatsDelta& delta) {
+    if (delta.empty()) return;
+    std::optional<money::FiatCurrency> currency;
+    if (terms.fiat) currency = terms.fiat->amount.currency;
+    const auto row = [&](const std::string& day) -> DailyCounts& {
+        auto& r = daily[DailyKey{terms.project_id, terms.mode, day, terms.chain_id, terms.token,
+                                 currency}];
+        r.token_symbol = terms.token_symbol;
+        r.token_decimals = terms.token_decimals;
+        return r;
+    };
+    auto& r = row(delta.day);
+    if (delta.created) ++r.created;
+    if (delta.entered) ++r.entered[static_cast<std::size_t>(*delta.entered)];
+    r.payments += delta.payments;
+    r.paid += delta.paid;
+    r.paid_fiat += delta.paid_fiat;
+    r.refunds += delta.refunds;
+    r.refunded += delta.refunded;
+    r.refunded_fiat += delta.refunded_fiat;
+    if (delta.converted_day) ++row(*delta.converted_day).converted;
+    if (delta.seconds_to_paid) {
+        ++paid_time[PaidTimeKey{terms.project_id, terms.mode, delta.day,
+                                paid_time_bucket(*delta.seconds_to_paid)}];
+    }
+    if (delta.left) --statuses[StatusKey{terms.project_id, terms.mode, *delta.left}];
+    if (delta.entered) ++statuses[StatusKey{terms.project_id, terms.mode, *delta.entered}];
+}
+
+void apply_counting(ch::ChargeState& state, const ChargeTerms& terms, const ev::Event& event,
+                    StatsRows& rows) {
+    const ch::ChargeState before = state;
+    ch::apply(state, event);
+    rows.add(terms, stats_delta(terms, before, event, state));
+}
+
+}  // namespace duepay::domain::reports

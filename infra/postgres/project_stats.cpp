@@ -1,0 +1,75 @@
+#include "infra/postgres/project_stats.hpp"
+
+#include <algorithm>
+
+#include "domain/evm/address.hpp"
+#include "domain/reports/paid_time.hpp"
+#include "infra/error.hpp"
+#include "infra/postgres/charge_stats_store.hpp"
+#include "infra/postgres/charge_store.hpp"
+
+namespace duepay::infra::postgres {
+
+namespace {
+
+[[noreturn]] void impossible(const char* what, const std::string& text) {
+    throw InfraError(std::string("stats row: ").append(what).append(" ").append(text), false);
+}
+
+// A non-negative integer as the numeric columns hold it ("123", no fraction).
+ports::BigInt stored_big(const char* column, const std::string& text) {
+    if (text.empty() || text.size() > 100 ||
+        !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        impossible(column, text);
+    return ports::BigInt(text);
+}
+
+}  // namespace
+
+ports::ProjectStatsView PgProjectStats::read(const ports::StatsQuery& q) {
+    auto stored = pool_.with_connection([&](pqxx::connection& conn) {
+        pqxx::read_transaction tx(conn);
+        return read_project_stats(tx, q.project.value,
+                                  std::string(domain::events::to_string(q.mode)), q.first_day,
+                                  q.last_day);
+    });
+    ports::ProjectStatsView v;
+    for (auto& d : stored.daily) {
+        ports::DailyStats s;
+        s.day = std::move(d.day);
+        s.chain_id = domain::ChainId{static_cast<std::uint64_t>(d.chain_id)};
+        auto token = domain::evm::parse_address(d.token);
+        if (!token) impossible("token", d.token);
+        s.token = *token;
+        if (!d.fiat_currency.empty()) {
+            auto currency = domain::money::parse_fiat_currency(d.fiat_currency);
+            if (!currency) impossible("fiat_currency", d.fiat_currency);
+            s.currency = *currency;
+        }
+        s.token_symbol = std::move(d.token_symbol);
+        s.token_decimals = static_cast<unsigned>(std::max(d.token_decimals, 0));
+        s.created = d.created;
+        s.converted = d.converted;
+        s.entered_paid = d.entered_paid;
+        s.payments = d.payments;
+        s.paid = stored_big("paid_volume", d.paid_volume);
+        s.paid_fiat = stored_big("paid_fiat", d.paid_fiat);
+        s.refunds = d.refunds;
+        s.refunded = stored_big("refunded_volume", d.refunded_volume);
+        s.refunded_fiat = stored_big("refunded_fiat", d.refunded_fiat);
+        v.days.push_back(std::move(s));
+    }
+    for (const auto& [status, n] : stored.statuses)
+        v.by_status.emplace_back(stored_status(status), n);
+    v.paid_time.assign(domain::reports::kPaidTimeBuckets, 0);
+    for (const auto& [bucket, n] : stored.paid_time) {
+        if (bucket < 0 || bucket >= domain::reports::kPaidTimeBuckets)
+            impossible("bucket", std::to_string(bucket));
+        v.paid_time[static_cast<std::size_t>(bucket)] = n;
+    }
+    v.webhook_attempts = stored.webhook_attempts;
+    v.webhook_succeeded = stored.webhook_succeeded;
+    return v;
+}
+
+}  // namespace duepay::infra::postgres
