@@ -15,6 +15,9 @@
 #        - a translation unit clang-tidy cannot compile.
 #      Findings elsewhere are counted per check and printed, without failing.
 # Each finding is printed once (a header's finding is reported by every unit including it).
+# Each unit's output is cached by scripts/tidy_cached.py, keyed by what clang-tidy's answer depends
+# on (its version, .clang-tidy, the compile command, the unit preprocessed with its comments), so
+# an unchanged unit costs a preprocessing, not an analysis; DUEPAY_TIDY_CACHE=off runs every unit.
 # TIDY_UNITS="a.cpp b.cpp" checks only those units (a folder at a time while fixing); TIDY_LIST=1
 # prints the findings outside the clean folders one a line as well, not only their counts.
 # Exits non-zero, printing file:line, on any failing finding. `.ci/run` runs it after the build.
@@ -48,8 +51,10 @@ fi
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
 started=$SECONDS
-printf '%s\n' "${units[@]}" | xargs -P 2 -n 8 clang-tidy -p "$BUILD" --quiet --extra-arg=-Wno-error \
-  --header-filter="^$ROOT/(api|domain|infra|projections|consumers)/" >"$out" 2>/dev/null
+# Through the output cache of scripts/tidy_cached.py (a unit whose preprocessed text, command and
+# checks are unchanged is not analysed again; DUEPAY_TIDY_CACHE=off disables it).
+printf '%s\n' "${units[@]}" | xargs -P 2 -n 8 python3 "$ROOT/scripts/tidy_cached.py" "$ROOT" "$BUILD" \
+  >"$out" 2>/dev/null
 
 # file:line:col: warning: text [check], once each, the path from the repository root.
 findings="$(grep -E '^/.*:[0-9]+:[0-9]+: warning: .* \[[a-z0-9.,-]+\]$' "$out" | sed "s#^$ROOT/##" | sort -u)"
