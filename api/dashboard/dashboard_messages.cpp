@@ -120,6 +120,8 @@ constexpr Words kWords[] = {
     {"reference", "Reference", "เลขอ้างอิง"},
     {"created_from", "Created from", "สร้างตั้งแต่"},
     {"created_before", "Created before", "สร้างก่อน"},
+    {"metadata_key", "Metadata key", "คีย์เมทาดาทา"},
+    {"metadata_value", "value", "ค่า"},
     {"filter", "Filter", "กรอง"},
     {"invoice_id", "Invoice id", "รหัสใบแจ้งหนี้"},
     {"open", "Open", "เปิด"},

@@ -462,7 +462,12 @@ std::string charges_page(const Chrome& c, const ChargesPage& page) {
       << " <input name=\"createdGte\" placeholder=\"2026-11-01T00:00:00Z\" value=\""
       << e(filter_value(page, "createdGte")) << "\"></label> <label>" << tr(L, "created_before")
       << " <input name=\"createdLt\" placeholder=\"2026-12-01T00:00:00Z\" value=\""
-      << e(filter_value(page, "createdLt")) << "\"></label> <button type=\"submit\">"
+      << e(filter_value(page, "createdLt")) << "\"></label> <label>" << tr(L, "metadata_key")
+      << " <input name=\"metadataKey\" maxlength=\"40\" data-test=\"filter-metadata-key\" value=\""
+      << e(filter_value(page, "metadataKey")) << "\"></label> <label>" << tr(L, "metadata_value")
+      << " <input name=\"metadataValue\" maxlength=\"500\" data-test=\"filter-metadata-value\" "
+         "value=\""
+      << e(filter_value(page, "metadataValue")) << "\"></label> <button type=\"submit\">"
       << tr(L, "filter") << "</button></form>";
     h << "<form method=\"get\" action=\"" << e(base) << "/charges/find\" class=\"filters\">"
       << "<label>" << tr(L, "invoice_id") << " <input name=\"invoiceId\" size=\"40\" "

@@ -583,13 +583,26 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             owner.project_id = ctx.project;
             owner.mode = ctx.chrome.mode;
             ApiRequest query = call.request;
-            // An empty field of the filter form means "any".
+            // An empty field of the filter form means "any". The form's metadata pair
+            // (metadataKey, metadataValue) is the REST list's metadata[<key>]=<value>.
             query.query.clear();
-            for (const auto& [k, v] : view.filters) {
-                if (v.empty()) continue;
+            auto add = [&query](const std::string& k, const std::string& v) {
                 if (!query.query.empty()) query.query += '&';
                 query.query += form_encode(k) + "=" + form_encode(v);
+            };
+            std::string meta_key;
+            std::string meta_value;
+            for (const auto& [k, v] : view.filters) {
+                if (k == "metadataKey") {
+                    meta_key = v;
+                } else if (k == "metadataValue") {
+                    meta_value = v;
+                } else if (!v.empty()) {
+                    add(k, v);
+                }
             }
+            if (!meta_key.empty() || !meta_value.empty())
+                add("metadata[" + meta_key + "]", meta_value);
             auto parsed = parse_list_query(query, owner);
             if (!parsed) {
                 view.error = parsed.error().message;

@@ -583,6 +583,17 @@ TEST_F(Dashboard, ChargesListUsesTheRestListRulesAndHidesOtherProjects) {
     EXPECT_EQ(refused.status, 400);
     EXPECT_NE(refused.body.find("data-test=\"error\""), std::string::npos);
 
+    // The form's metadata pair is the REST list's metadata[<key>]=<value> filter; a bad key is
+    // the REST list's refusal.
+    auto by_metadata = get(u, base + "/charges?metadataKey=order_id&metadataValue=A%2017");
+    EXPECT_EQ(by_metadata.status, 200);
+    ASSERT_EQ(lister.queries.size(), 2U);
+    EXPECT_EQ(lister.queries[1].metadata_json, R"({"order_id":"A 17"})");
+    EXPECT_NE(by_metadata.body.find("value=\"A 17\""), std::string::npos) << "the form keeps it";
+    auto bad_key = get(u, base + "/charges?metadataKey=no%20spaces&metadataValue=x");
+    EXPECT_EQ(bad_key.status, 400);
+    EXPECT_NE(bad_key.body.find("metadata keys are 1-40 characters"), std::string::npos);
+
     // A charge page: ours in this mode is shown; another project's, or the live one, is not.
     const auto mine = charge("000001", project, ports::Mode::test);
     const auto theirs = charge("000002", "prj_other", ports::Mode::test);
