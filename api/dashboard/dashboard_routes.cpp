@@ -8,6 +8,8 @@
 #include "api/checkout/checkout_routes.hpp"
 #include "api/dashboard/dashboard_assets.hpp"
 #include "api/dashboard/dashboard_pages.hpp"
+#include "api/dashboard/route_kit.hpp"
+#include "api/dashboard/webhooks_routes.hpp"
 #include "api/http/account_api.hpp"
 #include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
@@ -31,7 +33,6 @@ using domain::json::str;
 using domain::json::Writer;
 using ports::Mode;
 using ports::ProjectId;
-using Form = std::map<std::string, std::string>;
 
 constexpr std::string_view kLangCookie = "duepay_lang";
 constexpr std::string_view kModeCookie = "duepay_mode";
@@ -39,30 +40,6 @@ constexpr long long kMaxKeyOverlap = 7 * 86400;
 constexpr std::size_t kAuditRows = 200;
 
 std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
-
-ApiResponse html(int status, std::string body, Lang lang) {
-    ApiResponse r;
-    r.status = status;
-    r.body = std::move(body);
-    r.headers["content-type"] = "text/html; charset=utf-8";
-    r.headers["content-language"] = std::string(checkout::lang_code(lang));
-    return r;
-}
-
-ApiResponse redirect(std::string location) {
-    ApiResponse r;
-    r.status = 303;
-    r.headers["location"] = std::move(location);
-    r.headers["content-type"] = "text/plain; charset=utf-8";
-    r.body = "see " + r.headers["location"] + "\n";
-    return r;
-}
-
-std::optional<std::string> cookie(const ApiRequest& request, std::string_view name) {
-    auto header = request.header("cookie");
-    if (!header) return std::nullopt;
-    return cookie_value(*header, name);
-}
 
 Lang lang_of(const ApiRequest& request) {
     const auto chosen = cookie(request, kLangCookie).value_or("");
@@ -83,18 +60,6 @@ std::string local_path(const std::optional<std::string>& next) {
         return "/projects";
     }
     return *next;
-}
-
-Form form_of(const ApiRequest& request) {
-    Form out;
-    for (auto& [name, value] : form_params(request.body)) out.emplace(name, std::move(value));
-    return out;
-}
-
-std::optional<std::string> field(const Form& form, const std::string& name) {
-    auto it = form.find(name);
-    if (it == form.end()) return std::nullopt;
-    return it->second;
 }
 
 // "host[:port]" of an origin "scheme://host[:port]".
@@ -395,13 +360,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
 
     // Every /p/:projectId route: the user's role first (404 when not a member, 403 when the role
     // may not), then the page.
-    struct Context {
-        ProjectId project;
-        ports::MemberRole role;
-        Chrome chrome;
-        ports::DashboardActor actor;
-    };
-    using ProjectHandler = std::function<ApiResponse(const RouteCall&, Context&)>;
+    using Context = ProjectContext;
     auto in_project = [&store, chrome](acc::ProjectAction action, std::string section,
                                        ProjectHandler handler) {
         return [&store, chrome, action, section = std::move(section),
@@ -435,6 +394,12 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
         };
     };
     using A = acc::ProjectAction;
+
+    // ---- Webhooks (webhooks_routes.hpp) ----
+    if (deps_.webhooks != nullptr) {
+        add_webhook_routes(routes, in_project,
+                           {deps_.webhooks, deps_.webhook_allow_insecure, deps_.now_ms});
+    }
 
     routes.add("GET", "/p/:projectId", page,
                in_project(A::read, "overview", [this, &store](const RouteCall&, Context& ctx) {
@@ -760,7 +725,10 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                 timeline.push_back(
                     {event->occurred_at, std::string(domain::events::event_type(*event))});
             }
-            return html(200, charge_page(ctx.chrome, *charge, timeline), ctx.chrome.lang);
+            return html(200,
+                        charge_page(ctx.chrome, *charge, timeline,
+                                    webhook_deliveries_section(deps_.webhooks, ctx, id)),
+                        ctx.chrome.lang);
         }));
 
     // ---- Audit ----
