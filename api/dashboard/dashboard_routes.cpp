@@ -8,7 +8,7 @@
 #include "api/checkout/checkout_routes.hpp"
 #include "api/dashboard/dashboard_assets.hpp"
 #include "api/dashboard/dashboard_pages.hpp"
-#include "api/dashboard/route_kit.hpp"
+#include "api/dashboard/project_scope.hpp"
 #include "api/dashboard/webhooks_routes.hpp"
 #include "api/http/account_api.hpp"
 #include "api/http/charge_list.hpp"
@@ -33,34 +33,12 @@ using domain::json::str;
 using domain::json::Writer;
 using ports::Mode;
 using ports::ProjectId;
+using Form = std::map<std::string, std::string>;
 
-constexpr std::string_view kLangCookie = "duepay_lang";
-constexpr std::string_view kModeCookie = "duepay_mode";
 constexpr long long kMaxKeyOverlap = 7 * 86400;
 constexpr std::size_t kAuditRows = 200;
 
 std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
-
-Lang lang_of(const ApiRequest& request) {
-    const auto chosen = cookie(request, kLangCookie).value_or("");
-    return checkout::choose_lang(chosen, request.header("accept-language").value_or(""));
-}
-
-Mode mode_of(const ApiRequest& request) {
-    return cookie(request, kModeCookie).value_or("test") == "live" ? Mode::live : Mode::test;
-}
-
-// A path of ours to come back to: "/..." of printable ASCII but not "//..." (another host),
-// else "/projects".
-std::string local_path(const std::optional<std::string>& next) {
-    if (!next || next->empty() || (*next)[0] != '/' || next->rfind("//", 0) == 0 ||
-        next->find('\\') != std::string::npos ||
-        !std::all_of(next->begin(), next->end(),
-                     [](unsigned char ch) { return ch > 0x20 && ch < 0x7f; })) {
-        return "/projects";
-    }
-    return *next;
-}
 
 // "host[:port]" of an origin "scheme://host[:port]".
 std::string authority_of(std::string_view origin) {
@@ -69,26 +47,6 @@ std::string authority_of(std::string_view origin) {
 }
 
 std::string random_hex16() { return domain::to_hex(infra::random::random_bytes<16>()).substr(2); }
-
-bool wants_json(const ApiRequest& request) { return is_json_media_type(request); }
-
-std::string form_encode_pair(const std::string& name, const std::string& value) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    auto enc = [](const std::string& s) {
-        std::string out;
-        for (unsigned char ch : s) {
-            if (std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-                out += static_cast<char>(ch);
-            } else {
-                out += '%';
-                out += kHex[ch >> 4];
-                out += kHex[ch & 15];
-            }
-        }
-        return out;
-    };
-    return enc(name) + "=" + enc(value);
-}
 
 // The `error` text of an envelope answer (a refused filter).
 std::string message_of(const ApiResponse& r) {
@@ -118,8 +76,9 @@ PipelineSettings dashboard_pipeline_settings() {
     return s;
 }
 
-DashboardRoutes::DashboardRoutes(DashboardDeps deps) : deps_(std::move(deps)) {
-    required(deps_.store, "DashboardDeps.store");
+DashboardRoutes::DashboardRoutes(DashboardDeps deps)
+    : deps_(std::move(deps)),
+      scope_(required(deps_.store, "DashboardDeps.store"), deps_.asset_version) {
     required(deps_.sessions, "DashboardDeps.sessions");
     required(deps_.charges, "DashboardDeps.charges");
     required(deps_.charge_reader, "DashboardDeps.charge_reader");
@@ -332,16 +291,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     });
 
     // ---- Projects ----
-    auto chrome = [this](const RouteCall& call) {
-        Chrome c;
-        c.lang = lang_of(call.request);
-        c.csrf = call.session().csrf;
-        c.address = call.session().address;
-        c.mode = mode_of(call.request);
-        c.path = call.request.path;
-        c.asset_version = deps_.asset_version;
-        return c;
-    };
+    auto chrome = [this](const RouteCall& call) { return scope_.chrome(call); };
     routes.add("GET", "/projects", page, [&store, chrome](const RouteCall& call) {
         const auto c = chrome(call);
         return html(200, projects_page(c, store.projects_of(c.address), std::nullopt), c.lang);
@@ -358,46 +308,17 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
         return redirect("/p/" + created.project_id.value);
     });
 
-    // Every /p/:projectId route: the user's role first (404 when not a member, 403 when the role
-    // may not), then the page.
+    // Every /p/:projectId route goes through the scope's guard (project_scope.hpp).
     using Context = ProjectContext;
-    auto in_project = [&store, chrome](acc::ProjectAction action, std::string section,
-                                       ProjectHandler handler) {
-        return [&store, chrome, action, section = std::move(section),
-                handler = std::move(handler)](const RouteCall& call) {
-            Context ctx{ProjectId{call.params[0]},
-                        ports::MemberRole::viewer,
-                        chrome(call),
-                        {call.session().address, call.session().session_id}};
-            ctx.chrome.section = section;
-            auto role = store.role_in(ctx.project, ctx.actor.address);
-            if (!role) {
-                if (wants_json(call.request)) {
-                    return error_response(404, "project_not_found", "no such project");
-                }
-                return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                            ctx.chrome.lang);
-            }
-            ctx.role = *role;
-            for (const auto& m : store.projects_of(ctx.actor.address)) {
-                if (m.project_id == ctx.project) ctx.chrome.project = m;
-            }
-            if (!acc::allowed(ctx.role, action)) {
-                if (wants_json(call.request)) {
-                    return error_response(403, "forbidden",
-                                          "your role in this project does not allow this");
-                }
-                return html(403, message_page(ctx.chrome, "forbidden", "forbidden_body"),
-                            ctx.chrome.lang);
-            }
-            return handler(call, ctx);
-        };
+    auto in_project = [this](acc::ProjectAction action, std::string section,
+                             ProjectHandler handler) {
+        return scope_.guard(action, std::move(section), std::move(handler));
     };
     using A = acc::ProjectAction;
 
     // ---- Webhooks (webhooks_routes.hpp) ----
     if (deps_.webhooks != nullptr) {
-        add_webhook_routes(routes, in_project,
+        add_webhook_routes(routes, scope_,
                            {deps_.webhooks, deps_.webhook_allow_insecure, deps_.now_ms});
     }
 
@@ -673,7 +594,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             for (const auto& [k, v] : view.filters) {
                 if (v.empty()) continue;
                 if (!query.query.empty()) query.query += '&';
-                query.query += form_encode_pair(k, v);
+                query.query += form_encode(k) + "=" + form_encode(v);
             }
             auto parsed = parse_list_query(query, owner);
             if (auto* refused = std::get_if<ApiResponse>(&parsed)) {

@@ -149,7 +149,7 @@ std::optional<EndpointPage> endpoint_view(ports::DashboardWebhooks& store,
 
 }  // namespace
 
-void add_webhook_routes(RouteTable& routes, const InProject& in_project, WebhookPagesDeps deps) {
+void add_webhook_routes(RouteTable& routes, const ProjectScope& scope, WebhookPagesDeps deps) {
     required(deps.store, "WebhookPagesDeps.store");
     if (!deps.now_ms) throw std::invalid_argument("WebhookPagesDeps.now_ms is required");
     auto& store = *deps.store;
@@ -161,7 +161,7 @@ void add_webhook_routes(RouteTable& routes, const InProject& in_project, Webhook
 
     routes.add(
         "GET", list, page,
-        in_project(A::read, "webhooks", [&store](const RouteCall& call, ProjectContext& ctx) {
+        scope.guard(A::read, "webhooks", [&store](const RouteCall& call, ProjectContext& ctx) {
             auto view = list_view(store, ctx);
             ApiResponse r;
             view.flash = take_flash(call, ctx, r);
@@ -170,38 +170,38 @@ void add_webhook_routes(RouteTable& routes, const InProject& in_project, Webhook
             return answer;
         }));
     routes.add("POST", list, form,
-               in_project(A::manage_webhooks, "webhooks",
-                          [&store, deps](const RouteCall& call, ProjectContext& ctx) {
-                              ctx.chrome.path = base_of(ctx);
-                              const auto f = form_params(call.request.body);
-                              auto checked = check_fields(f, deps, ctx.chrome.mode);
-                              auto view = list_view(store, ctx);
-                              if (checked.error) {
-                                  view.error = checked.error;
-                                  view.form_url = one(f, "url").value_or("");
-                                  view.form_description = one(f, "description").value_or("");
-                                  for (auto t : all(f, "events")) view.form_events.emplace_back(t);
-                                  return html(400, webhooks_page(ctx.chrome, view),
-                                              ctx.chrome.lang);
-                              }
-                              ports::WebhookEndpoint e;
-                              e.id = infra::webhooks::new_endpoint_id();
-                              e.project_id = ctx.project;
-                              e.mode = ctx.chrome.mode;
-                              e.url = *checked.patch.url;
-                              e.events = *checked.patch.events;
-                              e.description = *checked.patch.description;
-                              e.secret = infra::webhooks::new_secret();
-                              auto created = store.create(e, ctx.actor);
-                              created.secret = e.secret;
-                              view = list_view(store, ctx);
-                              view.created = std::move(created);
-                              return html(201, webhooks_page(ctx.chrome, view), ctx.chrome.lang);
-                          }));
+               scope.guard(A::manage_webhooks, "webhooks",
+                           [&store, deps](const RouteCall& call, ProjectContext& ctx) {
+                               ctx.chrome.path = base_of(ctx);
+                               const auto f = form_params(call.request.body);
+                               auto checked = check_fields(f, deps, ctx.chrome.mode);
+                               auto view = list_view(store, ctx);
+                               if (checked.error) {
+                                   view.error = checked.error;
+                                   view.form_url = one(f, "url").value_or("");
+                                   view.form_description = one(f, "description").value_or("");
+                                   for (auto t : all(f, "events")) view.form_events.emplace_back(t);
+                                   return html(400, webhooks_page(ctx.chrome, view),
+                                               ctx.chrome.lang);
+                               }
+                               ports::WebhookEndpoint e;
+                               e.id = infra::webhooks::new_endpoint_id();
+                               e.project_id = ctx.project;
+                               e.mode = ctx.chrome.mode;
+                               e.url = *checked.patch.url;
+                               e.events = *checked.patch.events;
+                               e.description = *checked.patch.description;
+                               e.secret = infra::webhooks::new_secret();
+                               auto created = store.create(e, ctx.actor);
+                               created.secret = e.secret;
+                               view = list_view(store, ctx);
+                               view.created = std::move(created);
+                               return html(201, webhooks_page(ctx.chrome, view), ctx.chrome.lang);
+                           }));
 
     routes.add(
         "GET", item, paged,
-        in_project(A::read, "webhooks", [&store](const RouteCall& call, ProjectContext& ctx) {
+        scope.guard(A::read, "webhooks", [&store](const RouteCall& call, ProjectContext& ctx) {
             if (call.request.unknown_query_param({"before"})) return not_found(ctx);
             std::optional<std::int64_t> before;
             if (auto text = call.request.query_param("before")) {
@@ -221,7 +221,7 @@ void add_webhook_routes(RouteTable& routes, const InProject& in_project, Webhook
         }));
     routes.add(
         "POST", item, form,
-        in_project(
+        scope.guard(
             A::manage_webhooks, "webhooks",
             [&store, deps](const RouteCall& call, ProjectContext& ctx) {
                 const auto& id = call.params[1];
@@ -247,78 +247,78 @@ void add_webhook_routes(RouteTable& routes, const InProject& in_project, Webhook
           std::tuple{"enable", "enabled", "wh_flash_enabled"}}) {
         routes.add(
             "POST", item + "/" + verb, form,
-            in_project(A::manage_webhooks, "webhooks",
-                       [&store, wanted = std::string(status), done = std::string(flash)](
-                           const RouteCall& call, ProjectContext& ctx) {
-                           const auto& id = call.params[1];
-                           ports::WebhookEndpointPatch patch;
-                           patch.status = wanted;
-                           if (!infra::webhooks::is_endpoint_id(id) ||
-                               !store.update(ctx.project, ctx.chrome.mode, id, patch, ctx.actor)) {
-                               return not_found(ctx);
-                           }
-                           return redirect_with_flash(ctx, base_of(ctx) + "/" + id, done);
-                       }));
+            scope.guard(A::manage_webhooks, "webhooks",
+                        [&store, wanted = std::string(status), done = std::string(flash)](
+                            const RouteCall& call, ProjectContext& ctx) {
+                            const auto& id = call.params[1];
+                            ports::WebhookEndpointPatch patch;
+                            patch.status = wanted;
+                            if (!infra::webhooks::is_endpoint_id(id) ||
+                                !store.update(ctx.project, ctx.chrome.mode, id, patch, ctx.actor)) {
+                                return not_found(ctx);
+                            }
+                            return redirect_with_flash(ctx, base_of(ctx) + "/" + id, done);
+                        }));
     }
 
     routes.add("GET", item + "/delete", page,
-               in_project(A::manage_webhooks, "webhooks",
-                          [&store](const RouteCall& call, ProjectContext& ctx) {
-                              const auto& id = call.params[1];
-                              std::optional<ports::WebhookEndpoint> ep;
-                              if (infra::webhooks::is_endpoint_id(id)) {
-                                  ep = store.endpoint(ctx.project, ctx.chrome.mode, id);
-                              }
-                              if (!ep) return not_found(ctx);
-                              return html(200, delete_endpoint_page(ctx.chrome, *ep),
-                                          ctx.chrome.lang);
-                          }));
+               scope.guard(A::manage_webhooks, "webhooks",
+                           [&store](const RouteCall& call, ProjectContext& ctx) {
+                               const auto& id = call.params[1];
+                               std::optional<ports::WebhookEndpoint> ep;
+                               if (infra::webhooks::is_endpoint_id(id)) {
+                                   ep = store.endpoint(ctx.project, ctx.chrome.mode, id);
+                               }
+                               if (!ep) return not_found(ctx);
+                               return html(200, delete_endpoint_page(ctx.chrome, *ep),
+                                           ctx.chrome.lang);
+                           }));
     routes.add("POST", item + "/delete", form,
-               in_project(A::manage_webhooks, "webhooks",
-                          [&store](const RouteCall& call, ProjectContext& ctx) {
-                              const auto& id = call.params[1];
-                              if (!infra::webhooks::is_endpoint_id(id) ||
-                                  !store.remove(ctx.project, ctx.chrome.mode, id, ctx.actor)) {
-                                  return not_found(ctx);
-                              }
-                              return redirect_with_flash(ctx, base_of(ctx), "wh_flash_deleted");
-                          }));
+               scope.guard(A::manage_webhooks, "webhooks",
+                           [&store](const RouteCall& call, ProjectContext& ctx) {
+                               const auto& id = call.params[1];
+                               if (!infra::webhooks::is_endpoint_id(id) ||
+                                   !store.remove(ctx.project, ctx.chrome.mode, id, ctx.actor)) {
+                                   return not_found(ctx);
+                               }
+                               return redirect_with_flash(ctx, base_of(ctx), "wh_flash_deleted");
+                           }));
 
     routes.add(
         "POST", item + "/rotate", form,
-        in_project(A::manage_webhooks, "webhooks",
-                   [&store](const RouteCall& call, ProjectContext& ctx) {
-                       const auto& id = call.params[1];
-                       ctx.chrome.path = base_of(ctx) + "/" + id;
-                       const auto text =
-                           field(form_of(call.request), "expires_in_seconds").value_or("86400");
-                       long long seconds = -1;
-                       if (!text.empty() && text.size() <= 7 &&
-                           text.find_first_not_of("0123456789") == std::string::npos) {
-                           seconds = std::stoll(text);
-                       }
-                       auto overlap = dw::check_secret_overlap(seconds);
-                       if (!overlap) {
-                           auto view = endpoint_view(store, ctx, id);
-                           if (!view) return not_found(ctx);
-                           view->error = overlap.error().message;
-                           return html(400, endpoint_page(ctx.chrome, *view), ctx.chrome.lang);
-                       }
-                       if (!infra::webhooks::is_endpoint_id(id)) return not_found(ctx);
-                       const auto secret = infra::webhooks::new_secret();
-                       if (!store.rotate_secret(ctx.project, ctx.chrome.mode, id, secret,
-                                                std::chrono::seconds(*overlap), ctx.actor)) {
-                           return not_found(ctx);
-                       }
-                       auto view = endpoint_view(store, ctx, id);
-                       if (!view) return not_found(ctx);
-                       view->new_secret = secret;
-                       return html(200, endpoint_page(ctx.chrome, *view), ctx.chrome.lang);
-                   }));
+        scope.guard(A::manage_webhooks, "webhooks",
+                    [&store](const RouteCall& call, ProjectContext& ctx) {
+                        const auto& id = call.params[1];
+                        ctx.chrome.path = base_of(ctx) + "/" + id;
+                        const auto text =
+                            field(form_of(call.request), "expires_in_seconds").value_or("86400");
+                        long long seconds = -1;
+                        if (!text.empty() && text.size() <= 7 &&
+                            text.find_first_not_of("0123456789") == std::string::npos) {
+                            seconds = std::stoll(text);
+                        }
+                        auto overlap = dw::check_secret_overlap(seconds);
+                        if (!overlap) {
+                            auto view = endpoint_view(store, ctx, id);
+                            if (!view) return not_found(ctx);
+                            view->error = overlap.error().message;
+                            return html(400, endpoint_page(ctx.chrome, *view), ctx.chrome.lang);
+                        }
+                        if (!infra::webhooks::is_endpoint_id(id)) return not_found(ctx);
+                        const auto secret = infra::webhooks::new_secret();
+                        if (!store.rotate_secret(ctx.project, ctx.chrome.mode, id, secret,
+                                                 std::chrono::seconds(*overlap), ctx.actor)) {
+                            return not_found(ctx);
+                        }
+                        auto view = endpoint_view(store, ctx, id);
+                        if (!view) return not_found(ctx);
+                        view->new_secret = secret;
+                        return html(200, endpoint_page(ctx.chrome, *view), ctx.chrome.lang);
+                    }));
 
     routes.add(
         "POST", item + "/test", form,
-        in_project(
+        scope.guard(
             A::manage_webhooks, "webhooks",
             [&store, deps](const RouteCall& call, ProjectContext& ctx) {
                 const auto& id = call.params[1];
@@ -333,7 +333,7 @@ void add_webhook_routes(RouteTable& routes, const InProject& in_project, Webhook
             }));
     routes.add(
         "POST", item + "/redeliver", form,
-        in_project(
+        scope.guard(
             A::manage_webhooks, "webhooks", [&store](const RouteCall& call, ProjectContext& ctx) {
                 const auto& id = call.params[1];
                 const auto event_id = field(form_of(call.request), "event_id").value_or("");

@@ -18,7 +18,7 @@
 #include <functional>
 #include <string>
 
-#include "api/dashboard/route_kit.hpp"
+#include "api/dashboard/project_scope.hpp"
 #include "domain/ports/dashboard_webhooks.hpp"
 
 namespace duepay::api::dashboard {
@@ -29,7 +29,7 @@ struct WebhookPagesDeps {
     std::function<std::int64_t()> now_ms;
 };
 
-void add_webhook_routes(RouteTable& routes, const InProject& in_project, WebhookPagesDeps deps);
+void add_webhook_routes(RouteTable& routes, const ProjectScope& scope, WebhookPagesDeps deps);
 
 // The charge page's "Webhook deliveries" section for the charge `invoice_id` of the context's
 // project and mode; empty without a store.
