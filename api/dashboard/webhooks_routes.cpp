@@ -90,7 +90,7 @@ CheckedFields check_fields(const Fields& f, const WebhookPagesDeps& deps, ports:
         out.error = events.error().message;
         return out;
     }
-    out.patch.events = std::move(*events);
+    out.patch.events = std::move(events).value();
     const auto text = one(f, "description").value_or("");
     auto description = dw::check_description(text);
     if (!description) {
@@ -106,9 +106,11 @@ CheckedFields check_fields(const Fields& f, const WebhookPagesDeps& deps, ports:
 std::vector<EndpointRow> rows_of(ports::DashboardWebhooks& store,
                                  std::vector<ports::WebhookEndpoint> endpoints) {
     std::vector<std::string> ids;
+    ids.reserve(endpoints.size());
     for (const auto& ep : endpoints) ids.push_back(ep.id);
     const auto counts = store.attempt_counts(ids);
     std::vector<EndpointRow> rows;
+    rows.reserve(endpoints.size());
     for (auto& ep : endpoints) {
         EndpointRow row{std::move(ep), {}};
         for (const auto& [id, c] : counts)
@@ -149,7 +151,8 @@ std::optional<EndpointPage> endpoint_view(ports::DashboardWebhooks& store,
 
 }  // namespace
 
-void add_webhook_routes(RouteTable& routes, const ProjectScope& scope, WebhookPagesDeps deps) {
+void add_webhook_routes(RouteTable& routes, const ProjectScope& scope,
+                        const WebhookPagesDeps& deps) {
     required(deps.store, "WebhookPagesDeps.store");
     if (!deps.now_ms) throw std::invalid_argument("WebhookPagesDeps.now_ms is required");
     auto& store = *deps.store;

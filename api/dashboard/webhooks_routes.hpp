@@ -29,7 +29,8 @@ struct WebhookPagesDeps {
     std::function<std::int64_t()> now_ms;
 };
 
-void add_webhook_routes(RouteTable& routes, const ProjectScope& scope, WebhookPagesDeps deps);
+void add_webhook_routes(RouteTable& routes, const ProjectScope& scope,
+                        const WebhookPagesDeps& deps);
 
 // The charge page's "Webhook deliveries" section for the charge `invoice_id` of the context's
 // project and mode; empty without a store.

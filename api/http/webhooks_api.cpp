@@ -63,7 +63,7 @@ std::optional<ApiResponse> check_events(const rapidjson::Value& v, std::vector<s
     }
     auto checked = dw::check_event_types(types);  // not an array: no type, refused
     if (!checked) return bad_request(checked.error().code, checked.error().message);
-    out = std::move(*checked);
+    out = std::move(checked).value();
     return std::nullopt;
 }
 
@@ -79,7 +79,7 @@ std::optional<ApiResponse> check_description(const rapidjson::Value& v,
     }
     auto checked = dw::check_description(std::string_view(v.GetString(), v.GetStringLength()));
     if (!checked) return bad_request(checked.error().code, checked.error().message);
-    out = std::move(*checked);
+    out = std::move(checked).value();
     return std::nullopt;
 }
 
