@@ -24,7 +24,7 @@ import {
   signIn, startDashboard, text, up, waitUp
 } from "../support/dashboard_browser.mjs";
 import {
-  BIN, env, run, sleep, stackSkip, start, startChainwatch, stopChildren
+  BIN, env, run, sleep, stackSkip, start, startChainwatch, stopChildren, waitUntil as waitFor
 } from "../support/stack.mjs";
 
 const {Webhook} = createRequire(import.meta.url)("standardwebhooks");
@@ -53,16 +53,8 @@ const viewer = {wallet: Wallet.createRandom(), signed: []};
 const receiver = {status: 500, got: []};
 let webhooksRole;
 
-async function waitUntil(pred, what, timeoutMs = 60000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const v = await pred();
-    if (v) return v;
-    await sleep(250);
-  }
-  throw new Error(`no ${what} within ${timeoutMs} ms\nwebhooks role:\n${
-      webhooksRole?.logs.slice(-3000)}`);
-}
+const waitUntil = (pred, what, timeoutMs = 60000) =>
+    waitFor(pred, what, timeoutMs, () => `webhooks role:\n${webhooksRole?.logs.slice(-3000)}`);
 
 async function psql(sql) {
   const {stdout} = await run("psql", [env.DATABASE_URL, "-Atc", sql], {env});
