@@ -46,15 +46,22 @@ ApiResponse redirect_with_flash(const ProjectContext& ctx, const std::string& lo
     return r;
 }
 
-// The flash the request carries (one of kFlashes), and the answer's header that clears it.
-std::optional<std::string> take_flash(const RouteCall& call, const ProjectContext& ctx,
-                                      ApiResponse& response) {
-    const auto value = cookie(call.request, kFlashCookie);
-    if (!value) return std::nullopt;
-    response.headers["set-cookie"] = std::string(kFlashCookie) + "=; Path=" + base_of(ctx) +
-                                     "; Max-Age=0; HttpOnly; SameSite=Lax";
-    if (std::find(kFlashes.begin(), kFlashes.end(), *value) == kFlashes.end()) return std::nullopt;
-    return *value;
+// The flash the request carries, when it names one of kFlashes.
+std::optional<std::string> flash_of(const RouteCall& call) {
+    auto value = cookie(call.request, kFlashCookie);
+    if (!value || std::find(kFlashes.begin(), kFlashes.end(), *value) == kFlashes.end()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+// `answer` (a page that showed the flash), clearing the flash cookie if the request had one.
+ApiResponse flash_shown(const RouteCall& call, const ProjectContext& ctx, ApiResponse answer) {
+    if (cookie(call.request, kFlashCookie)) {
+        answer.headers["set-cookie"] = std::string(kFlashCookie) + "=; Path=" + base_of(ctx) +
+                                       "; Max-Age=0; HttpOnly; SameSite=Lax";
+    }
+    return answer;
 }
 
 // The form's fields, repeated ones (the event checkboxes) included.
@@ -166,11 +173,9 @@ void add_webhook_routes(RouteTable& routes, const ProjectScope& scope,
         "GET", list, page,
         scope.guard(A::read, "webhooks", [&store](const RouteCall& call, ProjectContext& ctx) {
             auto view = list_view(store, ctx);
-            ApiResponse r;
-            view.flash = take_flash(call, ctx, r);
-            auto answer = html(200, webhooks_page(ctx.chrome, view), ctx.chrome.lang);
-            answer.headers.merge(r.headers);
-            return answer;
+            view.flash = flash_of(call);
+            return flash_shown(call, ctx,
+                               html(200, webhooks_page(ctx.chrome, view), ctx.chrome.lang));
         }));
     routes.add("POST", list, form,
                scope.guard(A::manage_webhooks, "webhooks",
@@ -216,11 +221,9 @@ void add_webhook_routes(RouteTable& routes, const ProjectScope& scope,
             }
             auto view = endpoint_view(store, ctx, call.params[1], before);
             if (!view) return not_found(ctx);
-            ApiResponse r;
-            view->flash = take_flash(call, ctx, r);
-            auto answer = html(200, endpoint_page(ctx.chrome, *view), ctx.chrome.lang);
-            answer.headers.merge(r.headers);
-            return answer;
+            view->flash = flash_of(call);
+            return flash_shown(call, ctx,
+                               html(200, endpoint_page(ctx.chrome, *view), ctx.chrome.lang));
         }));
     routes.add(
         "POST", item, form,
