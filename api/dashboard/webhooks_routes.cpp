@@ -11,6 +11,7 @@
 #include "api/dashboard/webhooks_pages.hpp"
 #include "api/http/envelope.hpp"
 #include "domain/events/event.hpp"
+#include "domain/text.hpp"
 #include "domain/webhooks/endpoint_fields.hpp"
 #include "domain/webhooks/webhook_event.hpp"
 #include "infra/webhooks/endpoints.hpp"
@@ -86,6 +87,13 @@ struct CheckedFields {
 // The create and edit forms under the REST routes' rules.
 CheckedFields check_fields(const Fields& f, const WebhookPagesDeps& deps, ports::Mode mode) {
     CheckedFields out;
+    // What a JSON body of the REST routes is checked for before its fields: storable text.
+    for (const auto& [name, value] : f) {
+        if (!domain::is_storable_text(value)) {
+            out.error = "the form's fields must be UTF-8 text without NUL";
+            return out;
+        }
+    }
     const auto url = one(f, "url").value_or("");
     if (auto refused = infra::webhooks::check_endpoint_url(url, deps.allow_insecure, mode)) {
         out.error = refused->message;

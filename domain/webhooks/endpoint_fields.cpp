@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "domain/text.hpp"
 #include "domain/webhooks/webhook_event.hpp"
 
 namespace duepay::domain::webhooks {
@@ -26,8 +27,7 @@ Result<std::vector<std::string>> check_event_types(const std::vector<std::string
 }
 
 Result<std::string> check_description(std::string_view description) {
-    if (description.size() > kMaxDescriptionLength ||
-        description.find('\0') != std::string_view::npos) {
+    if (description.size() > kMaxDescriptionLength || !is_storable_text(description)) {
         return make_error("invalid_description",
                           "description must be a string of at most 255 characters");
     }

@@ -20,7 +20,8 @@ inline constexpr long long kMaxSecretOverlapSeconds = 7LL * 86400;
 // Code: invalid_webhook_events.
 Result<std::vector<std::string>> check_event_types(const std::vector<std::string_view>& types);
 
-// At most kMaxDescriptionLength bytes, no NUL. Code: invalid_description.
+// At most kMaxDescriptionLength bytes of strict UTF-8 without NUL (a form field is not checked
+// for UTF-8 before this; a JSON body is). Code: invalid_description.
 Result<std::string> check_description(std::string_view description);
 
 // How long the previous secret keeps signing after a rotation: 0 to kMaxSecretOverlapSeconds.

@@ -155,6 +155,21 @@ test("create an endpoint: refused input says why; the secret is shown once", {sk
   assert.equal(resp.status(), 400);
   assert.match(await text(page, "[data-test=error]"), /events must be a non-empty array/);
 
+  // Bytes that are not UTF-8, or a NUL, in any field: refused, nothing stored.
+  const hostile = await page.evaluate(async (url) => {
+    const token = document.querySelector("meta[name=csrf-token]").content;
+    const post = (extra) => fetch(location.pathname, {
+      method: "POST",
+      headers: {"content-type": "application/x-www-form-urlencoded", "x-csrf-token": token},
+      body: `url=${encodeURIComponent(url)}&events=invoice.paid&${extra}`
+    }).then((r) => r.status);
+    return [await post("description=%FF%FE"), await post("description=a%00b"),
+            await post("events=%C0%AF")];
+  }, receiver.url);
+  assert.deepEqual(hostile, [400, 400, 400]);
+  assert.equal(await psql(`select count(*) from webhook_endpoints where project_id = '${projectId}'`),
+               "0");
+
   await page.$$eval("input[name=events]", (boxes) => boxes.forEach((b) => {
     b.checked = b.value === "invoice.paid" || b.value === "webhook.test";
   }));

@@ -20,6 +20,8 @@ TEST(EndpointFields, Description) {
     EXPECT_TRUE(dw::check_description(std::string(255, 'd')).ok());
     EXPECT_EQ(dw::check_description(std::string(256, 'd')).error().code, "invalid_description");
     EXPECT_EQ(dw::check_description(std::string("a\0b", 3)).error().code, "invalid_description");
+    EXPECT_EQ(dw::check_description("bad \xFF byte").error().code, "invalid_description");
+    EXPECT_TRUE(dw::check_description("ร้าน").ok());
 }
 
 TEST(EndpointFields, SecretOverlap) {
