@@ -110,6 +110,15 @@ std::optional<CheckoutView> CheckoutRoutes::view(const std::string& invoice_id) 
     return build_view(*row, chain, branding, deps_.signer, seen);
 }
 
+std::optional<std::string> accent_stylesheet(std::string_view file) {
+    if (file.size() != 10 || !file.ends_with(".css") ||
+        !std::all_of(file.begin(), file.begin() + 6,
+                     [](unsigned char c) { return std::isxdigit(c) != 0; })) {
+        return std::nullopt;
+    }
+    return ":root{--accent:#" + std::string(file.substr(0, 6)) + "}\n";
+}
+
 void CheckoutRoutes::add_routes(RouteTable& routes) {
     RouteOptions open;
     open.auth = Auth::none;
@@ -178,14 +187,11 @@ CheckoutResponse CheckoutRoutes::asset(const std::string& path) {
         r.body = std::string(checkout_css());
         return r;
     }
-    // The project's accent colour as a stylesheet, so the page needs no inline style (CSP).
     constexpr std::string_view accent = "/static/accent/";
-    if (starts_with(path, accent) && path.size() == accent.size() + 10 && path.ends_with(".css")) {
-        const std::string hex = path.substr(accent.size(), 6);
-        if (std::all_of(hex.begin(), hex.end(),
-                        [](unsigned char c) { return std::isxdigit(c) != 0; })) {
+    if (starts_with(path, accent)) {
+        if (auto css = accent_stylesheet(std::string_view(path).substr(accent.size()))) {
             r.content_type = "text/css; charset=utf-8";
-            r.body = ":root{--accent:#" + hex + "}\n";
+            r.body = std::move(*css);
             r.headers["cache-control"] = "public, max-age=86400";
             return r;
         }

@@ -68,6 +68,11 @@ struct CheckoutDeps {
 // The security headers of every checkout response (CSP without inline script, no framing).
 std::map<std::string, std::string> security_headers();
 
+// The project's accent colour as a stylesheet, so a page needs no inline style (CSP): for a file
+// name "RRGGBB.css" (six hex digits), ":root{--accent:#RRGGBB}"; nullopt for any other name. The
+// checkout's and the dashboard's /static/accent/:file.
+std::optional<std::string> accent_stylesheet(std::string_view file);
+
 class CheckoutRoutes {
   public:
     explicit CheckoutRoutes(CheckoutDeps deps);

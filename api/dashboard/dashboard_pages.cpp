@@ -461,6 +461,19 @@ std::string charges_page(const Chrome& c, const ChargesPage& page) {
       << "<label>" << tr(L, "invoice_id") << " <input name=\"invoiceId\" size=\"40\" "
       << "pattern=\"0x[0-9a-fA-F]{64}\" data-test=\"find-invoice\"></label> "
       << "<button type=\"submit\">" << tr(L, "open") << "</button></form>";
+    // The list's region: with live updates, dashboard.js re-reads this page when the stream says
+    // a charge of the project changed, and swaps the region; the status line tells screen readers.
+    h << "<div id=\"charges-list\"";
+    if (page.live_since_ms) {
+        h << " data-live=\"" << e(base)
+          << "/charges/live?since=" << std::to_string(*page.live_since_ms) << "\" data-updated=\""
+          << tr(L, "live_updated") << "\"";
+    }
+    h << ">";
+    if (page.live_since_ms) {
+        h << "<p class=\"live-status\" role=\"status\" data-test=\"live-status\">"
+          << tr(L, "live_on") << "</p>";
+    }
     if (page.charges.empty()) {
         h << "<p data-test=\"no-charges\">" << tr(L, "no_charges") << "</p>";
     } else {
@@ -471,7 +484,9 @@ std::string charges_page(const Chrome& c, const ChargesPage& page) {
           << "</th></tr></thead><tbody>";
         for (const auto& row : page.charges) {
             const auto& v = row.charge;
-            h << "<tr><td>" << e(domain::events::format_rfc3339_millis_utc(row.created_us / 1000))
+            h << "<tr data-invoice=\"" << e(v.invoice_id) << "\" data-status=\""
+              << domain::charge::to_string(v.status) << "\"><td>"
+              << e(domain::events::format_rfc3339_millis_utc(row.created_us / 1000))
               << "</td><td><a href=\"" << e(base) << "/charges/" << e(v.invoice_id) << "\"><code>"
               << e(v.invoice_id.substr(0, 10)) << "…"
               << e(v.invoice_id.substr(v.invoice_id.size() - 6)) << "</code></a></td><td>"
@@ -490,6 +505,7 @@ std::string charges_page(const Chrome& c, const ChargesPage& page) {
           << e(query) << "cursor=" << e(*page.next_cursor) << "\">" << tr(L, "next_page")
           << "</a></p>";
     }
+    h << "</div>";
     return layout(c, tr(L, "charges"), h.out);
 }
 

@@ -5,6 +5,7 @@
 // dashboard_messages in the page's language. Pure: the routes fetch, these functions render.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +59,9 @@ struct ChargesPage {
     std::vector<std::pair<std::string, std::string>> filters;
     std::optional<std::string> next_cursor;  // the next page's cursor, when there is one
     std::optional<std::string> error;        // a refused filter, as the REST list words it
+    // Set when the list updates itself: the render time (ms), from which the page asks
+    // /charges/live for changes.
+    std::optional<std::int64_t> live_since_ms;
 };
 std::string charges_page(const Chrome& c, const ChargesPage& page);
 

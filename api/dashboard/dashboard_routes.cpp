@@ -48,17 +48,6 @@ std::string authority_of(std::string_view origin) {
 
 std::string random_hex16() { return domain::to_hex(infra::random::random_bytes<16>()).substr(2); }
 
-// The `error` text of an envelope answer (a refused filter).
-std::string message_of(const ApiResponse& r) {
-    rapidjson::Document d;
-    const auto problem = domain::json::parse(d, r.body);
-    if (problem.refusal == domain::json::Refusal::none && d.IsObject() && d.HasMember("error") &&
-        d["error"].IsString()) {
-        return d["error"].GetString();
-    }
-    return "invalid filter";
-}
-
 }  // namespace
 
 PipelineSettings dashboard_pipeline_settings() {
@@ -119,15 +108,12 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     });
     // The settings page's preview: the accent colour as a stylesheet (no inline style).
     routes.add("GET", "/static/accent/:file", asset, [](const RouteCall& call) {
-        const auto& file = call.params[0];
-        const bool ok = file.size() == 10 && file.ends_with(".css") &&
-                        std::all_of(file.begin(), file.begin() + 6,
-                                    [](unsigned char c) { return std::isxdigit(c) != 0; });
-        if (!ok) return error_response(404, "route_not_found", "no such asset");
+        auto css = checkout::accent_stylesheet(call.params[0]);
+        if (!css) return error_response(404, "route_not_found", "no such asset");
         ApiResponse r;
         r.headers["content-type"] = "text/css; charset=utf-8";
         r.headers["cache-control"] = "public, max-age=86400";
-        r.body = ":root{--accent:#" + file.substr(0, 6) + "}\n";
+        r.body = std::move(*css);
         return r;
     });
 
@@ -597,13 +583,14 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                 query.query += form_encode(k) + "=" + form_encode(v);
             }
             auto parsed = parse_list_query(query, owner);
-            if (auto* refused = std::get_if<ApiResponse>(&parsed)) {
-                view.error = message_of(*refused);
+            if (!parsed) {
+                view.error = parsed.error().message;
                 return html(400, charges_page(ctx.chrome, view), ctx.chrome.lang);
             }
-            auto q = std::get<ports::ChargeListQuery>(std::move(parsed));
+            auto q = std::move(parsed).value();
             const auto size = q.limit;
             q.limit = size + 1;
+            if (deps_.live != nullptr) view.live_since_ms = deps_.now_ms();
             view.charges = deps_.charges->list(q);
             if (view.charges.size() > size) {
                 view.charges.resize(size);
@@ -612,6 +599,27 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             }
             return html(200, charges_page(ctx.chrome, view), ctx.chrome.lang);
         }));
+    if (deps_.live != nullptr) {
+        routes.add_async(
+            "GET", "/p/:projectId/charges/live", RouteOptions{Auth::session, true},
+            [this](const RouteCall& call, Responder respond) {
+                ProjectContext ctx;
+                if (auto refused = scope_.admit(call, A::read, "charges", ctx)) {
+                    return respond(std::move(*refused));
+                }
+                if (auto unknown = call.request.unknown_query_param({"since"})) {
+                    return respond(
+                        bad_request("unknown_field", "unknown query parameter " + *unknown));
+                }
+                const auto since = LiveCharges::since_of(call.request);
+                if (!since) {
+                    return respond(bad_request(
+                        "invalid_since",
+                        "since (or Last-Event-ID) must be a time in milliseconds since the epoch"));
+                }
+                deps_.live->wait(ctx.project, ctx.chrome.mode, *since, std::move(respond));
+            });
+    }
     routes.add("GET", "/p/:projectId/charges/find", RouteOptions{Auth::session, true},
                in_project(A::read, "charges", [](const RouteCall& call, Context& ctx) {
                    auto id = call.request.query_param("invoiceId").value_or("");

@@ -5,7 +5,9 @@
 //   GET  /projects, POST /projects                              a user's projects, a new one
 //   GET  /p/:projectId[/keys|/members|/wallet|/settings|/audit] a project's pages
 //   GET  /p/:projectId/charges[/:invoiceId], /charges/find      charges of the mode (REST's
-//   filters) POST /p/:projectId/keys, /keys/:keyId/{reveal,revoke,roll}  keys (a developer and up)
+//                                                                filters)
+//   GET  /p/:projectId/charges/live                             the list's changes (SSE)
+//   POST /p/:projectId/keys, /keys/:keyId/{reveal,revoke,roll}  keys (a developer and up)
 //   POST /p/:projectId/members, /members/:address/remove        the team (an admin and up)
 //   POST /p/:projectId/settings                                 settings (an admin and up)
 //   POST /p/:projectId/wallet/{challenge,verify}                payout wallet (the owner; JSON)
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "api/dashboard/live_charges.hpp"
 #include "api/dashboard/project_scope.hpp"
 #include "api/dashboard/session_auth.hpp"
 #include "api/http/router.hpp"
@@ -42,6 +45,8 @@ struct DashboardDeps {
     ports::ChargeLister* charges = nullptr;
     ports::ChargeReader* charge_reader = nullptr;
     ports::ChargeHistory* history = nullptr;
+    // The charges list's live updates (live_charges.hpp); null: the list has none.
+    LiveCharges* live = nullptr;
     // The signer of an EIP-191 digest (infra/crypto in the composition root).
     std::function<domain::Result<domain::Address>(const domain::Bytes32& digest,
                                                   const domain::evm::Signature& signature)>

@@ -79,33 +79,39 @@ Chrome ProjectScope::chrome(const RouteCall& call) const {
     return c;
 }
 
+std::optional<ApiResponse> ProjectScope::admit(const RouteCall& call,
+                                               domain::accounts::ProjectAction action,
+                                               std::string section, ProjectContext& ctx) const {
+    ctx = ProjectContext{ports::ProjectId{call.params[0]},
+                         ports::MemberRole::viewer,
+                         chrome(call),
+                         {call.session().address, call.session().session_id}};
+    ctx.chrome.section = std::move(section);
+    auto membership = store_.membership(ctx.project, ctx.actor.address);
+    if (!membership) {
+        if (wants_json(call.request)) {
+            return error_response(404, "project_not_found", "no such project");
+        }
+        return html(404, message_page(ctx.chrome, "not_found", "not_found_body"), ctx.chrome.lang);
+    }
+    ctx.role = membership->role;
+    ctx.chrome.project = std::move(*membership);
+    if (!domain::accounts::allowed(ctx.role, action)) {
+        if (wants_json(call.request)) {
+            return error_response(403, "forbidden",
+                                  "your role in this project does not allow this");
+        }
+        return html(403, message_page(ctx.chrome, "forbidden", "forbidden_body"), ctx.chrome.lang);
+    }
+    return std::nullopt;
+}
+
 RouteHandler ProjectScope::guard(domain::accounts::ProjectAction action, std::string section,
                                  ProjectHandler handler) const {
     return [this, action, section = std::move(section),
             handler = std::move(handler)](const RouteCall& call) {
-        ProjectContext ctx{ports::ProjectId{call.params[0]},
-                           ports::MemberRole::viewer,
-                           chrome(call),
-                           {call.session().address, call.session().session_id}};
-        ctx.chrome.section = section;
-        auto membership = store_.membership(ctx.project, ctx.actor.address);
-        if (!membership) {
-            if (wants_json(call.request)) {
-                return error_response(404, "project_not_found", "no such project");
-            }
-            return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                        ctx.chrome.lang);
-        }
-        ctx.role = membership->role;
-        ctx.chrome.project = std::move(*membership);
-        if (!domain::accounts::allowed(ctx.role, action)) {
-            if (wants_json(call.request)) {
-                return error_response(403, "forbidden",
-                                      "your role in this project does not allow this");
-            }
-            return html(403, message_page(ctx.chrome, "forbidden", "forbidden_body"),
-                        ctx.chrome.lang);
-        }
+        ProjectContext ctx;
+        if (auto refused = admit(call, action, section, ctx)) return std::move(*refused);
         return handler(call, ctx);
     };
 }

@@ -61,6 +61,10 @@ class ProjectScope {
     // with the nav entry `section` marked. JSON callers get the envelope, pages an HTML page.
     RouteHandler guard(domain::accounts::ProjectAction action, std::string section,
                        ProjectHandler handler) const;
+    // The guard's check alone (for an asynchronous route): fills `ctx` and answers nullopt when
+    // the user may go on, else the refusal.
+    std::optional<ApiResponse> admit(const RouteCall& call, domain::accounts::ProjectAction action,
+                                     std::string section, ProjectContext& ctx) const;
 
     ports::DashboardStore& store() const { return store_; }
 

@@ -126,9 +126,9 @@ std::optional<std::int64_t> parse_rfc3339_micros(std::string_view s) {
     return seconds * 1'000'000 + micros;
 }
 
-std::variant<ChargeListQuery, ApiResponse> parse_list_query(const ApiRequest& request,
-                                                            const KeyOwner& owner) {
-    if (auto unknown = reject_unknown_params(
+domain::Result<ChargeListQuery> parse_list_query(const ApiRequest& request, const KeyOwner& owner) {
+    using domain::make_error;
+    if (auto unknown = unknown_param(
             request,
             {"limit", "cursor", "status", "createdGte", "createdLt", "reference", "chainId"},
             kMetadataPrefix)) {
@@ -144,18 +144,18 @@ std::variant<ChargeListQuery, ApiResponse> parse_list_query(const ApiRequest& re
         if (name.starts_with(kMetadataPrefix)) {
             // metadata[<key>]=<value>: exact match of one key's value.
             if (!name.ends_with("]")) {
-                return bad_request("invalid_metadata",
-                                   "a metadata filter is written metadata[<key>]=<value>");
+                return make_error("invalid_metadata",
+                                  "a metadata filter is written metadata[<key>]=<value>");
             }
             const auto key =
                 name.substr(kMetadataPrefix.size(), name.size() - kMetadataPrefix.size() - 1);
             if (!domain::events::is_metadata_key(key)) {
-                return bad_request("invalid_metadata",
-                                   "metadata keys are 1-40 characters of A-Z a-z 0-9 _ . -");
+                return make_error("invalid_metadata",
+                                  "metadata keys are 1-40 characters of A-Z a-z 0-9 _ . -");
             }
             if (!metadata.emplace(key, value).second) {
-                return bad_request("invalid_metadata",
-                                   "metadata[" + key + "] is given more than once");
+                return make_error("invalid_metadata",
+                                  "metadata[" + key + "] is given more than once");
             }
             continue;
         }
@@ -165,55 +165,55 @@ std::variant<ChargeListQuery, ApiResponse> parse_list_query(const ApiRequest& re
                 {"status", "invalid_status"},       {"createdGte", "invalid_timestamp"},
                 {"createdLt", "invalid_timestamp"}, {"reference", "invalid_reference"},
                 {"chainId", "invalid_chain_id"}};
-            return bad_request(kCodes.at(name), name + " is given more than once");
+            return make_error(kCodes.at(name), name + " is given more than once");
         }
         if (name == "limit") {
             const bool number = !value.empty() && value.size() <= 3 &&
                                 value.find_first_not_of("0123456789") == std::string::npos;
             const auto n = number ? std::stoul(value) : 0;
             if (n < 1 || n > kMaxListLimit)
-                return bad_request("invalid_limit", "limit must be an integer from 1 to 100");
+                return make_error("invalid_limit", "limit must be an integer from 1 to 100");
             q.limit = n;
         } else if (name == "cursor") {
             auto position = decode_list_cursor(value);
             if (!position) {
-                return bad_request("invalid_cursor",
-                                   "cursor must be a nextCursor of an earlier page, unchanged");
+                return make_error("invalid_cursor",
+                                  "cursor must be a nextCursor of an earlier page, unchanged");
             }
             q.after = std::move(*position);
         } else if (name == "status") {
             q.status = domain::charge::parse_status(value);
             if (!q.status) {
-                return bad_request("invalid_status",
-                                   "status must be pending, confirming, paid, underpaid, expired, "
-                                   "failed or refunded");
+                return make_error("invalid_status",
+                                  "status must be pending, confirming, paid, underpaid, expired, "
+                                  "failed or refunded");
             }
         } else if (name == "createdGte" || name == "createdLt") {
             auto at = parse_rfc3339_micros(value);
             if (!at) {
-                return bad_request("invalid_timestamp",
-                                   name +
-                                       " must be an RFC 3339 time such as "
-                                       "2026-11-23T10:00:00Z (percent-encode a + offset)");
+                return make_error("invalid_timestamp",
+                                  name +
+                                      " must be an RFC 3339 time such as "
+                                      "2026-11-23T10:00:00Z (percent-encode a + offset)");
             }
             (name == "createdGte" ? q.created_gte_us : q.created_lt_us) = *at;
         } else if (name == "reference") {
             if (!domain::is_storable_text(value) || domain::utf8_code_points(value) > 255) {
-                return bad_request("invalid_reference",
-                                   "reference must be text of at most 255 characters");
+                return make_error("invalid_reference",
+                                  "reference must be text of at most 255 characters");
             }
             q.reference = value;
         } else if (name == "chainId") {
             const bool number = !value.empty() && value.size() <= 18 && value[0] != '0' &&
                                 value.find_first_not_of("0123456789") == std::string::npos;
             if (!number)
-                return bad_request("invalid_chain_id", "chainId must be a positive integer");
+                return make_error("invalid_chain_id", "chainId must be a positive integer");
             q.chain_id = std::stoull(value);
         }
     }
     if (!metadata.empty()) {
         if (auto bad = domain::events::check_metadata(metadata))
-            return bad_request(bad->code, bad->message);
+            return make_error(bad->code, bad->message);
         q.metadata_json = domain::events::encode_metadata(metadata);
     }
     return q;

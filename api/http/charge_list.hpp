@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "api/http/api_types.hpp"
 #include "api/http/port_names.hpp"
+#include "domain/result.hpp"
 
 namespace duepay::api {
 
@@ -32,10 +32,10 @@ std::optional<std::int64_t> parse_rfc3339_micros(std::string_view text);
 
 // The query of GET /v1/charges for `owner`'s project and mode: `limit` (1-100, default 20),
 // `cursor`, `status`, `createdGte`, `createdLt`, `reference`, `chainId`, `metadata[<key>]`.
-// `limit` of the result is the page size. Rejections (400): unknown_field, invalid_limit,
-// invalid_cursor, invalid_status, invalid_timestamp, invalid_reference, invalid_chain_id,
-// invalid_metadata; a parameter given twice is refused with its own code.
-std::variant<ChargeListQuery, ApiResponse> parse_list_query(const ApiRequest& request,
-                                                            const KeyOwner& owner);
+// `limit` of the result is the page size. Rejections (the error's code; REST answers 400):
+// unknown_field, invalid_limit, invalid_cursor, invalid_status, invalid_timestamp,
+// invalid_reference, invalid_chain_id, invalid_metadata; a parameter given twice is refused with
+// its own code.
+domain::Result<ChargeListQuery> parse_list_query(const ApiRequest& request, const KeyOwner& owner);
 
 }  // namespace duepay::api

@@ -83,8 +83,8 @@ ApiResponse ChargesApi::read(const std::string& raw_id, const KeyOwner& owner, b
 
 ApiResponse ChargesApi::list(const ApiRequest& request, const KeyOwner& owner) {
     auto parsed = parse_list_query(request, owner);
-    if (auto* error = std::get_if<ApiResponse>(&parsed)) return std::move(*error);
-    auto query = std::get<ChargeListQuery>(std::move(parsed));
+    if (!parsed) return bad_request(parsed.error().code, parsed.error().message);
+    auto query = std::move(parsed).value();
     const std::size_t page = query.limit;
     query.limit = page + 1;  // one more row says whether there is a next page
     auto rows = deps_.lister->list(query);

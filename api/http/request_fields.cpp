@@ -57,11 +57,16 @@ std::optional<ApiResponse> parse_object_body(std::string_view body, rapidjson::D
     return std::nullopt;
 }
 
-ApiResponse unknown_field(std::string_view what, std::string_view name) {
+domain::Error unknown_field_error(std::string_view what, std::string_view name) {
     // Printable ASCII as is, anything else \xHH: the name is the client's bytes.
-    return error_response(400, "unknown_field",
-                          std::string(what) + " " + domain::escape_for_log(name, 100) +
-                              " is not a field of this route");
+    return domain::make_error("unknown_field", std::string(what) + " " +
+                                                   domain::escape_for_log(name, 100) +
+                                                   " is not a field of this route");
+}
+
+ApiResponse unknown_field(std::string_view what, std::string_view name) {
+    const auto e = unknown_field_error(what, name);
+    return error_response(400, e.code, e.message);
 }
 
 std::optional<ApiResponse> reject_unknown_members(const rapidjson::Value& object,
@@ -77,16 +82,24 @@ std::optional<ApiResponse> reject_unknown_members(const rapidjson::Value& object
     return std::nullopt;
 }
 
-std::optional<ApiResponse> reject_unknown_params(const ApiRequest& request,
-                                                 std::initializer_list<std::string_view> allowed,
-                                                 std::string_view prefix) {
+std::optional<domain::Error> unknown_param(const ApiRequest& request,
+                                           std::initializer_list<std::string_view> allowed,
+                                           std::string_view prefix) {
     if (request.query.empty()) return std::nullopt;
     for (const auto& [name, value] : request.query_params()) {
         if (listed(allowed, name)) continue;
         if (!prefix.empty() && name.starts_with(prefix)) continue;
-        return unknown_field("query parameter", name);
+        return unknown_field_error("query parameter", name);
     }
     return std::nullopt;
+}
+
+std::optional<ApiResponse> reject_unknown_params(const ApiRequest& request,
+                                                 std::initializer_list<std::string_view> allowed,
+                                                 std::string_view prefix) {
+    auto e = unknown_param(request, allowed, prefix);
+    if (!e) return std::nullopt;
+    return error_response(400, e->code, e->message);
 }
 
 }  // namespace duepay::api

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "api/http/api_types.hpp"
+#include "domain/result.hpp"
 
 namespace duepay::api {
 
@@ -31,8 +32,10 @@ inline constexpr BodyRules kUtf8BodyOrEmpty{false, true, true};
 std::optional<ApiResponse> parse_object_body(std::string_view body, rapidjson::Document& doc,
                                              const BodyRules& rules);
 
-// 400 unknown_field: "<what> <name> is not a field of this route" (the name shown escaped).
+// 400 unknown_field: "<what> <name> is not a field of this route" (the name shown escaped);
+// unknown_field_error is its code and message alone.
 ApiResponse unknown_field(std::string_view what, std::string_view name);
+domain::Error unknown_field_error(std::string_view what, std::string_view name);
 
 // The first member of `object` not in `allowed`, as 400 unknown_field named `<parent>.<name>`
 // (or `<name>` when parent is empty); nullopt when every member is known. `object` must be an
@@ -43,6 +46,10 @@ std::optional<ApiResponse> reject_unknown_members(const rapidjson::Value& object
 
 // The first query parameter of `request` whose name is not in `allowed` and, when `prefix` is not
 // empty, does not start with it (e.g. "metadata["), as 400 unknown_field; nullopt otherwise.
+// unknown_param is the same as an error (for a parser that answers domain::Result).
+std::optional<domain::Error> unknown_param(const ApiRequest& request,
+                                           std::initializer_list<std::string_view> allowed,
+                                           std::string_view prefix = {});
 std::optional<ApiResponse> reject_unknown_params(const ApiRequest& request,
                                                  std::initializer_list<std::string_view> allowed,
                                                  std::string_view prefix = {});

@@ -16,6 +16,7 @@
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "infra/log/log.hpp"
 #include "infra/postgres/api_ports.hpp"
+#include "infra/postgres/charge_changes.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/postgres/webhook_endpoints.hpp"
 
@@ -34,6 +35,8 @@ struct DashboardRole {
     std::unique_ptr<infra::accounts::PgDashboard> store;
     std::unique_ptr<infra::postgres::PgChargeReader> charges;
     std::unique_ptr<infra::postgres::PgChargeHistory> history;
+    std::unique_ptr<infra::postgres::PgChargeChanges> changes;
+    std::unique_ptr<api::dashboard::LiveCharges> live;
     std::unique_ptr<infra::postgres::PgDashboardWebhooks> webhooks;
     std::unique_ptr<api::dashboard::DashboardSessions> sessions;
     std::unique_ptr<api::dashboard::DashboardRoutes> routes;
@@ -42,6 +45,7 @@ struct DashboardRole {
 
     explicit DashboardRole(const DashboardOptions& options);
     ~DashboardRole() {
+        if (live) live->stop();  // the held list streams end first; their pages reconnect
         if (server) server->shutdown();
     }
     DashboardRole(const DashboardRole&) = delete;
@@ -75,6 +79,20 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     charges = std::make_unique<infra::postgres::PgChargeReader>(*pool);
     history = std::make_unique<infra::postgres::PgChargeHistory>(*pool);
 
+    auto now_ms = [] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    };
+    // The charges list's live updates: one LISTEN on the projector's notifications per process.
+    changes = std::make_unique<infra::postgres::PgChargeChanges>(database_url);
+    api::dashboard::LiveChargesSettings live_settings;
+    live_settings.max_streams =
+        static_cast<std::size_t>(env_int_or("DUEPAY_DASHBOARD_MAX_STREAMS", 2000, 1, 1000000));
+    live =
+        std::make_unique<api::dashboard::LiveCharges>(changes.get(), *store, now_ms, live_settings);
+    live->start();
+
     api::dashboard::DashboardDeps deps;
     deps.store = store.get();
     deps.charges = charges.get();
@@ -84,11 +102,8 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     deps.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& signature) {
         return infra::crypto::recover_signer(digest, signature);
     };
-    deps.now_ms = [] {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::system_clock::now().time_since_epoch())
-            .count();
-    };
+    deps.now_ms = now_ms;
+    deps.live = live.get();
     // A wallet signs in on whatever chain it is on: Ethereum mainnet or one of ours.
     deps.chain_ids.push_back(domain::ChainId{1});
     for (const auto& c : chains.chains()) {

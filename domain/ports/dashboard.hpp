@@ -114,6 +114,10 @@ class DashboardStore {
     // A new project owned by the actor, with the default plan.
     virtual ProjectMembership create_project(const std::string& name,
                                              const DashboardActor& actor) = 0;
+    // The (project, mode) of each of these charges that exists, once each (the live charges list
+    // learns from the projector's notifications which lists changed).
+    virtual std::vector<std::pair<ProjectId, Mode>> charge_scopes(
+        const std::vector<std::string>& invoice_ids) = 0;
     // The user's membership of the project (its name and their role); nullopt when not a member
     // (or no such project). One read per /p/ request.
     virtual std::optional<ProjectMembership> membership(const ProjectId& project,

@@ -1,5 +1,7 @@
 #include "infra/accounts/pg_dashboard.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include "infra/accounts/account_changes.hpp"
@@ -15,10 +17,6 @@ namespace pg = postgres;
 using ports::MemberRole;
 
 Actor actor_of(const ports::DashboardActor& a) { return Actor::wallet(a.address, a.session_id); }
-
-std::string changes(std::initializer_list<std::pair<const char*, std::string>> fields) {
-    return audit_changes(fields);
-}
 
 std::optional<std::string> opt(const pqxx::field& f) {
     if (f.is_null()) return std::nullopt;
@@ -143,10 +141,39 @@ ports::ProjectMembership PgDashboard::create_project(const std::string& name,
             "insert into project_members (project_id, address, role) values ($1, $2, 'owner')",
             p.id, actor.address);
         pg::insert_account_audit(tx, p.id, actor_of(actor), "project.created",
-                                 changes({{"name", name}}));
+                                 audit_changes({{"name", name}}));
         auto stored = pg::find_project(tx, p.id);
         return ports::ProjectMembership{ports::ProjectId{p.id}, name, MemberRole::owner,
                                         stored ? stored->created_at : std::string()};
+    });
+}
+
+std::vector<std::pair<ports::ProjectId, ports::Mode>> PgDashboard::charge_scopes(
+    const std::vector<std::string>& invoice_ids) {
+    // Invoice ids are 0x + hex (the projector's own notifications): a text array literal needs
+    // no quoting, and anything else is dropped rather than sent.
+    std::string array = "{";
+    for (const auto& id : invoice_ids) {
+        if (id.empty() || !std::all_of(id.begin(), id.end(),
+                                       [](unsigned char ch) { return std::isalnum(ch) != 0; })) {
+            continue;
+        }
+        if (array.size() > 1) array += ',';
+        array += id;
+    }
+    array += '}';
+    if (array.size() == 2) return {};
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        auto rows = tx.exec_params(
+            "select distinct project_id, mode from charges where invoice_id = any($1::text[])",
+            array);
+        std::vector<std::pair<ports::ProjectId, ports::Mode>> out;
+        for (const auto& r : rows) {
+            out.emplace_back(
+                ports::ProjectId{r[0].as<std::string>()},
+                r[1].as<std::string>() == "live" ? ports::Mode::live : ports::Mode::test);
+        }
+        return out;
     });
 }
 
@@ -202,7 +229,7 @@ domain::Result<ports::Member> PgDashboard::put_member(const ports::ProjectId& pr
             project.value, address, role_text(role), actor.address);
         pg::insert_account_audit(tx, project.value, actor_of(actor),
                                  before.empty() ? "member.added" : "member.updated",
-                                 changes({{"address", address}, {"role", role_text(role)}}));
+                                 audit_changes({{"address", address}, {"role", role_text(role)}}));
         return ports::Member{address, role, r[0].as<std::string>(), opt(r[1])};
     });
 }
@@ -217,7 +244,7 @@ bool PgDashboard::remove_member(const ports::ProjectId& project, const std::stri
         if (r.empty()) return false;
         pg::insert_account_audit(
             tx, project.value, actor_of(actor), "member.removed",
-            changes({{"address", address}, {"role", r[0][0].as<std::string>()}}));
+            audit_changes({{"address", address}, {"role", r[0][0].as<std::string>()}}));
         return true;
     });
 }
@@ -290,7 +317,7 @@ std::optional<std::string> PgDashboard::reveal_test_key(const ports::ProjectId& 
         if (!derivable(key_id, {reinterpret_cast<const std::uint8_t*>(hash.data()), hash.size()}))
             return std::nullopt;  // a random test key (a REST roll) or an older server secret
         pg::insert_account_audit(tx, project.value, actor_of(actor), "api_key.revealed",
-                                 changes({{"keyId", key_id}}));
+                                 audit_changes({{"keyId", key_id}}));
         return random::derive_test_key(test_keys_, key_id);
     });
 }
@@ -304,7 +331,7 @@ bool PgDashboard::revoke_key(const ports::ProjectId& project, const std::string&
             key_id, project.value);
         if (r.empty()) return false;
         pg::insert_account_audit(tx, project.value, actor_of(actor), "api_key.revoked",
-                                 changes({{"keyId", key_id}}));
+                                 audit_changes({{"keyId", key_id}}));
         return true;
     });
 }

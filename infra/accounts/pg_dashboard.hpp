@@ -35,6 +35,8 @@ class PgDashboard final : public ports::DashboardStore {
     std::vector<ports::ProjectMembership> projects_of(const std::string& address) override;
     ports::ProjectMembership create_project(const std::string& name,
                                             const ports::DashboardActor& actor) override;
+    std::vector<std::pair<ports::ProjectId, ports::Mode>> charge_scopes(
+        const std::vector<std::string>& invoice_ids) override;
     std::optional<ports::ProjectMembership> membership(const ports::ProjectId& project,
                                                        const std::string& address) override;
     std::vector<ports::Member> members(const ports::ProjectId& project) override;

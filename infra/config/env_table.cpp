@@ -56,6 +56,8 @@ constexpr EnvVar kTable[] = {
      "a dashboard session ends after this long without a request (1..86400)"},
     {"DUEPAY_DASHBOARD_LISTEN", K::optional, "the host:port of DUEPAY_DASHBOARD_URL", "dashboard",
      "host:port the dashboard listens on; --dashboard-listen overrides"},
+    {"DUEPAY_DASHBOARD_MAX_STREAMS", K::defaulted, "2000", "dashboard",
+     "charges-list live streams (SSE) one dashboard process holds at once (1..1000000)"},
     {"DUEPAY_DASHBOARD_THREADS", K::defaulted, "2", "dashboard",
      "dashboard server threads (1..64); --dashboard-threads overrides"},
     {"DUEPAY_DASHBOARD_URL", K::defaulted, "http://127.0.0.1:8082", "dashboard",

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ class DashboardStoreDouble final : public ports::DashboardStore {
     std::vector<Session> sessions;
     std::map<std::string, ports::ProjectView> projects;
     std::map<std::string, std::vector<ports::Member>> project_members;
+    // invoice id -> (project, mode), for charge_scopes; `scope_reads` counts its calls.
+    std::map<std::string, std::pair<ports::ProjectId, ports::Mode>> charge_owners;
+    int scope_reads = 0;
     std::vector<Key> key_rows;
     std::vector<ports::AuditEntry> audit_log;
     int counter = 0;
@@ -133,6 +137,15 @@ class DashboardStoreDouble final : public ports::DashboardStore {
             {a.address, ports::MemberRole::owner, p.created_at, {}});
         record(p.id, a, "project.created");
         return {p.id, name, ports::MemberRole::owner, p.created_at};
+    }
+    std::vector<std::pair<ports::ProjectId, ports::Mode>> charge_scopes(
+        const std::vector<std::string>& invoice_ids) override {
+        ++scope_reads;
+        std::set<std::pair<ports::ProjectId, ports::Mode>> out;
+        for (const auto& id : invoice_ids) {
+            if (auto it = charge_owners.find(id); it != charge_owners.end()) out.insert(it->second);
+        }
+        return {out.begin(), out.end()};
     }
     std::optional<ports::ProjectMembership> membership(const ports::ProjectId& p,
                                                        const std::string& address) override {

@@ -18,7 +18,9 @@ import {
   CHAIN, CHROMIUM, axe, clickAndWait, createCharge, grave, launchBrowser, openPage, path,
   projectNames, sessionCookie, shot, signIn, startDashboard, text, up, waitUp
 } from "../support/dashboard_browser.mjs";
-import {env, sleep, stackSkip, start, stopChildren} from "../support/stack.mjs";
+import {
+  BIN, env, run, sleep, stackSkip, start, startChainwatch, stopChildren
+} from "../support/stack.mjs";
 
 const skip = stackSkip([
   "DUEPAY_BASE_URL", "DATABASE_URL", "KAFKA_BOOTSTRAP", "DUEPAY_CHAINS_FILE",
@@ -105,6 +107,41 @@ test("first hour: sign in, project, payout wallet, test key, a charge over REST"
        assert.ok(ms < FIRST_HOUR_BUDGET_MS, `first hour took ${ms} ms`);
        assert.deepEqual(page.consoleErrors, []);
      });
+
+// The list updates itself (server-sent events): a charge created over REST appears, and paid on
+// the dev chain (`duepay admin simulate-payment`, seen by a chainwatch of this suite) it turns
+// paid, both without a reload of the page (a marker on window survives only if none happens).
+test("the charges list shows a new charge and its payment without a reload", {skip}, async () => {
+  const page = ownerPage;
+  assert.ok(projectId && testKey, "the first-hour test made the project and its test key");
+  const chainwatch = await startChainwatch(CHAIN);
+  await page.goto(`${origin}/p/${projectId}/charges`, {waitUntil: "load"});
+  await page.waitForSelector("#charges-list[data-live] [data-test=live-status]", {timeout: 5000});
+  await page.evaluate(() => { window.__sameDocument = true; });
+
+  const charge = await createCharge(testKey);
+  assert.equal(charge.status, 201, JSON.stringify(charge.body));
+  const id = charge.body.data.invoiceId;
+  const row = `#charges-list tr[data-invoice="${id}"]`;
+  await page.waitForSelector(row, {timeout: 20000}).catch((e) => {
+    throw new Error(`the new charge did not appear: ${e.message}; chainwatch: ${
+        chainwatch.logs.slice(-1000)}; console: ${page.consoleErrors.join(" | ")}`);
+  });
+  assert.equal(await page.$eval(row, (tr) => tr.dataset.status), "pending");
+
+  const {stdout} = await run(BIN, ["admin", "simulate-payment", "--invoice", id],
+                             {env, timeout: 60000});
+  assert.equal(JSON.parse(stdout).status, "success", stdout);
+  await page.waitForSelector(`${row}[data-status="paid"]`, {timeout: 45000}).catch(async (e) => {
+    const status = await page.$eval(row, (tr) => tr.dataset.status).catch(() => "?");
+    throw new Error(`the row did not turn paid (it says ${status}): ${e.message}; chainwatch: ${
+        chainwatch.logs.slice(-1500)}`);
+  });
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "no reload happened");
+  assert.match(await text(page, "[data-test=live-status]"), /^Updated /);
+  assert.deepEqual(page.consoleErrors, []);
+  chainwatch.kill("SIGTERM");
+});
 
 test("the session cookie as the browser holds it", {skip}, async () => {
   const c = await sessionCookie(ownerPage, origin);

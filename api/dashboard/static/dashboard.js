@@ -146,3 +146,37 @@ document.addEventListener("DOMContentLoaded", function () {
     b.addEventListener("click", function () { copy(b); });
   });
 });
+
+// The charges list updates itself: an EventSource on the region's data-live URL (one answer per
+// request, EventSource reconnects with Last-Event-ID); on `changed`, the page is read again and the
+// region swapped (the filters and the page stay as they are). One read at a time; a change during
+// a read is followed by one more read.
+(function liveCharges() {
+  var region = document.getElementById("charges-list");
+  if (!region || !region.dataset.live || !window.EventSource) return;
+  var reading = false;
+  var again = false;
+  function reread() {
+    if (reading) { again = true; return; }
+    reading = true;
+    fetch(window.location.href, {credentials: "same-origin", headers: {accept: "text/html"}})
+      .then(function (res) { return res.ok ? res.text() : null; })
+      .then(function (text) {
+        if (text === null) return;
+        var doc = new DOMParser().parseFromString(text, "text/html");
+        var fresh = doc.getElementById("charges-list");
+        if (!fresh) return;
+        var current = document.getElementById("charges-list");
+        var status = fresh.querySelector(".live-status");
+        if (status) status.textContent = region.dataset.updated + " " + new Date().toLocaleTimeString();
+        current.innerHTML = fresh.innerHTML;
+      })
+      .catch(function () {})
+      .then(function () {
+        reading = false;
+        if (again) { again = false; reread(); }
+      });
+  }
+  var source = new EventSource(region.dataset.live, {withCredentials: true});
+  source.addEventListener("changed", reread);
+})();

@@ -106,7 +106,7 @@ KeyOwner owner() {
     return o;
 }
 
-std::variant<ChargeListQuery, ApiResponse> parse(const std::string& query) {
+domain::Result<ChargeListQuery> parse(const std::string& query) {
     ApiRequest request;
     request.method = "GET";
     request.path = "/v1/charges";
@@ -114,19 +114,16 @@ std::variant<ChargeListQuery, ApiResponse> parse(const std::string& query) {
     return parse_list_query(request, owner());
 }
 
-std::string code_of(const std::variant<ChargeListQuery, ApiResponse>& r) {
-    const auto* response = std::get_if<ApiResponse>(&r);
-    if (response == nullptr) return "accepted";
-    EXPECT_EQ(response->status, 400);
-    rapidjson::Document d;
-    d.Parse(response->body.c_str());
-    return d["meta"]["code"].GetString();
+std::string code_of(const domain::Result<ChargeListQuery>& r) {
+    if (r) return "accepted";
+    EXPECT_FALSE(r.error().message.empty());
+    return r.error().code;
 }
 
 TEST(ListQuery, DefaultsAndScope) {
     auto r = parse("");
     ASSERT_EQ(code_of(r), "accepted");
-    const auto& q = std::get<ChargeListQuery>(r);
+    const auto& q = r.value();
     EXPECT_EQ(q.project_id, ProjectId{"prj_a"});
     EXPECT_EQ(q.mode, Mode::test);
     EXPECT_EQ(q.limit, 20u);
@@ -141,7 +138,7 @@ TEST(ListQuery, EveryFilterIsParsed) {
                    "&createdLt=2026-11-23T17:00:00%2B07:00&reference=order+1%2F2&chainId=80002"
                    "&metadata%5Border_id%5D=A-1&metadata[cust]=c%209");
     ASSERT_EQ(code_of(r), "accepted");
-    const auto& q = std::get<ChargeListQuery>(r);
+    const auto& q = r.value();
     EXPECT_EQ(q.limit, 100u);
     ASSERT_TRUE(q.after);
     EXPECT_EQ(q.after->created_us, 42);
