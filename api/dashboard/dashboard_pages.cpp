@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "api/dashboard/page_kit.hpp"
 #include "api/http/api_types.hpp"
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
@@ -17,14 +18,6 @@ using ports::Mode;
 
 std::string e(std::string_view s) { return escape_html(s); }
 
-struct Html {
-    std::string out;
-    Html& operator<<(std::string_view s) {
-        out += s;
-        return *this;
-    }
-};
-
 std::string head(Lang lang, std::string_view title, std::string_view csrf,
                  std::string_view asset_version) {
     std::string h = "<!doctype html>\n<html lang=\"";
@@ -39,9 +32,13 @@ std::string head(Lang lang, std::string_view title, std::string_view csrf,
     return h;
 }
 
+}  // namespace
+
 std::string csrf_field(const Chrome& c) {
     return "<input type=\"hidden\" name=\"csrf\" value=\"" + e(c.csrf) + "\">";
 }
+
+namespace {
 
 std::string role_label(Lang lang, ports::MemberRole role) {
     return std::string(tr(lang, "role_" + std::string(domain::accounts::role_name(role))));
@@ -62,6 +59,8 @@ std::string lang_links(Lang lang, std::string_view path) {
     h += "</span>";
     return h;
 }
+
+}  // namespace
 
 std::string layout(const Chrome& c, std::string_view title, std::string_view main) {
     const Lang L = c.lang;
@@ -100,9 +99,9 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
         const std::string base = "/p/" + c.project->project_id.value;
         h << "<nav class=\"project-nav\" aria-label=\"" << tr(L, "projects") << "\"><ul>";
         const std::pair<const char*, const char*> items[] = {
-            {"", "overview"},        {"/charges", "charges"}, {"/keys", "keys"},
-            {"/members", "members"}, {"/wallet", "wallet"},   {"/settings", "settings"},
-            {"/audit", "audit"},
+            {"", "overview"},        {"/charges", "charges"},   {"/keys", "keys"},
+            {"/members", "members"}, {"/wallet", "wallet"},     {"/settings", "settings"},
+            {"/audit", "audit"},     {"/webhooks", "webhooks"},
         };
         for (const auto& [suffix, key] : items) {
             const bool current = c.section == key;
@@ -121,7 +120,6 @@ std::string table_open(std::string_view label, std::string_view test) {
     return "<div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" + e(label) +
            "\"><table data-test=\"" + std::string(test) + "\">";
 }
-constexpr std::string_view kTableClose = "</tbody></table></div>";
 
 std::string error_block(const std::optional<std::string>& error) {
     if (!error) return {};
@@ -132,8 +130,6 @@ std::string copy_button(Lang L, std::string_view target) {
     return "<button type=\"button\" class=\"copy\" data-copy=\"" + std::string(target) +
            "\" data-copied=\"" + e(tr(L, "copied")) + "\">" + e(tr(L, "copy")) + "</button>";
 }
-
-}  // namespace
 
 std::string sign_in_page(Lang L, std::string_view asset_version) {
     Html h;
@@ -522,7 +518,8 @@ std::string charges_page(const Chrome& c, const ChargesPage& page) {
 }
 
 std::string charge_page(const Chrome& c, const ports::ChargeView& v,
-                        const std::vector<ChargeTimelineEntry>& timeline) {
+                        const std::vector<ChargeTimelineEntry>& timeline,
+                        std::string_view sections) {
     const Lang L = c.lang;
     Html h;
     h << "<h1>" << tr(L, "charge") << "</h1><dl class=\"facts\" data-test=\"charge\">";
@@ -548,7 +545,7 @@ std::string charge_page(const Chrome& c, const ports::ChargeView& v,
     for (const auto& t : timeline) {
         h << "<li><time>" << e(t.occurred_at) << "</time> <code>" << e(t.type) << "</code></li>";
     }
-    h << "</ol>";
+    h << "</ol>" << sections;
     return layout(c, tr(L, "charge"), h.out);
 }
 

@@ -73,8 +73,10 @@ struct ChargeTimelineEntry {
     std::string occurred_at;
     std::string type;
 };
+// `sections`: more of the page after the events (the webhook deliveries: webhooks_pages.hpp).
 std::string charge_page(const Chrome& c, const ports::ChargeView& charge,
-                        const std::vector<ChargeTimelineEntry>& timeline);
+                        const std::vector<ChargeTimelineEntry>& timeline,
+                        std::string_view sections = {});
 
 // A page with a heading and one paragraph (404, 403 and other refusals of a page).
 std::string message_page(const Chrome& c, std::string_view title_key, std::string_view body_key);

@@ -11,6 +11,7 @@
 #include "api/dashboard/dashboard_pages.hpp"
 #include "api/dashboard/overview_pages.hpp"
 #include "api/dashboard/project_scope.hpp"
+#include "api/dashboard/webhooks_routes.hpp"
 #include "api/http/account_api.hpp"
 #include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
@@ -303,6 +304,12 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
         return scope_.guard(action, std::move(section), std::move(handler));
     };
     using A = acc::ProjectAction;
+
+    // ---- Webhooks (webhooks_routes.hpp) ----
+    if (deps_.webhooks != nullptr) {
+        add_webhook_routes(routes, scope_,
+                           {deps_.webhooks, deps_.webhook_allow_insecure, deps_.now_ms});
+    }
 
     // The overview (overview_pages.hpp): the stats read model over the last 30 or 90 days.
     routes.add(
@@ -675,7 +682,10 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                 timeline.push_back(
                     {event->occurred_at, std::string(domain::events::event_type(*event))});
             }
-            return html(200, charge_page(ctx.chrome, *charge, timeline), ctx.chrome.lang);
+            return html(200,
+                        charge_page(ctx.chrome, *charge, timeline,
+                                    webhook_deliveries_section(deps_.webhooks, ctx, id)),
+                        ctx.chrome.lang);
         }));
 
     // ---- Audit ----

@@ -12,6 +12,7 @@
 //   POST /p/:projectId/members, /members/:address/remove        the team (an admin and up)
 //   POST /p/:projectId/settings                                 settings (an admin and up)
 //   POST /p/:projectId/wallet/{challenge,verify}                payout wallet (the owner; JSON)
+//   GET|POST /p/:projectId/webhooks[/...]                       webhooks (webhooks_routes.hpp)
 //   POST /mode, GET /lang/:code                                 test/live, English/Thai
 //   GET  /static/dashboard.{js,css}, /static/accent/RRGGBB.css, GET /healthz
 // Every /p/ route asks the store for the user's role first: not a member is 404 (as if the
@@ -32,6 +33,7 @@
 #include "api/http/router.hpp"
 #include "domain/evm/signature.hpp"
 #include "domain/ports/dashboard.hpp"
+#include "domain/ports/dashboard_webhooks.hpp"
 #include "domain/ports/project_stats.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
@@ -57,6 +59,9 @@ struct DashboardDeps {
     std::vector<domain::ChainId> chain_ids;         // the chains a sign-in message may name
     std::string api_url = "http://127.0.0.1:8080";  // shown in the first-charge example
     std::string asset_version = "1";
+    // The webhooks pages and the charge page's deliveries (webhooks_routes.hpp); none without.
+    ports::DashboardWebhooks* webhooks = nullptr;
+    bool webhook_allow_insecure = false;  // DUEPAY_WEBHOOK_ALLOW_INSECURE=1, test mode only
 };
 
 // The security headers of every dashboard answer (the checkout's: a CSP without inline script or

@@ -96,6 +96,7 @@ std::string attempt_list_json(const std::vector<ports::WebhookAttempt>& attempts
         w.Int(a.latency_ms);
         put_opt(w, "error", a.error);
         put_opt(w, "nextRetryAt", a.next_retry_at);
+        put_opt(w, "responseExcerpt", a.response_excerpt);
         w.EndObject();
     }
     w.EndArray();

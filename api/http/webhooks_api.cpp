@@ -13,6 +13,7 @@
 #include "api/http/webhook_endpoint_json.hpp"
 #include "domain/events/event.hpp"
 #include "domain/hex.hpp"
+#include "domain/webhooks/endpoint_fields.hpp"
 #include "domain/webhooks/endpoint_url.hpp"
 #include "domain/webhooks/webhook_event.hpp"
 #include "infra/random/random.hpp"
@@ -27,9 +28,6 @@ using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
 constexpr std::string_view kEndpoints = "/v1/webhook-endpoints";
 constexpr std::string_view kDeliveries = "/v1/webhook-deliveries/";
-constexpr std::size_t kMaxDescription = 255;
-constexpr long long kDefaultSecretOverlap = 86400;
-constexpr long long kMaxSecretOverlap = 7LL * 86400;
 
 ApiResponse endpoint_not_found() {
     return error_response(404, "webhook_endpoint_not_found",
@@ -54,22 +52,18 @@ std::optional<ApiResponse> check_url(const rapidjson::Value& v, bool allow_insec
 }
 
 std::optional<ApiResponse> check_events(const rapidjson::Value& v, std::vector<std::string>& out) {
-    if (!v.IsArray() || v.Empty()) {
-        return bad_request("invalid_webhook_events",
-                           "events must be a non-empty array of event types");
-    }
-    for (const auto& item : v.GetArray()) {
-        if (!item.IsString() || !dw::is_webhook_event_type(
-                                    std::string_view(item.GetString(), item.GetStringLength()))) {
-            return bad_request(
-                "invalid_webhook_events",
-                "unknown event type; known: invoice.paid, invoice.confirming, invoice.underpaid, "
-                "invoice.expired, invoice.late_payment, invoice.refunded, invoice.failed, "
-                "webhook.test");
+    std::vector<std::string_view> types;
+    if (v.IsArray()) {
+        for (const auto& item : v.GetArray()) {
+            // A member that is not a string is no known type: the shared rule refuses it.
+            types.emplace_back(item.IsString()
+                                   ? std::string_view(item.GetString(), item.GetStringLength())
+                                   : std::string_view());
         }
-        std::string t(item.GetString(), item.GetStringLength());
-        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));
     }
+    auto checked = dw::check_event_types(types);  // not an array: no type, refused
+    if (!checked) return bad_request(checked.error().code, checked.error().message);
+    out = std::move(checked).value();
     return std::nullopt;
 }
 
@@ -79,12 +73,13 @@ std::optional<ApiResponse> check_description(const rapidjson::Value& v,
         out.reset();
         return std::nullopt;
     }
-    if (!v.IsString() || v.GetStringLength() > kMaxDescription ||
-        std::string_view(v.GetString(), v.GetStringLength()).find('\0') != std::string_view::npos) {
+    if (!v.IsString()) {
         return bad_request("invalid_description",
                            "description must be a string of at most 255 characters");
     }
-    out = std::string(v.GetString(), v.GetStringLength());
+    auto checked = dw::check_description(std::string_view(v.GetString(), v.GetStringLength()));
+    if (!checked) return bad_request(checked.error().code, checked.error().message);
+    out = std::move(checked).value();
     return std::nullopt;
 }
 
@@ -255,14 +250,13 @@ ApiResponse WebhooksApi::rotate(const RouteCall& call, const std::string& id) {
     rapidjson::Document doc;
     if (auto r = object_body(call, doc, {"expiresInSeconds"})) return *r;
     if (!infra::webhooks::is_endpoint_id(id)) return endpoint_not_found();
-    long long overlap = kDefaultSecretOverlap;
+    long long overlap = dw::kDefaultSecretOverlapSeconds;
     if (doc.HasMember("expiresInSeconds") && !doc["expiresInSeconds"].IsNull()) {
         const auto& v = doc["expiresInSeconds"];
-        if (!v.IsInt64() || v.GetInt64() < 0 || v.GetInt64() > kMaxSecretOverlap) {
-            return bad_request("invalid_expires_in",
-                               "expiresInSeconds must be an integer from 0 to 604800");
-        }
-        overlap = v.GetInt64();
+        // Not an integer is out of range too (-1 is refused by the shared rule).
+        auto checked = dw::check_secret_overlap(v.IsInt64() ? v.GetInt64() : -1);
+        if (!checked) return bad_request(checked.error().code, checked.error().message);
+        overlap = *checked;
     }
     const auto secret = infra::webhooks::new_secret();
     auto e = deps_.endpoints->rotate_secret(call.key().project_id, call.key().mode, id, secret,

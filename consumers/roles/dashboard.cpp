@@ -19,6 +19,7 @@
 #include "infra/postgres/charge_changes.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/postgres/project_stats.hpp"
+#include "infra/postgres/webhook_endpoints.hpp"
 
 namespace duepay::consumers {
 
@@ -38,6 +39,7 @@ struct DashboardRole {
     std::unique_ptr<infra::postgres::PgChargeChanges> changes;
     std::unique_ptr<api::dashboard::LiveCharges> live;
     std::unique_ptr<infra::postgres::PgProjectStats> stats;
+    std::unique_ptr<infra::postgres::PgDashboardWebhooks> webhooks;
     std::unique_ptr<api::dashboard::DashboardSessions> sessions;
     std::unique_ptr<api::dashboard::DashboardRoutes> routes;
     std::unique_ptr<api::Pipeline> pipeline;
@@ -113,6 +115,11 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     }
     deps.api_url = env_or("DUEPAY_BASE_URL", "http://127.0.0.1:8080");
     deps.asset_version = std::string(api::dashboard::asset_version());
+    // The webhooks pages: the REST routes' statements and URL rules (DUEPAY_WEBHOOK_ALLOW_INSECURE
+    // as the api role reads it).
+    webhooks = std::make_unique<infra::postgres::PgDashboardWebhooks>(*pool);
+    deps.webhooks = webhooks.get();
+    deps.webhook_allow_insecure = env_or("DUEPAY_WEBHOOK_ALLOW_INSECURE", "0") == "1";
     routes = std::make_unique<api::dashboard::DashboardRoutes>(std::move(deps));
 
     api::RouteTable table;

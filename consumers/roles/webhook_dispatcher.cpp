@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "consumers/roles/webhook_loops.hpp"
+#include "domain/webhooks/delivery_log.hpp"
 #include "domain/webhooks/retry_schedule.hpp"
 #include "infra/log/log.hpp"
 #include "infra/metrics/metrics.hpp"
@@ -50,7 +51,10 @@ pg::AttemptOutcome outcome_of(const WebhooksSettings& s, const pg::ClaimedDelive
     o.attempt = d.attempts + 1;
     o.lease_token = d.lease_token;
     o.latency_ms = static_cast<int>(r.latency.count());
-    if (r.error.empty()) o.response_status = static_cast<int>(r.status);
+    if (r.error.empty()) {
+        o.response_status = static_cast<int>(r.status);
+        o.response_excerpt = domain::webhooks::response_excerpt(r.body);
+    }
     o.delivered = r.error.empty() && r.status >= 200 && r.status < 300;
     if (!o.delivered) {
         o.error = r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error;

@@ -4,7 +4,9 @@
 //   action            viewer  developer  admin  owner
 //   read                 x        x        x      x     every page of the project
 //   manage_keys                   x        x      x     create, show a test key again, revoke, roll
-//   manage_webhooks               x        x      x
+//   manage_webhooks               x        x      x     create, edit, disable, enable, delete,
+//                                                        rotate the secret, send a test event,
+//                                                        redeliver (ADR 0235)
 //   manage_settings                        x      x     name, branding, payment window
 //   manage_members                         x      x     add, change, remove (never the owner)
 //   change_payout                                 x     the payout wallet (with its signature)

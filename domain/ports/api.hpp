@@ -184,6 +184,9 @@ struct WebhookAttempt {
     int latency_ms = 0;
     std::optional<std::string> error;
     std::optional<std::string> next_retry_at;
+    // The start of the receiver's answer as safe text (domain/webhooks/delivery_log); nullopt
+    // when no answer arrived.
+    std::optional<std::string> response_excerpt;
 };
 
 // The endpoints of a project and mode; an endpoint of another project or mode is never found.

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "domain/events/json_writer.hpp"
+#include "infra/postgres/account_store.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/webhook_store.hpp"
 
@@ -33,9 +35,7 @@ std::optional<ports::WebhookEndpoint> endpoint_of(std::optional<WebhookEndpoint>
     return endpoint_of(std::move(*e));
 }
 
-}  // namespace
-
-ports::WebhookEndpoint PgWebhookEndpoints::create(const ports::WebhookEndpoint& endpoint) {
+ports::WebhookEndpoint create_in(pqxx::work& tx, const ports::WebhookEndpoint& endpoint) {
     WebhookEndpoint e;
     e.id = endpoint.id;
     e.project_id = endpoint.project_id.value;
@@ -44,8 +44,58 @@ ports::WebhookEndpoint PgWebhookEndpoints::create(const ports::WebhookEndpoint& 
     e.events = endpoint.events;
     e.description = endpoint.description;
     e.secret = endpoint.secret;
-    return endpoint_of(
-        pool_.with_transaction([&](pqxx::work& tx) { return insert_webhook_endpoint(tx, e); }));
+    return endpoint_of(insert_webhook_endpoint(tx, e));
+}
+
+bool send_test_in(pqxx::work& tx, const ports::ProjectId& project, ports::Mode mode,
+                  const std::string& endpoint_id, const domain::webhooks::WebhookEvent& event) {
+    const auto m = mode_text(mode);
+    if (!find_webhook_endpoint(tx, project.value, m, endpoint_id)) return false;
+    const WebhookEventRow row{event.id,     event.type,   project.value, m,
+                              std::nullopt, std::nullopt, event.body};
+    enqueue_webhook_event_for(tx, row, endpoint_id);
+    return true;
+}
+
+std::optional<std::vector<ports::WebhookAttempt>> attempts_in(
+    pqxx::work& tx, const ports::ProjectId& project, ports::Mode mode,
+    const std::string& endpoint_id, std::size_t limit, std::optional<std::int64_t> before) {
+    if (!find_webhook_endpoint(tx, project.value, mode_text(mode), endpoint_id))
+        return std::nullopt;
+    return list_webhook_attempts(tx, endpoint_id, limit, before);
+}
+
+AuditActor actor_of(const ports::DashboardActor& a) {
+    return AuditActor::wallet(a.address, a.session_id);
+}
+
+// An audit row's changes: the endpoint and what the change set (never a secret).
+std::string changes_json(
+    const std::string& endpoint_id,
+    std::initializer_list<std::pair<const char*, std::optional<std::string>>> fields,
+    const std::optional<std::vector<std::string>>& events = std::nullopt) {
+    rapidjson::StringBuffer b;
+    domain::json::Writer w(b);
+    w.StartObject();
+    domain::json::str(w, "endpointId", endpoint_id);
+    for (const auto& [name, value] : fields) {
+        if (value) domain::json::str(w, name, *value);
+    }
+    if (events) {
+        w.Key("events");
+        w.StartArray();
+        for (const auto& e : *events)
+            w.String(e.c_str(), static_cast<rapidjson::SizeType>(e.size()));
+        w.EndArray();
+    }
+    w.EndObject();
+    return {b.GetString(), b.GetSize()};
+}
+
+}  // namespace
+
+ports::WebhookEndpoint PgWebhookEndpoints::create(const ports::WebhookEndpoint& endpoint) {
+    return pool_.with_transaction([&](pqxx::work& tx) { return create_in(tx, endpoint); });
 }
 
 std::vector<ports::WebhookEndpoint> PgWebhookEndpoints::list(
@@ -95,14 +145,8 @@ std::optional<ports::WebhookEndpoint> PgWebhookEndpoints::rotate_secret(
 bool PgWebhookEndpoints::send_test(const ports::ProjectId& project, ports::Mode mode,
                                    const std::string& endpoint_id,
                                    const domain::webhooks::WebhookEvent& event) {
-    const auto m = mode_text(mode);
-    return pool_.with_transaction([&](pqxx::work& tx) {
-        if (!find_webhook_endpoint(tx, project.value, m, endpoint_id)) return false;
-        const WebhookEventRow row{event.id,     event.type,   project.value, m,
-                                  std::nullopt, std::nullopt, event.body};
-        enqueue_webhook_event_for(tx, row, endpoint_id);
-        return true;
-    });
+    return pool_.with_transaction(
+        [&](pqxx::work& tx) { return send_test_in(tx, project, mode, endpoint_id, event); });
 }
 
 bool PgWebhookEndpoints::redeliver(const ports::ProjectId& project, ports::Mode mode,
@@ -116,11 +160,132 @@ std::optional<std::vector<ports::WebhookAttempt>> PgWebhookEndpoints::attempts(
     const ports::ProjectId& project, ports::Mode mode, const std::string& endpoint_id,
     std::size_t limit, std::optional<std::int64_t> before) {
     return pool_.with_transaction(
-        [&](pqxx::work& tx) -> std::optional<std::vector<ports::WebhookAttempt>> {
-            if (!find_webhook_endpoint(tx, project.value, mode_text(mode), endpoint_id))
-                return std::nullopt;
-            return list_webhook_attempts(tx, endpoint_id, limit, before);
-        });
+        [&](pqxx::work& tx) { return attempts_in(tx, project, mode, endpoint_id, limit, before); });
+}
+
+// ---- PgDashboardWebhooks ----
+
+std::vector<ports::WebhookEndpoint> PgDashboardWebhooks::endpoints(const ports::ProjectId& project,
+                                                                   ports::Mode mode,
+                                                                   std::size_t limit) {
+    return endpoints_.list(project, mode, limit, std::nullopt);
+}
+
+std::optional<ports::WebhookEndpoint> PgDashboardWebhooks::endpoint(const ports::ProjectId& project,
+                                                                    ports::Mode mode,
+                                                                    const std::string& id) {
+    return endpoints_.find(project, mode, id);
+}
+
+std::optional<std::vector<ports::WebhookAttempt>> PgDashboardWebhooks::attempts(
+    const ports::ProjectId& project, ports::Mode mode, const std::string& endpoint_id,
+    std::size_t limit, std::optional<std::int64_t> before) {
+    return endpoints_.attempts(project, mode, endpoint_id, limit, before);
+}
+
+std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>>
+PgDashboardWebhooks::attempt_counts(const std::vector<std::string>& endpoint_ids) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        return count_webhook_attempts(tx, endpoint_ids,
+                                      std::chrono::hours(domain::webhooks::kHealthWindowHours),
+                                      domain::webhooks::kHealthAttemptCap);
+    });
+}
+
+std::vector<ports::ChargeDelivery> PgDashboardWebhooks::charge_deliveries(
+    const ports::ProjectId& project, ports::Mode mode, const std::string& invoice_id,
+    std::size_t limit) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        return list_charge_webhook_deliveries(tx, project.value, mode_text(mode), invoice_id,
+                                              limit);
+    });
+}
+
+ports::WebhookEndpoint PgDashboardWebhooks::create(const ports::WebhookEndpoint& endpoint,
+                                                   const ports::DashboardActor& actor) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        auto created = create_in(tx, endpoint);
+        insert_account_audit(
+            tx, created.project_id.value, actor_of(actor), "webhook_endpoint.created",
+            changes_json(created.id, {{"mode", mode_text(created.mode)}, {"url", created.url}},
+                         created.events));
+        return created;
+    });
+}
+
+std::optional<ports::WebhookEndpoint> PgDashboardWebhooks::update(
+    const ports::ProjectId& project, ports::Mode mode, const std::string& id,
+    const ports::WebhookEndpointPatch& patch, const ports::DashboardActor& actor) {
+    const EndpointPatch p{patch.url, patch.events, patch.description, patch.status};
+    return endpoint_of(pool_.with_transaction([&](pqxx::work& tx) {
+        auto after = update_webhook_endpoint(tx, project.value, mode_text(mode), id, p);
+        if (after) {
+            const std::optional<std::string> description =
+                patch.description ? std::optional<std::string>(patch.description->value_or(""))
+                                  : std::nullopt;
+            insert_account_audit(
+                tx, project.value, actor_of(actor), "webhook_endpoint.updated",
+                changes_json(
+                    id,
+                    {{"url", patch.url}, {"description", description}, {"status", patch.status}},
+                    patch.events));
+        }
+        return after;
+    }));
+}
+
+bool PgDashboardWebhooks::remove(const ports::ProjectId& project, ports::Mode mode,
+                                 const std::string& id, const ports::DashboardActor& actor) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        const bool removed = delete_webhook_endpoint(tx, project.value, mode_text(mode), id);
+        if (removed) {
+            insert_account_audit(tx, project.value, actor_of(actor), "webhook_endpoint.deleted",
+                                 changes_json(id, {}));
+        }
+        return removed;
+    });
+}
+
+std::optional<ports::WebhookEndpoint> PgDashboardWebhooks::rotate_secret(
+    const ports::ProjectId& project, ports::Mode mode, const std::string& id,
+    const std::string& secret, std::chrono::seconds overlap, const ports::DashboardActor& actor) {
+    return endpoint_of(pool_.with_transaction([&](pqxx::work& tx) {
+        auto after = rotate_webhook_secret(tx, project.value, mode_text(mode), id, secret, overlap);
+        if (after) {
+            insert_account_audit(
+                tx, project.value, actor_of(actor), "webhook_endpoint.secret_rotated",
+                changes_json(id, {{"previousSecretExpiresAt", after->previous_secret_expires_at}}));
+        }
+        return after;
+    }));
+}
+
+bool PgDashboardWebhooks::send_test(const ports::ProjectId& project, ports::Mode mode,
+                                    const std::string& endpoint_id,
+                                    const domain::webhooks::WebhookEvent& event,
+                                    const ports::DashboardActor& actor) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        const bool sent = send_test_in(tx, project, mode, endpoint_id, event);
+        if (sent) {
+            insert_account_audit(tx, project.value, actor_of(actor), "webhook_endpoint.test_sent",
+                                 changes_json(endpoint_id, {{"eventId", event.id}}));
+        }
+        return sent;
+    });
+}
+
+bool PgDashboardWebhooks::redeliver(const ports::ProjectId& project, ports::Mode mode,
+                                    const std::string& event_id, const std::string& endpoint_id,
+                                    const ports::DashboardActor& actor) {
+    return pool_.with_transaction([&](pqxx::work& tx) {
+        const bool queued =
+            redeliver_webhook_event(tx, project.value, mode_text(mode), event_id, endpoint_id);
+        if (queued) {
+            insert_account_audit(tx, project.value, actor_of(actor), "webhook_delivery.redelivered",
+                                 changes_json(endpoint_id, {{"eventId", event_id}}));
+        }
+        return queued;
+    });
 }
 
 }  // namespace duepay::infra::postgres

@@ -135,6 +135,7 @@ std::string outcomes_json(const std::vector<AttemptOutcome>& outcomes) {
         w.Key("latency_ms");
         w.Int(o.latency_ms);
         domain::json::opt_str(w, "error", o.error);
+        domain::json::opt_str(w, "response_excerpt", o.response_excerpt);
         w.Key("retry_ms");
         if (o.retry_in) {
             w.Int64(o.retry_in->count());
@@ -154,7 +155,7 @@ std::string outcomes_json(const std::vector<AttemptOutcome>& outcomes) {
 constexpr const char* kOutcomes =
     "jsonb_to_recordset($1::jsonb) as x(seq int, endpoint_id text, event_id text, "
     "event_type text, attempt int, response_status int, latency_ms int, error text, "
-    "retry_ms bigint, delivered boolean, lease_token bigint)";
+    "response_excerpt text, retry_ms bigint, delivered boolean, lease_token bigint)";
 
 }  // namespace
 
@@ -170,9 +171,10 @@ void record_webhook_attempts(pqxx::work& tx, const std::vector<AttemptOutcome>& 
                    batch);
     // An endpoint deleted while its request was in flight has no log any more: skip it.
     tx.exec_params(std::string("insert into webhook_attempts (endpoint_id, event_id, event_type, "
-                               "  attempt, response_status, latency_ms, error, next_retry_at) "
+                               "  attempt, response_status, latency_ms, error, response_excerpt, "
+                               "  next_retry_at) "
                                "select x.endpoint_id, x.event_id, x.event_type, x.attempt, "
-                               "  x.response_status, x.latency_ms, x.error, "
+                               "  x.response_status, x.latency_ms, x.error, x.response_excerpt, "
                                "  now() + x.retry_ms * interval '1 millisecond' from ") +
                        kOutcomes +
                        " where exists (select 1 from webhook_endpoints e "

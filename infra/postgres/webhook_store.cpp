@@ -194,7 +194,7 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::str
                                                   std::optional<std::int64_t> before_id) {
     auto rows = tx.exec_params(
         "select id, event_id, event_type, attempt, " DUEPAY_TS("attempted_at") ", "
-        "  response_status, latency_ms, error, " DUEPAY_TS("next_retry_at") " "
+        "  response_status, latency_ms, error, " DUEPAY_TS("next_retry_at") ", response_excerpt "
         "from webhook_attempts where endpoint_id = $1 "
         "and ($2::bigint is null or id < $2) order by id desc limit $3",
         endpoint_id, before_id, static_cast<long long>(limit));
@@ -210,7 +210,59 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::str
         a.latency_ms = r[6].as<int>();
         a.error = opt(r[7]);
         a.next_retry_at = opt(r[8]);
+        a.response_excerpt = opt(r[9]);
         out.push_back(std::move(a));
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webhook_attempts(
+    pqxx::work& tx, const std::vector<std::string>& endpoint_ids, std::chrono::hours window,
+    std::int64_t cap) {
+    std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> out;
+    if (endpoint_ids.empty()) return out;
+    auto rows = tx.exec_params(
+        "select x.id, count(*), count(*) filter (where a.response_status between 200 and 299) "
+        "from unnest($1::text[]) as x(id) cross join lateral ("
+        "  select w.response_status from webhook_attempts w where w.endpoint_id = x.id "
+        "  and w.attempted_at > now() - make_interval(hours => $2::int) "
+        "  order by w.attempted_at desc limit $3) a "
+        "group by x.id",
+        array_literal(endpoint_ids), static_cast<int>(window.count()), static_cast<long long>(cap));
+    for (const auto& r : rows) {
+        out.emplace_back(
+            r[0].as<std::string>(),
+            domain::webhooks::AttemptCounts{r[1].as<std::int64_t>(), r[2].as<std::int64_t>()});
+    }
+    return out;
+}
+
+std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::work& tx,
+                                                                  const std::string& project_id,
+                                                                  const std::string& mode,
+                                                                  const std::string& invoice_id,
+                                                                  std::size_t limit) {
+    auto rows = tx.exec_params(
+        "select d.endpoint_id, e.url, d.event_id, ev.type, d.state, d.attempts, d.last_status, "
+        "  d.last_error, " DUEPAY_TS("d.updated_at") " "
+        "from webhook_events ev join webhook_deliveries d on d.event_id = ev.id "
+        "join webhook_endpoints e on e.id = d.endpoint_id "
+        "where ev.invoice_id = $1 and ev.project_id = $2 and ev.mode = $3 "
+        "order by ev.occurred_at desc, ev.id, d.endpoint_id limit $4",
+        invoice_id, project_id, mode, static_cast<long long>(limit));
+    std::vector<ports::ChargeDelivery> out;
+    for (const auto& r : rows) {
+        ports::ChargeDelivery d;
+        d.endpoint_id = r[0].as<std::string>();
+        d.endpoint_url = r[1].as<std::string>();
+        d.event_id = r[2].as<std::string>();
+        d.event_type = r[3].as<std::string>();
+        d.state = r[4].as<std::string>();
+        d.attempts = r[5].as<int>();
+        if (!r[6].is_null()) d.last_status = r[6].as<int>();
+        d.last_error = opt(r[7]);
+        d.updated_at = r[8].as<std::string>();
+        out.push_back(std::move(d));
     }
     return out;
 }

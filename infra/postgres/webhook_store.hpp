@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "domain/ports/api.hpp"
+#include "domain/ports/dashboard_webhooks.hpp"
+#include "domain/webhooks/delivery_log.hpp"
 
 namespace duepay::infra::postgres {
 
@@ -88,6 +90,19 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::str
                                                   std::size_t limit,
                                                   std::optional<std::int64_t> before_id);
 
+// Per endpoint of `endpoint_ids`: its attempts since `window` ago, at most `cap` of the newest
+// (webhook_attempts_endpoint_time_idx, migration 0235), and how many of them got a 2xx.
+std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webhook_attempts(
+    pqxx::work& tx, const std::vector<std::string>& endpoint_ids, std::chrono::hours window,
+    std::int64_t cap);
+// The deliveries of a charge's events of the project and mode, newest event first, at most
+// `limit` (webhook_events_invoice_idx, migration 0235).
+std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::work& tx,
+                                                                  const std::string& project_id,
+                                                                  const std::string& mode,
+                                                                  const std::string& invoice_id,
+                                                                  std::size_t limit);
+
 // --- the webhooks role ---
 
 struct WebhookJournalEntry {
@@ -133,6 +148,9 @@ struct AttemptOutcome {
     std::optional<int> response_status;
     int latency_ms = 0;
     std::optional<std::string> error;
+    // The start of the answer (domain/webhooks/delivery_log: safe text, bounded); nullopt when
+    // no answer arrived.
+    std::optional<std::string> response_excerpt;
     bool delivered = false;
     std::optional<std::chrono::milliseconds> retry_in;  // nullopt and !delivered: failed for good
     std::int64_t lease_token = 0;                       // from the claim

@@ -37,7 +37,7 @@ struct HttpResult {
     long status = 0;    // 0 when no response arrived
     std::string error;  // empty when a response arrived
     std::chrono::milliseconds latency{0};
-    std::string body;  // at most max_response_bytes
+    std::string body;  // at most max_response_bytes (the delivery log keeps its start)
 };
 
 class HttpSender {

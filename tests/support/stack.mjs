@@ -2,9 +2,9 @@
 // binary, the environment and whether it is a dev stack's, subprocesses whose stderr is kept for
 // failure messages and which stopChildren() ends, and a free loopback port. Used by
 // tests/integration/merchant/support.mjs, tests/integration/webhooks/webhooks.test.mjs,
-// tests/integration/chain/chain.test.mjs, tests/e2e/checkout.test.mjs and
-// tests/e2e/dashboard.test.mjs (whose
-// browser helpers are tests/support/dashboard_browser.mjs). Every wait is bounded.
+// tests/integration/chain/chain.test.mjs, tests/e2e/checkout.test.mjs,
+// tests/e2e/dashboard.test.mjs and tests/e2e/dashboard_webhooks.test.mjs (whose browser helpers
+// are tests/support/dashboard_browser.mjs). Every wait is bounded.
 import http from "node:http";
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
@@ -57,6 +57,18 @@ export async function stopChildren(graceMs = 5000) {
   const until = Date.now() + graceMs;
   while (Date.now() < until && children.some(running)) await sleep(100);
   for (const c of children) if (running(c)) c.kill("SIGKILL");
+}
+
+// `pred()` polled every 100 ms until it gives a truthy value, which is returned; after `timeoutMs`
+// an error naming `what`, with `context()` (e.g. a role's last log lines) appended.
+export async function waitUntil(pred, what, timeoutMs = 30000, context = () => "") {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const v = await pred();
+    if (v) return v;
+    await sleep(100);
+  }
+  throw new Error(`no ${what} within ${timeoutMs} ms\n${context()}`);
 }
 
 export async function freePort() {

@@ -8,7 +8,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { createRequire } from "node:module";
-import { BIN, env, freePort, run, sleep, stackSkip, start, stopChildren } from "../../support/stack.mjs";
+import { BIN, env, freePort, run, sleep, stackSkip, start, stopChildren, waitUntil as waitFor }
+  from "../../support/stack.mjs";
 
 const require = createRequire(import.meta.url);
 const Stripe = require("stripe");
@@ -70,15 +71,8 @@ async function register(url, extra = {}, key = testKey) {
   return r.body.data;
 }
 
-async function waitUntil(pred, what, timeoutMs = 30000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const v = await pred();
-    if (v) return v;
-    await sleep(100);
-  }
-  throw new Error(`no ${what} within ${timeoutMs} ms\nwebhooks log:\n${dev?.logs.slice(-3000)}`);
-}
+const waitUntil = (pred, what, timeoutMs = 30000) =>
+  waitFor(pred, what, timeoutMs, () => `webhooks log:\n${dev?.logs.slice(-3000)}`);
 
 // Both libraries must accept the delivery with this secret; returns the parsed event.
 function verifyBoth(entry, secret) {
