@@ -5,19 +5,28 @@
 #include <unordered_set>
 
 #include "domain/hex.hpp"
+#include "projections/charges/settlement_projection.hpp"
 
 namespace duepay::projections::charges {
 
 namespace ev = domain::events;
 
-void ChargeMemory::Charge::add(const ev::Event& event) {
-    if (!row && std::holds_alternative<ev::ChargeCreated>(event.data)) {
+void ChargeMemory::Charge::add(const ev::Event& event,
+                               std::vector<infra::postgres::SettlementRow>* settlements) {
+    if (const auto* created = std::get_if<ev::ChargeCreated>(&event.data); !row && created) {
         row = created_columns(event);
+        terms = domain::reports::terms_of(*created);
         created_now = true;
     }
     last = {event.id, event.occurred_at};
     ++events;
-    domain::charge::apply(state, event);
+    if (settlements == nullptr) {
+        domain::charge::apply(state, event);
+        return;
+    }
+    std::vector<domain::reports::SettlementEntry> entries;
+    domain::reports::apply_collecting(state, event, entries);
+    for (const auto& entry : entries) settlements->push_back(settlement_row(*row, *terms, entry));
 }
 
 std::size_t ChargeMemory::KeyHash::operator()(const domain::InvoiceId& id) const {
@@ -45,7 +54,9 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
         }
         touched.push_back(&key);
     }
-    // A charge folded from its journal already has the fresh events (journaled before this).
+    // A charge folded from its journal already has the fresh events (journaled before this):
+    // only those add settlement rows (the others' rows were written when they were fresh).
+    Folded out;
     std::unordered_set<domain::InvoiceId, KeyHash> from_journal;
     if (!missing.empty()) {
         std::unordered_set<std::string_view> fresh_ids;
@@ -54,7 +65,8 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
             if (events.empty()) continue;
             auto& charge = staged_[events.front().invoice_id];
             charge = Charge{};
-            for (const auto& event : events) charge.add(event);
+            for (const auto& event : events)
+                charge.add(event, fresh_ids.contains(event.id) ? &out.settlements : nullptr);
             // The row is new when the charge.created it was mapped from is a fresh event.
             const auto created = std::find_if(events.begin(), events.end(), [](const auto& e) {
                 return std::holds_alternative<ev::ChargeCreated>(e.data);
@@ -65,9 +77,9 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
         }
     }
     for (const auto* event : fresh) {
-        if (!from_journal.contains(event->invoice_id)) staged_[event->invoice_id].add(*event);
+        if (!from_journal.contains(event->invoice_id))
+            staged_[event->invoice_id].add(*event, &out.settlements);
     }
-    Folded out;
     out.rows.reserve(touched.size());
     for (const auto* key : touched) {
         auto& charge = staged_[*key];

@@ -23,7 +23,9 @@
 
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
+#include "domain/reports/settlement.hpp"
 #include "infra/postgres/charge_row.hpp"
+#include "infra/postgres/settlement_row.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::projections::charges {
@@ -52,6 +54,8 @@ class ChargeMemory {
         // yet (rows are written whenever a charge with its charge.created is folded).
         std::vector<infra::postgres::ChargeRow> new_rows;
         std::vector<std::string> deferred;  // touched, no charge.created yet: no row
+        // The settlement rows the fresh events added (settlement_projection.hpp, ADR 0240).
+        std::vector<infra::postgres::SettlementRow> settlements;
     };
 
     // The rows of the charges `fresh` touches after folding it in (staged until keep()):
@@ -70,11 +74,14 @@ class ChargeMemory {
         domain::charge::ChargeState state = domain::charge::initial_state();
         // created_columns of the first charge.created (mapped once).
         std::optional<infra::postgres::ChargeRow> row;
+        std::optional<domain::reports::PriceTerms> terms;  // of the same charge.created
         bool created_now = false;  // that charge.created is among the current fold's events
         LastEvent last;
         int events = 0;  // journaled events (the row's event_count)
         std::uint64_t touched = 0;
-        void add(const domain::events::Event& event);
+        // Applies `event`; with `settlements`, appends the settlement rows it adds.
+        void add(const domain::events::Event& event,
+                 std::vector<infra::postgres::SettlementRow>* settlements);
     };
     struct KeyHash {
         std::size_t operator()(const domain::InvoiceId& id) const;

@@ -11,6 +11,7 @@
 #include "domain/events/event.hpp"
 #include "domain/result.hpp"
 #include "infra/postgres/charge_row.hpp"
+#include "infra/postgres/settlement_row.hpp"
 
 namespace duepay::projections::charges {
 
@@ -41,6 +42,14 @@ void set_state_columns(infra::postgres::ChargeRow& row, const domain::charge::Ch
 // Folds `events` (one charge, log order) and maps the result; nullopt while no charge.created is
 // among them (an orphan chain fact waits for its charge).
 std::optional<infra::postgres::ChargeRow> project_charge(
+    std::span<const domain::events::Event> events);
+
+// The same fold, and the settlement rows its events add (settlement_projection.hpp, ADR 0240).
+struct ProjectedCharge {
+    infra::postgres::ChargeRow row;
+    std::vector<infra::postgres::SettlementRow> settlements;
+};
+std::optional<ProjectedCharge> project_charge_and_settlements(
     std::span<const domain::events::Event> events);
 
 // Every text column of `row` is storable text (domain/text.hpp): what Postgres accepts.
