@@ -102,7 +102,7 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
         const std::pair<const char*, const char*> items[] = {
             {"", "overview"},        {"/charges", "charges"}, {"/keys", "keys"},
             {"/members", "members"}, {"/wallet", "wallet"},   {"/settings", "settings"},
-            {"/audit", "audit"},
+            {"/reports", "reports"}, {"/audit", "audit"},
         };
         for (const auto& [suffix, key] : items) {
             const bool current = c.section == key;
@@ -134,6 +134,14 @@ std::string copy_button(Lang L, std::string_view target) {
 }
 
 }  // namespace
+
+std::string page_layout(const Chrome& c, std::string_view title, std::string_view main) {
+    return layout(c, title, main);
+}
+
+std::string page_table_open(std::string_view label, std::string_view test) {
+    return table_open(label, test);
+}
 
 std::string sign_in_page(Lang L, std::string_view asset_version) {
     Html h;

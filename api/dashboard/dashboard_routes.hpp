@@ -5,7 +5,10 @@
 //   GET  /projects, POST /projects                              a user's projects, a new one
 //   GET  /p/:projectId[/keys|/members|/wallet|/settings|/audit] a project's pages
 //   GET  /p/:projectId/charges[/:invoiceId], /charges/find      charges of the mode (REST's
-//   filters) POST /p/:projectId/keys, /keys/:keyId/{reveal,revoke,roll}  keys (a developer and up)
+//   filters)
+//   GET  /p/:projectId/reports[/settlements.csv]                the settlement report's totals
+//                                                               and its CSV (report_routes.hpp)
+//   POST /p/:projectId/keys, /keys/:keyId/{reveal,revoke,roll}  keys (a developer and up)
 //   POST /p/:projectId/members, /members/:address/remove        the team (an admin and up)
 //   POST /p/:projectId/settings                                 settings (an admin and up)
 //   POST /p/:projectId/wallet/{challenge,verify}                payout wallet (the owner; JSON)
@@ -28,6 +31,7 @@
 #include "api/http/router.hpp"
 #include "domain/evm/signature.hpp"
 #include "domain/ports/dashboard.hpp"
+#include "domain/ports/reports.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 
@@ -40,6 +44,8 @@ struct DashboardDeps {
     ports::ChargeLister* charges = nullptr;
     ports::ChargeReader* charge_reader = nullptr;
     ports::ChargeHistory* history = nullptr;
+    // The reports page and its CSV download (report_routes.hpp, docs/reports.md).
+    ports::SettlementReports* reports = nullptr;
     // The signer of an EIP-191 digest (infra/crypto in the composition root).
     std::function<domain::Result<domain::Address>(const domain::Bytes32& digest,
                                                   const domain::evm::Signature& signature)>

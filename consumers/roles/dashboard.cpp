@@ -17,6 +17,7 @@
 #include "infra/log/log.hpp"
 #include "infra/postgres/api_ports.hpp"
 #include "infra/postgres/pool.hpp"
+#include "infra/postgres/settlement_store.hpp"
 
 namespace duepay::consumers {
 
@@ -33,6 +34,7 @@ struct DashboardRole {
     std::unique_ptr<infra::accounts::PgDashboard> store;
     std::unique_ptr<infra::postgres::PgChargeReader> charges;
     std::unique_ptr<infra::postgres::PgChargeHistory> history;
+    std::unique_ptr<infra::postgres::PgSettlementReports> reports;
     std::unique_ptr<api::dashboard::DashboardSessions> sessions;
     std::unique_ptr<api::dashboard::DashboardRoutes> routes;
     std::unique_ptr<api::Pipeline> pipeline;
@@ -72,12 +74,14 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
 
     charges = std::make_unique<infra::postgres::PgChargeReader>(*pool);
     history = std::make_unique<infra::postgres::PgChargeHistory>(*pool);
+    reports = std::make_unique<infra::postgres::PgSettlementReports>(*pool);
 
     api::dashboard::DashboardDeps deps;
     deps.store = store.get();
     deps.charges = charges.get();
     deps.charge_reader = charges.get();
     deps.history = history.get();
+    deps.reports = reports.get();
     deps.sessions = sessions.get();
     deps.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& signature) {
         return infra::crypto::recover_signer(digest, signature);
