@@ -43,11 +43,13 @@ SettlementTotals TotalsAccumulator::totals() const {
 
 std::optional<BigInt> parse_integer(std::string_view text) {
     const bool negative = !text.empty() && text.front() == '-';
-    const std::string_view digits = negative ? text.substr(1) : text;
+    std::string_view digits = negative ? text.substr(1) : text;
     if (digits.empty() || digits.size() > 100) return std::nullopt;
     for (const char c : digits) {
         if (c < '0' || c > '9') return std::nullopt;
     }
+    // Boost reads a leading 0 as an octal prefix ("036" would be 30): drop the zeros.
+    while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
     const BigInt value{std::string(digits)};
     return negative ? BigInt(-value) : value;
 }

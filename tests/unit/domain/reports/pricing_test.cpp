@@ -126,6 +126,9 @@ TEST(SettlementFormat, ParseFixedIsItsInverse) {
     }
     EXPECT_EQ(parse_fixed("351.75", 2), 35175);
     EXPECT_EQ(parse_fixed("-0.05", 2), -5);
+    EXPECT_EQ(parse_fixed("0.36", 2), 36);  // "036" is not octal here
+    EXPECT_EQ(parse_fixed("0.09", 2), 9);
+    EXPECT_EQ(parse_integer("007"), 7);
     EXPECT_EQ(parse_fixed("7", 0), 7);
     for (const char* bad : {"351.7", "351.755", ".75", "-.75", "3a1.75", "351,75", ""})
         EXPECT_FALSE(parse_fixed(bad, 2)) << bad;
