@@ -101,7 +101,7 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
         const std::pair<const char*, const char*> items[] = {
             {"", "overview"},        {"/charges", "charges"},   {"/keys", "keys"},
             {"/members", "members"}, {"/wallet", "wallet"},     {"/settings", "settings"},
-            {"/audit", "audit"},     {"/webhooks", "webhooks"},
+            {"/reports", "reports"}, {"/webhooks", "webhooks"}, {"/audit", "audit"},
         };
         for (const auto& [suffix, key] : items) {
             const bool current = c.section == key;

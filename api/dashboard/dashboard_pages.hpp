@@ -78,6 +78,10 @@ std::string charge_page(const Chrome& c, const ports::ChargeView& charge,
                         const std::vector<ChargeTimelineEntry>& timeline,
                         std::string_view sections = {});
 
+// The signed-in page around `main` (head, header, the project nav, <main>), and a table in a
+// region that scrolls sideways (`label` names the region; close it with
+// "</tbody></table></div>"): for pages rendered in files of their own (report_page.cpp).
+
 // A page with a heading and one paragraph (404, 403 and other refusals of a page).
 std::string message_page(const Chrome& c, std::string_view title_key, std::string_view body_key);
 

@@ -11,6 +11,7 @@
 #include "api/dashboard/dashboard_pages.hpp"
 #include "api/dashboard/overview_pages.hpp"
 #include "api/dashboard/project_scope.hpp"
+#include "api/dashboard/report_routes.hpp"
 #include "api/dashboard/webhooks_routes.hpp"
 #include "api/http/account_api.hpp"
 #include "api/http/charge_list.hpp"
@@ -75,6 +76,7 @@ DashboardRoutes::DashboardRoutes(DashboardDeps deps)
     required(deps_.charge_reader, "DashboardDeps.charge_reader");
     required(deps_.history, "DashboardDeps.history");
     required(deps_.stats, "DashboardDeps.stats");
+    required(deps_.reports, "DashboardDeps.reports");
     if (!deps_.recover) throw std::invalid_argument("DashboardDeps.recover is required");
     if (!deps_.now_ms) throw std::invalid_argument("DashboardDeps.now_ms is required");
     if (deps_.chain_ids.empty()) throw std::invalid_argument("DashboardDeps.chain_ids is empty");
@@ -687,6 +689,9 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                                     webhook_deliveries_section(deps_.webhooks, ctx, id)),
                         ctx.chrome.lang);
         }));
+
+    // ---- Reports (report_routes.cpp) ----
+    add_report_routes(routes, ReportRouteDeps{deps_.reports, deps_.now_ms}, scope_);
 
     // ---- Audit ----
     routes.add("GET", "/p/:projectId/audit", page,

@@ -8,6 +8,8 @@
 //   GET  /p/:projectId/charges[/:invoiceId], /charges/find      charges of the mode (REST's
 //                                                                filters)
 //   GET  /p/:projectId/charges/live                             the list's changes (SSE)
+//   GET  /p/:projectId/reports[/settlements.csv]                the settlement report's totals
+//                                                               and its CSV (report_routes.hpp)
 //   POST /p/:projectId/keys, /keys/:keyId/{reveal,revoke,roll}  keys (a developer and up)
 //   POST /p/:projectId/members, /members/:address/remove        the team (an admin and up)
 //   POST /p/:projectId/settings                                 settings (an admin and up)
@@ -35,6 +37,7 @@
 #include "domain/ports/dashboard.hpp"
 #include "domain/ports/dashboard_webhooks.hpp"
 #include "domain/ports/project_stats.hpp"
+#include "domain/ports/reports.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 
@@ -51,6 +54,8 @@ struct DashboardDeps {
     LiveCharges* live = nullptr;
     // The overview's figures: the stats read model (ADR 0245).
     ports::ProjectStats* stats = nullptr;
+    // The reports page and its CSV download (report_routes.hpp, docs/reports.md).
+    ports::SettlementReports* reports = nullptr;
     // The signer of an EIP-191 digest (infra/crypto in the composition root).
     std::function<domain::Result<domain::Address>(const domain::Bytes32& digest,
                                                   const domain::evm::Signature& signature)>

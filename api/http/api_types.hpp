@@ -42,10 +42,21 @@ struct ApiRequest {
     }
 };
 
+// A body produced part by part, for an answer too large to hold (the settlement report): each
+// call appends the next part to `out` (it may append nothing) and returns false once that was
+// the last. Called on the listener's thread, only when the part before has been written to the
+// client (so memory holds one part, whatever the size of the whole), never after it returned
+// false. What it throws ends the connection before the body's end (api/http/http_edge.hpp).
+using BodyProducer = std::function<bool(std::string& out)>;
+
 struct ApiResponse {
     int status = 200;
     std::string body;  // envelope JSON
     std::map<std::string, std::string> headers;
+    // When set, the body is `body` followed by what `stream` produces, sent with
+    // transfer-encoding: chunked (an HTTP/1.0 client: until the connection closes) instead of a
+    // content-length (ADR 0240).
+    BodyProducer stream;
 };
 
 // The pairs of an application/x-www-form-urlencoded text (a query string or an HTML form's body),

@@ -44,6 +44,10 @@ namespace {
 
 constexpr const char* kConnectionKey = "duepay.edge";
 constexpr auto kTick = std::chrono::milliseconds(250);
+// A streamed body's parts written straight to a socket that takes them, one after the other,
+// before the next one goes through Pistache's queue: the reactor then serves its other
+// connections before this one produces again.
+constexpr int kPartsPerTurn = 8;
 
 // One record per answer (api/http/access_log.hpp); its role is the listener's name.
 void access_log(const EdgeSettings& settings, const std::string& id, const std::string& method,
@@ -58,6 +62,14 @@ void log_error(const EdgeSettings& settings, const std::string& id, const char* 
         << "internal error: " << what;
 }
 
+// A streamed answer being written (ApiResponse::stream): the producer and how its parts go.
+struct Streaming {
+    BodyProducer produce;
+    bool chunked = true;  // false for an HTTP/1.0 client: raw parts, then the connection closes
+    bool close = false;   // close the connection after the body
+    std::string id;       // the request id (logs)
+};
+
 // What the edge knows of one connection; touched only on its reactor thread.
 struct Connection {
     std::string buffer;              // received, not yet consumed
@@ -69,6 +81,7 @@ struct Connection {
     int queued = 0;                  // writes in Pistache's write queue, not yet written
     bool processing = false;         // process() is on the stack (an answer came synchronously)
     bool again = false;              // ... and a request was answered meanwhile: read the next
+    std::shared_ptr<Streaming> streaming;  // a streamed answer's body is being written
 };
 
 // The edge on Pistache's TCP layer: Tcp::Handler's onConnection and onInput are its public
@@ -196,6 +209,7 @@ class EdgeHandler final : public Tcp::Handler {
         request.request_id = choose_request_id(request.header("x-request-id"));
         request.remote = peer->address().host();
         const bool close = !head.keep_alive;
+        const bool http10 = head.http10;
         const bool http10_keep_alive = head.http10 && head.keep_alive;
         const bool head_only = request.method == "HEAD";
         auto once = std::make_shared<std::atomic<bool>>(false);
@@ -204,20 +218,35 @@ class EdgeHandler final : public Tcp::Handler {
         Tcp::Transport* transport = this->transport();
         const auto reactor = reactor_;
         EdgeHandler* self = this;
-        Responder respond = [once, weak, shared, transport, reactor, self, close, http10_keep_alive,
-                             head_only, id = request.request_id, method = request.method,
-                             path = request.path,
+        Responder respond = [once, weak, shared, transport, reactor, self, close, http10,
+                             http10_keep_alive, head_only, id = request.request_id,
+                             method = request.method, path = request.path,
                              started = Clock::now()](const ApiResponse& response) {
             if (once->exchange(true)) return;
-            std::string bytes =
-                serialize_response(response, id, close, http10_keep_alive, head_only);
+            std::string bytes;
+            std::shared_ptr<Streaming> streaming;
+            bool closing = close;
+            if (response.stream) {
+                // A streamed body: the head now, then the body part by part (pump). An HTTP/1.0
+                // client has no chunked encoding: its body ends when the connection closes.
+                closing = close || http10;
+                bytes = serialize_stream_head(response, id, closing, !http10);
+                if (!head_only) {
+                    streaming = std::make_shared<Streaming>(
+                        Streaming{response.stream, !http10, closing, id});
+                    bytes += streaming->chunked ? chunk_of(response.body) : response.body;
+                }
+            } else {
+                bytes = serialize_response(response, id, close, http10_keep_alive, head_only);
+            }
             access_log(shared->settings, id, method, path, response.status, Clock::now() - started);
             if (std::this_thread::get_id() == reactor)
-                return self->deliver(weak, std::move(bytes), close);
+                return self->deliver(weak, std::move(bytes), closing, std::move(streaming));
             std::lock_guard lock(shared->mutex);
             if (shared->stopped) return;
-            post_to_reactor(transport, [self, weak, close, bytes = std::move(bytes)]() mutable {
-                self->deliver(weak, std::move(bytes), close);
+            post_to_reactor(transport, [self, weak, closing, bytes = std::move(bytes),
+                                        streaming = std::move(streaming)]() mutable {
+                self->deliver(weak, std::move(bytes), closing, std::move(streaming));
             });
         };
         const std::string id = request.request_id;
@@ -233,12 +262,78 @@ class EdgeHandler final : public Tcp::Handler {
         }
     }
 
-    // On the reactor thread: writes an answer, then reads the next request or closes.
-    void deliver(const std::weak_ptr<Tcp::Peer>& weak, std::string bytes, bool close) {
+    // On the reactor thread: writes an answer (or a streamed answer's head), then reads the next
+    // request or closes (a streamed answer: once its body is written).
+    void deliver(const std::weak_ptr<Tcp::Peer>& weak, std::string bytes, bool close,
+                 std::shared_ptr<Streaming> streaming = nullptr) {
         auto peer = weak.lock();
         auto conn = peer ? connection(peer) : nullptr;
         if (!conn) return;
+        if (streaming) {
+            conn->streaming = std::move(streaming);
+            write(peer, *conn, std::move(bytes), [this, weak] { pump(weak); });
+            return;
+        }
         write(peer, *conn, std::move(bytes), [this, weak, close] { answered(weak, close); });
+    }
+
+    // On the reactor thread, once everything written so far has left: produces the streamed
+    // body's next parts and writes them, kPartsPerTurn at most while the socket takes them at
+    // once; the last one of a turn, or one the socket cannot take whole, goes through Pistache's
+    // queue and pump runs again when it is written. So one part at a time is held, whatever the
+    // body's size, and a client that does not read stops the producing. A connection gone stops
+    // it too (its Connection, and the producer with it, are dropped with the peer).
+    void pump(const std::weak_ptr<Tcp::Peer>& weak) {
+        auto peer = weak.lock();
+        auto conn = peer ? connection(peer) : nullptr;
+        if (!conn || !conn->streaming) return;
+        const auto streaming = conn->streaming;
+        for (int part = 1;; ++part) {
+            std::string bytes;
+            bool more = false;
+            try {
+                more = streaming->produce(bytes);
+            } catch (const std::exception& e) {
+                return abort_stream(peer, *conn, e.what());
+            } catch (...) {
+                return abort_stream(peer, *conn, "unknown exception");
+            }
+            if (streaming->chunked) bytes = chunk_of(bytes);
+            if (!more) {
+                if (streaming->chunked) bytes += kLastChunk;
+                conn->streaming.reset();
+                write(peer, *conn, std::move(bytes),
+                      [this, weak, close = streaming->close] { answered(weak, close); });
+                return;
+            }
+            if (bytes.empty()) continue;
+            // Whether the write's completion ran before write() returned (sent whole at once).
+            auto sent = std::make_shared<std::pair<bool, bool>>(true, false);  // {inside, sent}
+            write(
+                peer, *conn, std::move(bytes),
+                [this, weak, sent] {
+                    if (sent->first) {
+                        sent->second = true;
+                    } else {
+                        pump(weak);
+                    }
+                },
+                part < kPartsPerTurn);
+            sent->first = false;
+            if (!sent->second) return;  // queued: pump runs again when it is written
+        }
+    }
+
+    // The producer threw: the body cannot end as it should. The connection is cut without the
+    // last chunk (a client sees an incomplete body, never a short one that looks whole), the
+    // error logged with the request id.
+    void abort_stream(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, const char* what) {
+        log_error(shared_->settings, conn.streaming->id, what);
+        conn.streaming.reset();
+        conn.busy = false;
+        conn.closing = true;
+        conn.buffer.clear();
+        ::shutdown(peer->fd(), SHUT_RDWR);
     }
 
     void answered(const std::weak_ptr<Tcp::Peer>& weak, bool close) {
@@ -276,13 +371,14 @@ class EdgeHandler final : public Tcp::Handler {
     }
 
     // Writes bytes on the connection, then runs `after` on this reactor thread. Sent directly
-    // when nothing is queued (an answer is small, the socket buffer empty): Pistache's reactor
+    // (unless `direct` is false) when nothing is queued (an answer is small, the socket buffer
+    // empty): Pistache's reactor
     // only writes on an event that is writable and not readable, so a client that keeps sending
     // (the rest of a refused 1 MiB head) would starve a queued answer. The rest, if any, goes
     // through Pistache's queue.
     void write(const std::shared_ptr<Tcp::Peer>& peer, Connection& conn, std::string bytes,
-               std::function<void()> after) {
-        if (conn.queued == 0) {
+               std::function<void()> after, bool direct = true) {
+        if (direct && conn.queued == 0) {
             const auto n =
                 ::send(peer->fd(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
             if (n == static_cast<ssize_t>(bytes.size())) {

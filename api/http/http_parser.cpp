@@ -377,12 +377,9 @@ const char* reason(int status) {
     }
 }
 
-}  // namespace
-
-std::string serialize_response(const ApiResponse& response, const std::string& request_id,
-                               bool close, bool http10_keep_alive, bool head_only) {
-    std::string out;
-    out.reserve(256 + response.body.size());
+// The status line, content-type, x-request-id and the response's own headers.
+void append_head_fields(std::string& out, const ApiResponse& response,
+                        const std::string& request_id) {
     out += "HTTP/1.1 ";
     out += std::to_string(response.status);
     out += ' ';
@@ -405,6 +402,15 @@ std::string serialize_response(const ApiResponse& response, const std::string& r
         append_field(value);
         out += "\r\n";
     }
+}
+
+}  // namespace
+
+std::string serialize_response(const ApiResponse& response, const std::string& request_id,
+                               bool close, bool http10_keep_alive, bool head_only) {
+    std::string out;
+    out.reserve(256 + response.body.size());
+    append_head_fields(out, response, request_id);
     out += "content-length: " + std::to_string(response.body.size()) + "\r\n";
     if (close) {
         out += "connection: close\r\n";
@@ -413,6 +419,31 @@ std::string serialize_response(const ApiResponse& response, const std::string& r
     }
     out += "\r\n";
     if (!head_only) out += response.body;
+    return out;
+}
+
+std::string serialize_stream_head(const ApiResponse& response, const std::string& request_id,
+                                  bool close, bool chunked) {
+    std::string out;
+    out.reserve(256);
+    append_head_fields(out, response, request_id);
+    if (chunked) out += "transfer-encoding: chunked\r\n";
+    if (close || !chunked) out += "connection: close\r\n";
+    out += "\r\n";
+    return out;
+}
+
+std::string chunk_of(std::string_view part) {
+    if (part.empty()) return {};
+    static constexpr std::string_view kHex = "0123456789abcdef";
+    std::string size;
+    for (std::size_t n = part.size(); n != 0; n >>= 4) size.insert(size.begin(), kHex[n & 15]);
+    std::string out;
+    out.reserve(size.size() + part.size() + 4);
+    out += size;
+    out += "\r\n";
+    out += part;
+    out += "\r\n";
     return out;
 }
 

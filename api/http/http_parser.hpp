@@ -47,4 +47,18 @@ HeadResult parse_request_head(std::string_view buffer, const HttpLimits& limits)
 std::string serialize_response(const ApiResponse& response, const std::string& request_id,
                                bool close, bool http10_keep_alive, bool head_only);
 
+// The head of a streamed answer (response.stream set): as serialize_response's, but instead of a
+// content-length `transfer-encoding: chunked`, or, when `chunked` is false (an HTTP/1.0 client),
+// neither and `connection: close` (the body ends with the connection). No body: the edge sends
+// response.body and the producer's parts after it (chunk_of).
+std::string serialize_stream_head(const ApiResponse& response, const std::string& request_id,
+                                  bool close, bool chunked);
+
+// One chunk of a chunked body (RFC 9112 7.1): the size in hex, CRLF, the bytes, CRLF; nothing
+// for an empty part (a zero-size chunk would end the body).
+std::string chunk_of(std::string_view part);
+
+// The end of a chunked body: the zero-size chunk and an empty trailer.
+inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
+
 }  // namespace duepay::api

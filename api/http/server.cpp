@@ -7,6 +7,7 @@
 #include "api/http/events_api.hpp"
 #include "api/http/http_edge.hpp"
 #include "api/http/refunds_api.hpp"
+#include "api/http/reports_api.hpp"
 #include "api/http/webhooks_api.hpp"
 
 namespace duepay::api {
@@ -19,6 +20,7 @@ RouteTable api_routes(const ApiSurface& surface) {
     surface.webhooks.add_routes(routes);
     surface.account.add_routes(routes);
     surface.events.add_routes(routes);
+    surface.reports.add_routes(routes);
     return routes;
 }
 

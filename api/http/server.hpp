@@ -18,6 +18,7 @@ class WebhooksApi;
 class AccountApi;
 class EventsApi;
 class RefundsApi;
+class ReportsApi;
 
 // Every route of the merchant API: GET /healthz and the sub-APIs' routes.
 struct ApiSurface {
@@ -26,6 +27,7 @@ struct ApiSurface {
     AccountApi& account;
     EventsApi& events;
     RefundsApi& refunds;
+    ReportsApi& reports;
 };
 RouteTable api_routes(const ApiSurface& surface);
 

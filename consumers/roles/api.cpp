@@ -12,6 +12,7 @@
 #include "api/http/charges_api.hpp"
 #include "api/http/events_api.hpp"
 #include "api/http/refunds_api.hpp"
+#include "api/http/reports_api.hpp"
 #include "api/http/server.hpp"
 #include "api/http/status_cache.hpp"
 #include "api/http/webhooks_api.hpp"
@@ -28,6 +29,7 @@
 #include "infra/postgres/idempotency_store.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/postgres/rate_limiter.hpp"
+#include "infra/postgres/settlement_store.hpp"
 #include "infra/postgres/webhook_endpoints.hpp"
 #include "infra/random/random.hpp"
 #include "infra/rates/rate_sources.hpp"
@@ -71,6 +73,8 @@ struct ApiRole {
     std::unique_ptr<api::EventsApi> events;  // /v1/events (docs/events-api.md)
     std::unique_ptr<infra::postgres::PgChargeHistory> history;
     std::unique_ptr<api::RefundsApi> refunds;  // /v1/charges/:id/refunds (docs/refunds.md)
+    std::unique_ptr<infra::postgres::PgSettlementReports> settlement_reports;
+    std::unique_ptr<api::ReportsApi> reports;  // /v1/reports/settlements (docs/reports.md)
     std::unique_ptr<api::ChargesApi> charges;
     std::unique_ptr<api::Pipeline> pipeline;  // every route of the API, behind one pipeline
     std::unique_ptr<api::ApiServer> server;
@@ -159,12 +163,16 @@ struct ApiRole {
         refunds = std::make_unique<api::RefundsApi>(
             api::RefundsApiDeps{reader.get(), history.get(), log.get(), idempotency.get(),
                                 deps.now_ms, deps.retry_after_ms});
+        settlement_reports = std::make_unique<infra::postgres::PgSettlementReports>(*pool);
+        reports = std::make_unique<api::ReportsApi>(api::ReportsApiDeps{
+            settlement_reports.get(),
+            static_cast<std::size_t>(env_int_or("DUEPAY_REPORT_PAGE_ROWS", 1000, 1, 100000))});
         api::PipelineSettings pipeline_settings;
         pipeline_settings.retry_after_ms = deps.retry_after_ms;
         charges = std::make_unique<api::ChargesApi>(std::move(deps));
         pipeline = std::make_unique<api::Pipeline>(
-            api::api_routes({*charges, *webhooks, *account, *events, *refunds}), key_cache.get(),
-            std::move(pipeline_settings));
+            api::api_routes({*charges, *webhooks, *account, *events, *refunds, *reports}),
+            key_cache.get(), std::move(pipeline_settings));
         api::ServerSettings settings;
         settings.listen =
             !options.listen.empty() ? options.listen : env_or("DUEPAY_LISTEN", "127.0.0.1:8080");

@@ -19,6 +19,7 @@
 #include "infra/postgres/charge_changes.hpp"
 #include "infra/postgres/pool.hpp"
 #include "infra/postgres/project_stats.hpp"
+#include "infra/postgres/settlement_store.hpp"
 #include "infra/postgres/webhook_endpoints.hpp"
 
 namespace duepay::consumers {
@@ -40,6 +41,7 @@ struct DashboardRole {
     std::unique_ptr<api::dashboard::LiveCharges> live;
     std::unique_ptr<infra::postgres::PgProjectStats> stats;
     std::unique_ptr<infra::postgres::PgDashboardWebhooks> webhooks;
+    std::unique_ptr<infra::postgres::PgSettlementReports> reports;
     std::unique_ptr<api::dashboard::DashboardSessions> sessions;
     std::unique_ptr<api::dashboard::DashboardRoutes> routes;
     std::unique_ptr<api::Pipeline> pipeline;
@@ -95,6 +97,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     live =
         std::make_unique<api::dashboard::LiveCharges>(changes.get(), *store, now_ms, live_settings);
     live->start();
+    reports = std::make_unique<infra::postgres::PgSettlementReports>(*pool);
 
     api::dashboard::DashboardDeps deps;
     deps.store = store.get();
@@ -102,6 +105,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     deps.charge_reader = charges.get();
     deps.history = history.get();
     deps.stats = stats.get();
+    deps.reports = reports.get();
     deps.sessions = sessions.get();
     deps.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& signature) {
         return infra::crypto::recover_signer(digest, signature);

@@ -110,6 +110,8 @@ constexpr EnvVar kTable[] = {
      "/readyz fails while a consumer's summed lag is above this"},
     {"DUEPAY_REFUND_WAIT_SECONDS", K::defaulted, "3600", "chainwatch",
      "a refund transaction not mined this long after its request is rejected"},
+    {"DUEPAY_REPORT_PAGE_ROWS", K::defaulted, "1000", "api",
+     "rows the settlement report reads a page, one query each (1..100000)"},
     {"DUEPAY_SERVER_SECRET", K::required, "", "admin, dashboard",
      "hex secret (16+ bytes) the test keys are derived from"},
     {"DUEPAY_SIGNER_KEY", K::required, "", "api, checkout, simulate-payment",

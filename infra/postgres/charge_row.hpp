@@ -36,6 +36,7 @@ struct ChargeRow {
     std::string updated_at;  // RFC 3339 (the last event's occurredAt)
     std::string amount_refunded = "0";
     std::string refunds_json = "[]";  // [{refundId, status, txHash, amount, to, reason}]
+    std::string amount_late = "0";    // confirmed deposits after expiry (migration 0240)
 
     bool operator==(const ChargeRow&) const = default;
 };

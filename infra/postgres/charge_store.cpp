@@ -22,7 +22,7 @@ constexpr const char* kColumns =
     "amount_confirmed::text, exception, timeline::text, event_count, last_event_id, "
     "(extract(epoch from created_at) * 1000000)::bigint, "
     "(extract(epoch from updated_at) * 1000000)::bigint, metadata::text, "
-    "amount_refunded::text, refunds::text";
+    "amount_refunded::text, refunds::text, amount_late::text";
 
 // created_at and updated_at come as unix microseconds and are formatted here, RFC 3339 UTC with
 // milliseconds truncated as to_char's MS was ("2026-11-23T10:00:00.123Z"): two to_char() calls
@@ -86,6 +86,7 @@ ChargeRow row_of(const pqxx::row& r, std::int64_t* created_us = nullptr) {
     row.metadata_json = c.opt<std::string>();
     row.amount_refunded = c.get<std::string>();
     row.refunds_json = c.get<std::string>();
+    row.amount_late = c.get<std::string>();
     return row;
 }
 
@@ -169,7 +170,8 @@ constexpr const char* kUpsertTail =
     "excluded.amount_confirmed, exception = excluded.exception, timeline = excluded.timeline, "
     "event_count = excluded.event_count, last_event_id = excluded.last_event_id, "
     "deposit_address = excluded.deposit_address, updated_at = excluded.updated_at, "
-    "amount_refunded = excluded.amount_refunded, refunds = excluded.refunds";
+    "amount_refunded = excluded.amount_refunded, refunds = excluded.refunds, "
+    "amount_late = excluded.amount_late";
 
 }  // namespace
 

@@ -5,23 +5,35 @@
 #include <unordered_set>
 
 #include "domain/hex.hpp"
+#include "projections/charges/settlement_projection.hpp"
 
 namespace duepay::projections::charges {
 
 namespace ev = domain::events;
 
-void ChargeMemory::Charge::add(const ev::Event& event, domain::reports::StatsRows* stats) {
-    if (!row && std::holds_alternative<ev::ChargeCreated>(event.data)) {
+void ChargeMemory::Charge::add(const ev::Event& event, domain::reports::StatsRows* stats,
+                               std::vector<infra::postgres::SettlementRow>* settlements) {
+    if (const auto* created = std::get_if<ev::ChargeCreated>(&event.data); !row && created) {
         row = created_columns(event);
         terms = domain::reports::terms_of(event);
+        price_terms = domain::reports::terms_of(*created);
         created_now = true;
     }
     last = {event.id, event.occurred_at};
     ++events;
-    if (stats != nullptr && terms) {
-        domain::reports::apply_counting(state, *terms, event, *stats);
-    } else {
+    if (stats == nullptr && settlements == nullptr) {
         domain::charge::apply(state, event);
+        return;
+    }
+    // One fold for both read models: the state before and after the event.
+    const domain::charge::ChargeState before = state;
+    domain::charge::apply(state, event);
+    if (stats != nullptr && terms) {
+        stats->add(*terms, domain::reports::stats_delta(*terms, before, event, state));
+    }
+    if (settlements != nullptr && price_terms) {
+        for (const auto& entry : domain::reports::entries_of(before, event, state))
+            settlements->push_back(settlement_row(*row, *price_terms, entry));
     }
 }
 
@@ -50,9 +62,10 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
         }
         touched.push_back(&key);
     }
-    // A charge folded from its journal already has the fresh events (journaled before this).
-    std::unordered_set<domain::InvoiceId, KeyHash> from_journal;
+    // A charge folded from its journal already has the fresh events (journaled before this):
+    // only those add settlement rows and stats (the others' were written when they were fresh).
     Folded out;
+    std::unordered_set<domain::InvoiceId, KeyHash> from_journal;
     if (!missing.empty()) {
         std::unordered_set<std::string_view> fresh_ids;
         for (const auto* event : fresh) fresh_ids.insert(event->id);
@@ -62,8 +75,11 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
             charge = Charge{};
             // The events journaled before this batch were counted by the batch that journaled
             // them.
-            for (const auto& event : events)
-                charge.add(event, fresh_ids.contains(event.id) ? &out.stats : nullptr);
+            for (const auto& event : events) {
+                const bool is_fresh = fresh_ids.contains(event.id);
+                charge.add(event, is_fresh ? &out.stats : nullptr,
+                           is_fresh ? &out.settlements : nullptr);
+            }
             // The row is new when the charge.created it was mapped from is a fresh event.
             const auto created = std::find_if(events.begin(), events.end(), [](const auto& e) {
                 return std::holds_alternative<ev::ChargeCreated>(e.data);
@@ -75,7 +91,7 @@ ChargeMemory::Folded ChargeMemory::fold(std::span<const ev::Event* const> fresh,
     }
     for (const auto* event : fresh) {
         if (!from_journal.contains(event->invoice_id))
-            staged_[event->invoice_id].add(*event, &out.stats);
+            staged_[event->invoice_id].add(*event, &out.stats, &out.settlements);
     }
     out.rows.reserve(touched.size());
     for (const auto* key : touched) {

@@ -23,8 +23,10 @@
 
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
+#include "domain/reports/settlement.hpp"
 #include "domain/reports/stats_delta.hpp"
 #include "infra/postgres/charge_row.hpp"
+#include "infra/postgres/settlement_row.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::projections::charges {
@@ -54,6 +56,8 @@ class ChargeMemory {
         std::vector<infra::postgres::ChargeRow> new_rows;
         std::vector<std::string> deferred;  // touched, no charge.created yet: no row
         domain::reports::StatsRows stats;   // what the fresh events add to the stats (ADR 0245)
+        // The settlement rows the fresh events added (settlement_projection.hpp, ADR 0240).
+        std::vector<infra::postgres::SettlementRow> settlements;
     };
 
     // The rows of the charges `fresh` touches after folding it in (staged until keep()):
@@ -72,13 +76,16 @@ class ChargeMemory {
         domain::charge::ChargeState state = domain::charge::initial_state();
         // created_columns of the first charge.created (mapped once).
         std::optional<infra::postgres::ChargeRow> row;
-        std::optional<domain::reports::ChargeTerms> terms;  // of the same charge.created
+        std::optional<domain::reports::ChargeTerms> terms;       // of the same charge.created
+        std::optional<domain::reports::PriceTerms> price_terms;  // the settlement rows' terms
         bool created_now = false;  // that charge.created is among the current fold's events
         LastEvent last;
         int events = 0;  // journaled events (the row's event_count)
         std::uint64_t touched = 0;
-        // Applies `event`; with `stats`, sums what it adds to the stats there.
-        void add(const domain::events::Event& event, domain::reports::StatsRows* stats);
+        // Applies `event`; with `stats`, sums what it adds to the stats there; with `settlements`,
+        // appends the settlement rows it adds.
+        void add(const domain::events::Event& event, domain::reports::StatsRows* stats,
+                 std::vector<infra::postgres::SettlementRow>* settlements);
     };
     struct KeyHash {
         std::size_t operator()(const domain::InvoiceId& id) const;

@@ -13,7 +13,9 @@
 #include "domain/hex.hpp"
 #include "domain/money/fiat.hpp"
 #include "domain/money/token_amount.hpp"
+#include "domain/reports/settlement.hpp"
 #include "domain/text.hpp"
+#include "projections/charges/settlement_projection.hpp"
 
 namespace duepay::projections::charges {
 
@@ -118,6 +120,7 @@ void set_state_columns(infra::postgres::ChargeRow& row, const ch::ChargeState& s
     row.updated_at = last.occurred_at;
     row.amount_refunded = domain::money::to_string(state.amount_refunded);
     row.refunds_json = refunds_json(state.refunds);
+    row.amount_late = domain::money::to_string(state.amount_late);
 }
 
 infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
@@ -128,6 +131,12 @@ infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event&
 }
 
 std::optional<infra::postgres::ChargeRow> project_charge(std::span<const ev::Event> events) {
+    auto projected = project_charge_and_settlements(events);
+    if (!projected) return std::nullopt;
+    return std::move(projected->row);
+}
+
+std::optional<ProjectedCharge> project_charge_and_settlements(std::span<const ev::Event> events) {
     const ev::Event* created = nullptr;
     for (const auto& event : events) {
         if (std::holds_alternative<ev::ChargeCreated>(event.data)) {
@@ -136,29 +145,50 @@ std::optional<infra::postgres::ChargeRow> project_charge(std::span<const ev::Eve
         }
     }
     if (created == nullptr) return std::nullopt;
-    const auto state = ch::fold(events);
-    return to_row(state, *created, {events.back().id, events.back().occurred_at},
-                  static_cast<int>(events.size()));
+    auto state = ch::initial_state();
+    std::vector<domain::reports::SettlementEntry> entries;
+    for (const auto& event : events) domain::reports::apply_collecting(state, event, entries);
+    ProjectedCharge out;
+    out.row = to_row(state, *created, {events.back().id, events.back().occurred_at},
+                     static_cast<int>(events.size()));
+    const auto terms = domain::reports::terms_of(std::get<ev::ChargeCreated>(created->data));
+    out.settlements.reserve(entries.size());
+    for (const auto& entry : entries)
+        out.settlements.push_back(settlement_row(out.row, terms, entry));
+    return out;
 }
 
-std::optional<infra::postgres::ChargeRow> project_charge(
-    std::span<const ev::Event> events, const std::function<bool(const ev::Event&)>& fresh,
-    domain::reports::StatsRows& stats) {
+std::optional<ProjectedCharge> project_charge(std::span<const ev::Event> events,
+                                              const std::function<bool(const ev::Event&)>& fresh,
+                                              domain::reports::StatsRows& stats) {
     const auto created = std::find_if(events.begin(), events.end(), [](const ev::Event& e) {
         return std::holds_alternative<ev::ChargeCreated>(e.data);
     });
     if (created == events.end()) return std::nullopt;
     const auto terms = *domain::reports::terms_of(*created);
+    const auto price_terms = domain::reports::terms_of(std::get<ev::ChargeCreated>(created->data));
     auto state = ch::initial_state();
+    std::vector<domain::reports::SettlementEntry> entries;
     for (const auto& event : events) {
-        if (fresh(event)) {
-            domain::reports::apply_counting(state, terms, event, stats);
-        } else {
+        const bool counted = fresh(event);
+        if (!counted && !domain::reports::may_add_rows(event)) {
             ch::apply(state, event);
+            continue;
         }
+        const ch::ChargeState before = state;
+        ch::apply(state, event);
+        if (counted) stats.add(terms, domain::reports::stats_delta(terms, before, event, state));
+        auto added = domain::reports::entries_of(before, event, state);
+        entries.insert(entries.end(), std::make_move_iterator(added.begin()),
+                       std::make_move_iterator(added.end()));
     }
-    return to_row(state, *created, {events.back().id, events.back().occurred_at},
-                  static_cast<int>(events.size()));
+    ProjectedCharge out;
+    out.row = to_row(state, *created, {events.back().id, events.back().occurred_at},
+                     static_cast<int>(events.size()));
+    out.settlements.reserve(entries.size());
+    for (const auto& entry : entries)
+        out.settlements.push_back(settlement_row(out.row, price_terms, entry));
+    return out;
 }
 
 bool row_is_storable(const infra::postgres::ChargeRow& row) {
@@ -172,7 +202,7 @@ bool row_is_storable(const infra::postgres::ChargeRow& row) {
          {&row.invoice_id, &row.project_id, &row.mode, &row.status, &row.amount, &row.token,
           &row.payment_mode, &row.merchant, &row.amount_confirmed, &row.timeline_json,
           &row.last_event_id, &row.created_at, &row.updated_at, &row.amount_refunded,
-          &row.refunds_json}) {
+          &row.refunds_json, &row.amount_late}) {
         if (!domain::is_storable_text(*s)) return false;
     }
     return ok(row.token_symbol) && ok(row.deposit_address) && ok(row.reference) &&

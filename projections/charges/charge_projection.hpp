@@ -13,6 +13,7 @@
 #include "domain/reports/stats_delta.hpp"
 #include "domain/result.hpp"
 #include "infra/postgres/charge_row.hpp"
+#include "infra/postgres/settlement_row.hpp"
 
 namespace duepay::projections::charges {
 
@@ -45,10 +46,18 @@ void set_state_columns(infra::postgres::ChargeRow& row, const domain::charge::Ch
 std::optional<infra::postgres::ChargeRow> project_charge(
     std::span<const domain::events::Event> events);
 
-// The same fold, and what the events for which `fresh` is true add to the stats read model
+// The same fold, and the settlement rows its events add (settlement_projection.hpp, ADR 0240).
+struct ProjectedCharge {
+    infra::postgres::ChargeRow row;
+    std::vector<infra::postgres::SettlementRow> settlements;
+};
+std::optional<ProjectedCharge> project_charge_and_settlements(
+    std::span<const domain::events::Event> events);
+// The same fold, and also what the events for which `fresh` is true add to the stats read model
 // (domain/reports/stats_delta.hpp) summed into `stats`: the events already counted by an earlier
-// batch are folded without counting (ADR 0245).
-std::optional<infra::postgres::ChargeRow> project_charge(
+// batch are folded without counting (ADR 0245). Every settlement row of the charge is returned
+// (the insert keeps the rows already there).
+std::optional<ProjectedCharge> project_charge(
     std::span<const domain::events::Event> events,
     const std::function<bool(const domain::events::Event&)>& fresh,
     domain::reports::StatsRows& stats);

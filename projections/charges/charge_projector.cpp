@@ -15,6 +15,7 @@
 #include "infra/postgres/charge_store.hpp"
 #include "infra/postgres/offset_store.hpp"
 #include "infra/postgres/quarantine_store.hpp"
+#include "infra/postgres/settlement_store.hpp"
 #include "projections/charges/charge_projection.hpp"
 
 namespace duepay::projections::charges {
@@ -112,8 +113,13 @@ ChargeMemory::Folded fold_touched(pqxx::transaction_base& tx,
     for (const auto* r : fresh) fresh_ids.insert(r->entry.event_id);
     const auto is_fresh = [&](const ev::Event& e) { return fresh_ids.contains(e.id); };
     for (const auto& [invoice_id, events] : charges) {
-        if (auto row = project_charge(events, is_fresh, out.stats)) {
-            out.rows.push_back(std::move(*row));
+        // Every settlement row of the charge, not only the fresh events': the insert keeps the
+        // rows already there, and a charge projected before migration 0240 gets its rows.
+        if (auto projected = project_charge(events, is_fresh, out.stats)) {
+            out.rows.push_back(std::move(projected->row));
+            out.settlements.insert(out.settlements.end(),
+                                   std::make_move_iterator(projected->settlements.begin()),
+                                   std::make_move_iterator(projected->settlements.end()));
         } else {
             out.deferred.push_back(invoice_id);
         }
@@ -152,6 +158,7 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
                            std::make_move_iterator(folded.new_rows.end()));
     }
     infra::postgres::upsert_charges(tx, folded.rows);
+    infra::postgres::insert_settlements(tx, folded.settlements);
     infra::postgres::upsert_charge_stats(tx, folded.stats);
     stats.charges += folded.rows.size() + (bulk ? folded.new_rows.size() : 0);
     if (options.notify) {

@@ -1,7 +1,8 @@
 // Applies a batch of consumed charge events to Postgres in ONE transaction: journal the events
 // (charge_events, once per event id), re-fold each touched charge from its journal (a charge the
 // batch journals first: from the batch, ADR 0186; a replay: fold the new events into its
-// ChargeMemory), upsert its `charges` row, store each partition's
+// ChargeMemory), upsert its `charges` row, insert the settlement rows its events add
+// (`settlement_lines`, ADR 0240; kept when already there), store each partition's
 // next offset, and NOTIFY the touched invoice ids (delivered at commit, so the API only hears of
 // rows that exist).
 //

@@ -89,7 +89,9 @@ void create_shadow(pqxx::transaction_base& tx, const std::string& schema, bool u
             tx.exec("drop index " + ident(tx, schema) + "." + ident(tx, name));
         }
     }
-    if (created && unlogged) {
+    // A shadow made before a table joined kRebuiltTables gets it now; its marker (or the lack of
+    // one, after a crash) stays as it was.
+    if (created && unlogged && !exists(tx, schema, kUnloggedMarker)) {
         const auto marker = ident(tx, schema) + "." + ident(tx, kUnloggedMarker);
         tx.exec("create unlogged table " + marker + " (since timestamptz not null default now())");
         tx.exec("insert into " + marker + " default values");
@@ -214,7 +216,16 @@ Comparison compare_with_live(pqxx::transaction_base& tx, const std::string& sche
             "  except select invoice_id from unsettled), "
             // Whole rows compared column by column (the shadow's table is made LIKE the live
             // one): to_jsonb of both sides cost most of the comparison's time (ADR 0200).
-            "pairs as (select s.invoice_id, a is distinct from r as differs from settled s "
+            // The settled charges whose settlement rows differ (or exist on one side only).
+            "lines as (select distinct coalesce(a.invoice_id, r.invoice_id) as invoice_id from "
+            "  (select l.* from public.settlement_lines l join settled using (invoice_id)) a "
+            "  full join (select l.* from " +
+            shadow +
+            ".settlement_lines l join settled using (invoice_id)) r "
+            "  on a.invoice_id = r.invoice_id and a.kind = r.kind and a.tx_hash = r.tx_hash "
+            "  and a.log_index = r.log_index where a is distinct from r), "
+            "pairs as (select s.invoice_id, a is distinct from r "
+            "  or s.invoice_id in (select invoice_id from lines) as differs from settled s "
             "  left join public.charges a on a.invoice_id = s.invoice_id "
             "  left join " +
             shadow +

@@ -15,14 +15,16 @@
 namespace duepay::projections::charges {
 
 // The rebuilt tables, in the order the projector writes them (and the swap locks them): the
-// journal, the charges and the stats read model (ADR 0245).
-inline constexpr const char* kRebuiltTables[] = {"charge_events", "charges", "charge_stats_daily",
+// journal, the charges, the settlement lines (ADR 0240) and the stats read model (ADR 0245).
+inline constexpr const char* kRebuiltTables[] = {"charge_events",       "charges",
+                                                 "settlement_lines",    "charge_stats_daily",
                                                  "charge_paid_seconds", "charge_status_counts"};
 
 // The rebuilt tables whose non-unique indexes a shadow gets only once it is loaded (bulk-load
-// cost, ADR 0185): `charges` (six list indexes). charge_events keeps its invoice index, which the
-// replay reads by (loading a charge it does not hold).
-inline constexpr const char* kDeferredIndexTables[] = {"charges"};
+// cost, ADR 0185): `charges` (six list indexes) and `settlement_lines` (the report's period
+// index). charge_events keeps its invoice index, which the replay reads by (loading a charge it
+// does not hold).
+inline constexpr const char* kDeferredIndexTables[] = {"charges", "settlement_lines"};
 
 // The prefix of the schemas that hold swapped-out tables.
 inline constexpr const char* kRetiredPrefix = "duepay_retired_";
@@ -76,7 +78,8 @@ struct Comparison {
 
 // Compares the shadow's rows with the live ones for the charges of `topic` whose every journaled
 // event lies below `bound` (partition -> offset; a partition not in it counts as 0): the offsets
-// both sides have seen. Rows compare whole, column by column. With `since` (partition -> offset),
+// both sides have seen. Rows compare whole, column by column; a charge whose settlement rows
+// differ (ADR 0240) is a mismatch too. With `since` (partition -> offset),
 // only the charges with an event at or after it and the journal rows from it on: what changed
 // after an earlier comparison up to `since` (the swap's recheck under the lock, ADR 0200). With
 // `invoices` too, only those charges' events are read (by the journals' invoice index, instead of

@@ -43,6 +43,7 @@ void visit_columns(const ChargeRow& r, Out& out) {
     out.json("metadata", r.metadata_json);
     out.text("amount_refunded", r.amount_refunded);
     out.json("refunds", r.refunds_json);
+    out.text("amount_late", r.amount_late);
 }
 
 }  // namespace duepay::infra::postgres::detail

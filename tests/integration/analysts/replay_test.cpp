@@ -62,9 +62,9 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     // Loading UNLOGGED (--unlogged, ADR 0190), the marker row beside the tables.
     const std::string unlogged =
         "select count(*) from pg_class c join pg_namespace n on n.oid = c.relnamespace where "
-        "n.nspname = 'rebuild_a' and c.relname in ('charge_events', 'charges') and "
-        "c.relpersistence = 'u'";
-    EXPECT_EQ(count(db, unlogged), 2);
+        "n.nspname = 'rebuild_a' and c.relname in ('charge_events', 'charges', "
+        "'settlement_lines') and c.relpersistence = 'u'";
+    EXPECT_EQ(count(db, unlogged), 3);
     EXPECT_EQ(count(db, "select count(*) from rebuild_a.replay_unlogged"), 1);
     ASSERT_EQ(replay({"--schema", "rebuild_a", "--unlogged"}, out), 0) << out;
     auto report = parse(out);
@@ -75,6 +75,13 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     EXPECT_TRUE(report["comparison"]["equal"].GetBool()) << out;
     EXPECT_EQ(report["comparison"]["charges"].GetInt64(), kSyntheticCharges + 1) << out;
     EXPECT_EQ(count(db, "select count(*) from rebuild_a.charges"), kSyntheticCharges + 1);
+    // The settlement rows (ADR 0240): one per paid synthetic charge, the same as the live ones.
+    EXPECT_EQ(count(db, "select count(*) from rebuild_a.settlement_lines"), kSyntheticCharges / 2);
+    EXPECT_EQ(count(db, "select count(*) from public.settlement_lines"), kSyntheticCharges / 2);
+    EXPECT_EQ(count(db,
+                    "select count(*) from (select * from public.settlement_lines except "
+                    "select * from rebuild_a.settlement_lines) d"),
+              0);
     EXPECT_EQ(count(db, unlogged), 0);  // made durable before the comparison
     EXPECT_EQ(count(db,
                     "select count(*) from pg_tables where schemaname = 'rebuild_a' and "
@@ -142,6 +149,29 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
             0);
     }
 
+    // A shadow whose settlement rows differ is refused too (ADR 0240): one changed fee.
+    {
+        namespace rm = projections::charges;
+        pqxx::work tx(db);
+        const auto paid = tx.exec1(
+                                "select invoice_id from rebuild_b.settlement_lines "
+                                "order by invoice_id limit 1")[0]
+                              .as<std::string>();
+        tx.exec_params("update rebuild_b.settlement_lines set fee = fee + 1 where invoice_id = $1",
+                       paid);
+        std::map<std::int32_t, std::int64_t> end;
+        for (const auto& r : tx.exec_params("select partition, max(\"offset\") + 1 from "
+                                            "charge_events where topic = $1 group by 1",
+                                            server_.topic)) {
+            end[r[0].as<std::int32_t>()] = r[1].as<std::int64_t>();
+        }
+        const auto lines = rm::compare_with_live(tx, "rebuild_b", server_.topic, end);
+        EXPECT_EQ(lines.mismatches, 2);
+        EXPECT_NE(std::find(lines.examples.begin(), lines.examples.end(), paid),
+                  lines.examples.end());
+        tx.commit();
+    }
+
     // 3. --swap while a reader hammers the API: every read answers 200.
     std::atomic<bool> done{false};
     std::atomic<int> reads{0};
@@ -172,6 +202,11 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
     EXPECT_EQ(count(db, "select count(*) from pg_namespace where nspname = 'rebuild_a'"), 0);
     EXPECT_EQ(count(db, "select count(*) from " + retired + ".charges"), kSyntheticCharges + 2);
     EXPECT_EQ(count(db, "select count(*) from public.charges"), kSyntheticCharges + 2);
+    EXPECT_EQ(count(db, "select count(*) from public.settlement_lines"), kSyntheticCharges / 2);
+    EXPECT_EQ(count(db,
+                    "select count(*) from pg_indexes where schemaname = 'public' and "
+                    "indexname = 'settlement_lines_period_idx'"),
+              1);
     // The indexes left out while loading were built: the same set as the live tables had.
     const std::string indexes =
         "select string_agg(indexname || substring(indexdef from ' USING .*$'), ';' order by "

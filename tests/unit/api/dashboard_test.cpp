@@ -11,6 +11,7 @@
 #include "api/dashboard/dashboard_messages.hpp"
 #include "api/dashboard/dashboard_routes.hpp"
 #include "api/dashboard/session_auth.hpp"
+#include "api/http/reports_api.hpp"
 #include "domain/accounts/siwe.hpp"
 #include "domain/events/event.hpp"
 #include "domain/evm/address.hpp"
@@ -19,6 +20,7 @@
 #include "tests/doubles/api_ports.hpp"
 #include "tests/doubles/dashboard_store.hpp"
 #include "tests/doubles/project_stats_double.hpp"
+#include "tests/doubles/settlement_reports.hpp"
 
 namespace duepay::api::dashboard {
 namespace {
@@ -47,6 +49,7 @@ class Dashboard : public ::testing::Test {
         std::vector<std::string> events(const std::string&) override { return {}; }
     } history;
     doubles::ProjectStatsDouble stats;
+    doubles::FakeSettlementReports reports;
     DashboardSessions sessions{store, SessionSettings{kOrigin, ports::SessionLimits{1800, 43200}}};
     DashboardRoutes routes{deps()};
     std::unique_ptr<Pipeline> pipeline;
@@ -59,6 +62,7 @@ class Dashboard : public ::testing::Test {
         d.charge_reader = &reader;
         d.history = &history;
         d.stats = &stats;
+        d.reports = &reports;
         d.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& s) {
             return infra::crypto::recover_signer(digest, s);
         };
@@ -449,7 +453,8 @@ TEST_F(Dashboard, NonMemberGetsNotFoundOnEveryProjectRoute) {
     auto stranger = sign_in(kStrangerKey);
     const auto before = store.audit_log.size();
     for (const auto& path : {base, base + "/keys", base + "/members", base + "/wallet",
-                             base + "/settings", base + "/audit"}) {
+                             base + "/settings", base + "/audit", base + "/reports",
+                             base + "/reports/settlements.csv?from=2026-11-01&to=2026-11-02"}) {
         EXPECT_EQ(get(stranger, path).status, 404) << path;
     }
     for (const auto& path :
@@ -480,8 +485,9 @@ TEST_F(Dashboard, EveryPageRendersInEnglishAndThai) {
         EXPECT_EQ(set.headers["location"], base);
         const auto lang_cookie =
             set.headers["set-cookie"].substr(0, set.headers["set-cookie"].find(';'));
-        for (const auto& path : {std::string("/projects"), base, base + "/keys", base + "/members",
-                                 base + "/wallet", base + "/settings", base + "/audit"}) {
+        for (const auto& path :
+             {std::string("/projects"), base, base + "/keys", base + "/members", base + "/wallet",
+              base + "/settings", base + "/audit", base + "/reports"}) {
             auto r = call("GET", path, {{"cookie", u.cookie + "; " + lang_cookie}});
             EXPECT_EQ(r.status, 200) << path;
             EXPECT_NE(r.body.find(std::string("<html lang=\"") + lang + "\""), std::string::npos)
@@ -677,6 +683,93 @@ TEST_F(Dashboard, OverviewShowsTheStatsOfTheModeAndPeriod) {
     // The store down: 503, as every page of the dashboard.
     stats.down = true;
     EXPECT_EQ(get(u, base).status, 503);
+}
+
+TEST_F(Dashboard, ReportsShowTheTotalsAndDownloadTheRestCsvForAViewerToo) {
+    auto owner = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(owner, "/projects", "name=Books").status, 303);
+    const auto project = store.projects.begin()->first;
+    const auto base = "/p/" + project;
+    auto add = [&](int i, const std::string& kind, const std::string& amount, std::int64_t day,
+                   const std::string& mode) {
+        ports::SettlementLine l;
+        l.invoice_id = "0x" + std::string(63, 'c') + std::to_string(i);
+        l.kind = kind;
+        l.tx_hash = "0x" + std::string(63, 'd') + std::to_string(i);
+        l.project_id = project;
+        l.mode = mode;
+        l.chain_id = 80002;
+        l.token = "0x2222222222222222222222222222222222222222";
+        l.token_symbol = "USDC";
+        l.token_decimals = 6;
+        l.block_number = 9;
+        // 2026-11-01T00:00:00Z is 1793491200 s.
+        l.confirmed_us = (1'793'491'200'000LL + day * 86'400'000LL + 5000) * 1000;
+        l.confirmed_at = domain::events::format_rfc3339_millis_utc(l.confirmed_us / 1000);
+        l.reference = "ref,\"" + std::to_string(i);
+        l.amount = amount;
+        l.fee = kind == "payment" ? "100" : "0";
+        l.net = std::to_string(std::stoll(amount) - std::stoll(l.fee));
+        if (kind == "refund") l.refund_id = "rf_x";
+        reports.lines.push_back(l);
+    };
+    add(1, "payment", "2500000", 0, "test");
+    add(2, "refund", "-500000", 29, "test");   // 2026-11-30: inside when to=2026-11-30
+    add(3, "payment", "7000000", 30, "test");  // 2026-12-01: outside
+    add(4, "payment", "9000000", 3, "live");   // the other mode
+    auto mate = sign_in(kMateKey);
+    ASSERT_TRUE(store
+                    .put_member(ports::ProjectId{project}, mate.address, MemberRole::viewer,
+                                {owner.address, "ses_x"})
+                    .ok());
+    for (const auto& who : {owner, mate}) {
+        auto page = get(who, base + "/reports?from=2026-11-01&to=2026-11-30");
+        ASSERT_EQ(page.status, 200) << page.body.substr(0, 300);
+        EXPECT_NE(page.body.find("href=\"" + base + "/reports\" aria-current=\"page\""),
+                  std::string::npos);
+        EXPECT_NE(page.body.find("data-test=\"token-totals\""), std::string::npos);
+        EXPECT_NE(page.body.find("<td data-test=\"paid\">2.500000</td>"), std::string::npos)
+            << page.body;
+        EXPECT_NE(page.body.find("<td data-test=\"refunded\">0.500000</td>"), std::string::npos);
+        EXPECT_NE(page.body.find("<td data-test=\"net\">1.999900</td>"), std::string::npos);
+        // The download is the REST report's CSV for [from, to + 1 day).
+        auto csv = get(who, base + "/reports/settlements.csv?from=2026-11-01&to=2026-11-30");
+        ASSERT_EQ(csv.status, 200);
+        ASSERT_TRUE(csv.stream);
+        EXPECT_EQ(csv.headers["content-type"], "text/csv; charset=utf-8");
+        EXPECT_EQ(csv.headers["content-disposition"], "attachment; filename=\"duepay-settlements-" +
+                                                          project +
+                                                          "-test-2026-11-01-2026-12-01.csv\"");
+        std::string body = csv.body;
+        while (csv.stream(body)) {
+        }
+        auto rest = settlement_report(
+            reports, ports::ProjectId{project}, ports::Mode::test,
+            SettlementRequest{1'793'491'200'000LL, 1'793'491'200'000LL + 30 * 86'400'000LL,
+                              ReportFormat::csv},
+            1000);
+        std::string expected = rest.body;
+        while (rest.stream(expected)) {
+        }
+        EXPECT_EQ(body, expected);
+        EXPECT_NE(body.find("\"ref,\"\"1\""), std::string::npos) << body;
+        EXPECT_EQ(body.find(std::string(63, 'c') + "3"), std::string::npos);  // 2026-12-01
+        EXPECT_EQ(body.find(std::string(63, 'c') + "4"), std::string::npos);  // live
+    }
+    // Refused dates: the page says why, nothing is read.
+    for (const auto& q : {"?from=2026-11-30&to=2026-11-01", "?from=2026-11-01", "?from=x&to=y",
+                          "?from=2025-01-01&to=2026-01-02", "?from=2026-11-01&to=2026-11-02&z=1"}) {
+        auto r = get(owner, base + "/reports" + q);
+        EXPECT_EQ(r.status, 400) << q;
+        EXPECT_NE(r.body.find("data-test=\"error\""), std::string::npos) << q;
+        EXPECT_EQ(get(owner, base + "/reports/settlements.csv" + q).status, 400) << q;
+    }
+    // No dates: this month up to today (the store's clock).
+    auto month = get(owner, base + "/reports");
+    EXPECT_EQ(month.status, 200);
+    const auto today = domain::events::format_rfc3339_millis_utc(store.now_s * 1000).substr(0, 10);
+    EXPECT_NE(month.body.find("value=\"" + today.substr(0, 8) + "01\""), std::string::npos);
+    EXPECT_NE(month.body.find("value=\"" + today + "\""), std::string::npos);
 }
 
 }  // namespace
