@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "api/http/api_types.hpp"
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
 #include "domain/evm/address.hpp"
@@ -421,22 +422,6 @@ std::string message_page(const Chrome& c, std::string_view title_key, std::strin
 }
 
 namespace {
-
-// application/x-www-form-urlencoded, for the next page's link.
-std::string form_encode(std::string_view s) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char ch : s) {
-        if (std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-            out += static_cast<char>(ch);
-        } else {
-            out += '%';
-            out += kHex[ch >> 4];
-            out += kHex[ch & 15];
-        }
-    }
-    return out;
-}
 
 std::string amount_text(const ports::ChargeView& v) {
     std::string out = v.token_decimals ? domain::money::format_units(v.amount, *v.token_decimals)

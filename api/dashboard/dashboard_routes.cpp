@@ -8,6 +8,7 @@
 #include "api/checkout/checkout_routes.hpp"
 #include "api/dashboard/dashboard_assets.hpp"
 #include "api/dashboard/dashboard_pages.hpp"
+#include "api/dashboard/project_scope.hpp"
 #include "api/http/account_api.hpp"
 #include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
@@ -33,69 +34,10 @@ using ports::Mode;
 using ports::ProjectId;
 using Form = std::map<std::string, std::string>;
 
-constexpr std::string_view kLangCookie = "duepay_lang";
-constexpr std::string_view kModeCookie = "duepay_mode";
 constexpr long long kMaxKeyOverlap = 7 * 86400;
 constexpr std::size_t kAuditRows = 200;
 
 std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
-
-ApiResponse html(int status, std::string body, Lang lang) {
-    ApiResponse r;
-    r.status = status;
-    r.body = std::move(body);
-    r.headers["content-type"] = "text/html; charset=utf-8";
-    r.headers["content-language"] = std::string(checkout::lang_code(lang));
-    return r;
-}
-
-ApiResponse redirect(std::string location) {
-    ApiResponse r;
-    r.status = 303;
-    r.headers["location"] = std::move(location);
-    r.headers["content-type"] = "text/plain; charset=utf-8";
-    r.body = "see " + r.headers["location"] + "\n";
-    return r;
-}
-
-std::optional<std::string> cookie(const ApiRequest& request, std::string_view name) {
-    auto header = request.header("cookie");
-    if (!header) return std::nullopt;
-    return cookie_value(*header, name);
-}
-
-Lang lang_of(const ApiRequest& request) {
-    const auto chosen = cookie(request, kLangCookie).value_or("");
-    return checkout::choose_lang(chosen, request.header("accept-language").value_or(""));
-}
-
-Mode mode_of(const ApiRequest& request) {
-    return cookie(request, kModeCookie).value_or("test") == "live" ? Mode::live : Mode::test;
-}
-
-// A path of ours to come back to: "/..." of printable ASCII but not "//..." (another host),
-// else "/projects".
-std::string local_path(const std::optional<std::string>& next) {
-    if (!next || next->empty() || (*next)[0] != '/' || next->rfind("//", 0) == 0 ||
-        next->find('\\') != std::string::npos ||
-        !std::all_of(next->begin(), next->end(),
-                     [](unsigned char ch) { return ch > 0x20 && ch < 0x7f; })) {
-        return "/projects";
-    }
-    return *next;
-}
-
-Form form_of(const ApiRequest& request) {
-    Form out;
-    for (auto& [name, value] : form_params(request.body)) out.emplace(name, std::move(value));
-    return out;
-}
-
-std::optional<std::string> field(const Form& form, const std::string& name) {
-    auto it = form.find(name);
-    if (it == form.end()) return std::nullopt;
-    return it->second;
-}
 
 // "host[:port]" of an origin "scheme://host[:port]".
 std::string authority_of(std::string_view origin) {
@@ -104,26 +46,6 @@ std::string authority_of(std::string_view origin) {
 }
 
 std::string random_hex16() { return domain::to_hex(infra::random::random_bytes<16>()).substr(2); }
-
-bool wants_json(const ApiRequest& request) { return is_json_media_type(request); }
-
-std::string form_encode_pair(const std::string& name, const std::string& value) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    auto enc = [](const std::string& s) {
-        std::string out;
-        for (unsigned char ch : s) {
-            if (std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-                out += static_cast<char>(ch);
-            } else {
-                out += '%';
-                out += kHex[ch >> 4];
-                out += kHex[ch & 15];
-            }
-        }
-        return out;
-    };
-    return enc(name) + "=" + enc(value);
-}
 
 // The `error` text of an envelope answer (a refused filter).
 std::string message_of(const ApiResponse& r) {
@@ -153,8 +75,9 @@ PipelineSettings dashboard_pipeline_settings() {
     return s;
 }
 
-DashboardRoutes::DashboardRoutes(DashboardDeps deps) : deps_(std::move(deps)) {
-    required(deps_.store, "DashboardDeps.store");
+DashboardRoutes::DashboardRoutes(DashboardDeps deps)
+    : deps_(std::move(deps)),
+      scope_(required(deps_.store, "DashboardDeps.store"), deps_.asset_version) {
     required(deps_.sessions, "DashboardDeps.sessions");
     required(deps_.charges, "DashboardDeps.charges");
     required(deps_.charge_reader, "DashboardDeps.charge_reader");
@@ -367,16 +290,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     });
 
     // ---- Projects ----
-    auto chrome = [this](const RouteCall& call) {
-        Chrome c;
-        c.lang = lang_of(call.request);
-        c.csrf = call.session().csrf;
-        c.address = call.session().address;
-        c.mode = mode_of(call.request);
-        c.path = call.request.path;
-        c.asset_version = deps_.asset_version;
-        return c;
-    };
+    auto chrome = [this](const RouteCall& call) { return scope_.chrome(call); };
     routes.add("GET", "/projects", page, [&store, chrome](const RouteCall& call) {
         const auto c = chrome(call);
         return html(200, projects_page(c, store.projects_of(c.address), std::nullopt), c.lang);
@@ -393,46 +307,11 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
         return redirect("/p/" + created.project_id.value);
     });
 
-    // Every /p/:projectId route: the user's role first (404 when not a member, 403 when the role
-    // may not), then the page.
-    struct Context {
-        ProjectId project;
-        ports::MemberRole role;
-        Chrome chrome;
-        ports::DashboardActor actor;
-    };
-    using ProjectHandler = std::function<ApiResponse(const RouteCall&, Context&)>;
-    auto in_project = [&store, chrome](acc::ProjectAction action, std::string section,
-                                       ProjectHandler handler) {
-        return [&store, chrome, action, section = std::move(section),
-                handler = std::move(handler)](const RouteCall& call) {
-            Context ctx{ProjectId{call.params[0]},
-                        ports::MemberRole::viewer,
-                        chrome(call),
-                        {call.session().address, call.session().session_id}};
-            ctx.chrome.section = section;
-            auto role = store.role_in(ctx.project, ctx.actor.address);
-            if (!role) {
-                if (wants_json(call.request)) {
-                    return error_response(404, "project_not_found", "no such project");
-                }
-                return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                            ctx.chrome.lang);
-            }
-            ctx.role = *role;
-            for (const auto& m : store.projects_of(ctx.actor.address)) {
-                if (m.project_id == ctx.project) ctx.chrome.project = m;
-            }
-            if (!acc::allowed(ctx.role, action)) {
-                if (wants_json(call.request)) {
-                    return error_response(403, "forbidden",
-                                          "your role in this project does not allow this");
-                }
-                return html(403, message_page(ctx.chrome, "forbidden", "forbidden_body"),
-                            ctx.chrome.lang);
-            }
-            return handler(call, ctx);
-        };
+    // Every /p/:projectId route goes through the scope's guard (project_scope.hpp).
+    using Context = ProjectContext;
+    auto in_project = [this](acc::ProjectAction action, std::string section,
+                             ProjectHandler handler) {
+        return scope_.guard(action, std::move(section), std::move(handler));
     };
     using A = acc::ProjectAction;
 
@@ -708,7 +587,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             for (const auto& [k, v] : view.filters) {
                 if (v.empty()) continue;
                 if (!query.query.empty()) query.query += '&';
-                query.query += form_encode_pair(k, v);
+                query.query += form_encode(k) + "=" + form_encode(v);
             }
             auto parsed = parse_list_query(query, owner);
             if (auto* refused = std::get_if<ApiResponse>(&parsed)) {

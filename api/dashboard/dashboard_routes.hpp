@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "api/dashboard/project_scope.hpp"
 #include "api/dashboard/session_auth.hpp"
 #include "api/http/router.hpp"
 #include "domain/evm/signature.hpp"
@@ -65,6 +66,7 @@ class DashboardRoutes {
 
   private:
     DashboardDeps deps_;
+    ProjectScope scope_;  // the guard of every /p/:projectId route
 };
 
 }  // namespace duepay::api::dashboard

@@ -26,6 +26,22 @@ std::string form_decode(std::string_view s) {
 
 }  // namespace
 
+std::string form_encode(std::string_view text) {
+    static constexpr std::string_view kHex = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(text.size());
+    for (const unsigned char ch : text) {
+        if (std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+            out += static_cast<char>(ch);
+        } else {
+            out += '%';
+            out += kHex[ch >> 4U];
+            out += kHex[ch & 15U];
+        }
+    }
+    return out;
+}
+
 std::vector<std::pair<std::string, std::string>> form_params(std::string_view text) {
     std::vector<std::pair<std::string, std::string>> out;
     std::string_view rest = text;

@@ -51,6 +51,8 @@ struct ApiResponse {
 // The pairs of an application/x-www-form-urlencoded text (a query string or an HTML form's body),
 // decoded as ApiRequest::query_params does.
 std::vector<std::pair<std::string, std::string>> form_params(std::string_view text);
+// Its inverse for one name or value: every byte but ALPHA / DIGIT / "-" / "." / "_" / "~" as %XX.
+std::string form_encode(std::string_view text);
 
 // Called exactly once per request, possibly after the route handler returned.
 using Responder = std::function<void(ApiResponse)>;

@@ -114,9 +114,10 @@ class DashboardStore {
     // A new project owned by the actor, with the default plan.
     virtual ProjectMembership create_project(const std::string& name,
                                              const DashboardActor& actor) = 0;
-    // The actor's role in the project; nullopt when not a member (or no such project).
-    virtual std::optional<MemberRole> role_in(const ProjectId& project,
-                                              const std::string& address) = 0;
+    // The user's membership of the project (its name and their role); nullopt when not a member
+    // (or no such project). One read per /p/ request.
+    virtual std::optional<ProjectMembership> membership(const ProjectId& project,
+                                                        const std::string& address) = 0;
     virtual std::vector<Member> members(const ProjectId& project) = 0;
     // Adds or changes a member (never the owner). Errors: member_is_owner.
     virtual domain::Result<Member> put_member(const ProjectId& project, const std::string& address,

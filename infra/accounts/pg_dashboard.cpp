@@ -150,14 +150,18 @@ ports::ProjectMembership PgDashboard::create_project(const std::string& name,
     });
 }
 
-std::optional<ports::MemberRole> PgDashboard::role_in(const ports::ProjectId& project,
-                                                      const std::string& address) {
-    return pool_.with_transaction([&](pqxx::work& tx) -> std::optional<MemberRole> {
-        auto rows = tx.exec_params(
-            "select role from project_members where project_id = $1 and address = $2",
-            project.value, address);
+std::optional<ports::ProjectMembership> PgDashboard::membership(const ports::ProjectId& project,
+                                                                const std::string& address) {
+    return pool_.with_transaction([&](pqxx::work& tx) -> std::optional<ports::ProjectMembership> {
+        auto rows = tx.exec_params("select p.id, p.name, m.role, " + pg::iso_utc("p.created_at") +
+                                       " from project_members m join projects p on p.id = "
+                                       "m.project_id where m.project_id = $1 and m.address = $2",
+                                   project.value, address);
         if (rows.empty()) return std::nullopt;
-        return role_of(rows[0][0].as<std::string>());
+        const auto& r = rows[0];
+        return ports::ProjectMembership{ports::ProjectId{r[0].as<std::string>()},
+                                        r[1].as<std::string>(), role_of(r[2].as<std::string>()),
+                                        r[3].as<std::string>()};
     });
 }
 

@@ -35,8 +35,8 @@ class PgDashboard final : public ports::DashboardStore {
     std::vector<ports::ProjectMembership> projects_of(const std::string& address) override;
     ports::ProjectMembership create_project(const std::string& name,
                                             const ports::DashboardActor& actor) override;
-    std::optional<ports::MemberRole> role_in(const ports::ProjectId& project,
-                                             const std::string& address) override;
+    std::optional<ports::ProjectMembership> membership(const ports::ProjectId& project,
+                                                       const std::string& address) override;
     std::vector<ports::Member> members(const ports::ProjectId& project) override;
     domain::Result<ports::Member> put_member(const ports::ProjectId& project,
                                              const std::string& address, ports::MemberRole role,

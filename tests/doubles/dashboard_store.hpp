@@ -134,12 +134,15 @@ class DashboardStoreDouble final : public ports::DashboardStore {
         record(p.id, a, "project.created");
         return {p.id, name, ports::MemberRole::owner, p.created_at};
     }
-    std::optional<ports::MemberRole> role_in(const ports::ProjectId& p,
-                                             const std::string& address) override {
+    std::optional<ports::ProjectMembership> membership(const ports::ProjectId& p,
+                                                       const std::string& address) override {
         auto it = project_members.find(p.value);
         if (it == project_members.end()) return std::nullopt;
-        for (const auto& m : it->second)
-            if (m.address == address) return m.role;
+        for (const auto& m : it->second) {
+            if (m.address != address) continue;
+            const auto& project = projects.at(p.value);
+            return ports::ProjectMembership{p, project.name, m.role, project.created_at};
+        }
         return std::nullopt;
     }
     std::vector<ports::Member> members(const ports::ProjectId& p) override {

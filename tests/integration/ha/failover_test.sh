@@ -87,13 +87,17 @@ topic="duepay.test.ha.$suffix"
 "$BIN" admin topic create --name "$topic" --partitions 3 >/dev/null || fail "topic create"
 api_port="$(free_port)"
 checkout_port="$(free_port)"
-ops_port="$(free_port_run 6)"
-[[ -n "$ops_port" ]] || fail "no six free ports in a row"
+dashboard_port="$(free_port)"
+# The supervisor's port and one per role of `duepay dev` in its order (base + 1 + index; the
+# dashboard, the sixth role, listens on base + 6).
+ops_port="$(free_port_run 7)"
+[[ -n "$ops_port" ]] || fail "no seven free ports in a row"
 api="http://127.0.0.1:$api_port"
 export DUEPAY_TOPIC="$topic" DUEPAY_PROJECTOR_GROUP="duepay-test-ha-$suffix" \
   DUEPAY_WEBHOOKS_GROUP="duepay-test-ha-webhooks-$suffix" \
   DUEPAY_LISTEN="127.0.0.1:$api_port" DUEPAY_CHECKOUT_URL="http://127.0.0.1:$checkout_port" \
-  DUEPAY_CHECKOUT_LISTEN="127.0.0.1:$checkout_port" DUEPAY_IDEMPOTENCY_LOCK_SECONDS=10
+  DUEPAY_CHECKOUT_LISTEN="127.0.0.1:$checkout_port" DUEPAY_IDEMPOTENCY_LOCK_SECONDS=10 \
+  DUEPAY_DASHBOARD_URL="http://127.0.0.1:$dashboard_port"
 unset DUEPAY_OPS_LISTEN
 "$BIN" dev --supervise --ops-listen "127.0.0.1:$ops_port" --ops-base-port "$ops_port" \
   --with-chainwatch --with-webhooks >"$WORK/dev.log" 2>&1 &

@@ -41,12 +41,15 @@ topic="duepay.test.supervise.$suffix"
 "$BIN" admin topic create --name "$topic" --partitions 3 >/dev/null || fail "topic create"
 api_port="$(free_port)"
 checkout_port="$(free_port)"
-# A base port with the next three free too (the supervisor, then api, checkout, projector).
-ops_port="$(free_port_run 4)"
-[[ -n "$ops_port" ]] || fail "no four free ports in a row"
+dashboard_port="$(free_port)"
+# A base port with the next six free too: the supervisor's, then one per role of `duepay dev` in
+# its order (api, checkout, projector, chainwatch, webhooks, dashboard; base + 1 + index).
+ops_port="$(free_port_run 7)"
+[[ -n "$ops_port" ]] || fail "no seven free ports in a row"
 api="http://127.0.0.1:$api_port"
 export DUEPAY_TOPIC="$topic" DUEPAY_PROJECTOR_GROUP="duepay-test-supervise-$suffix" \
-  DUEPAY_LISTEN="127.0.0.1:$api_port" DUEPAY_CHECKOUT_URL="http://127.0.0.1:$checkout_port"
+  DUEPAY_LISTEN="127.0.0.1:$api_port" DUEPAY_CHECKOUT_URL="http://127.0.0.1:$checkout_port" \
+  DUEPAY_DASHBOARD_URL="http://127.0.0.1:$dashboard_port"
 unset DUEPAY_OPS_LISTEN
 "$BIN" dev --supervise --ops-listen "127.0.0.1:$ops_port" --ops-base-port "$ops_port" \
   >"$WORK/dev.log" 2>&1 &

@@ -431,7 +431,7 @@ TEST_F(Dashboard, RoleTableIsEnforcedOnEveryRoute) {
     // The owner's role cannot be changed by a member form.
     auto demote = post_form(owner, base + "/members", "address=" + owner.address + "&role=viewer");
     EXPECT_EQ(demote.status, 400);
-    EXPECT_EQ(store.role_in(ports::ProjectId{project}, owner.address), MemberRole::owner);
+    EXPECT_EQ(store.membership(ports::ProjectId{project}, owner.address)->role, MemberRole::owner);
 }
 
 TEST_F(Dashboard, NonMemberGetsNotFoundOnEveryProjectRoute) {
