@@ -65,9 +65,22 @@ std::string charges_page(const Chrome& c, const ChargesPage& page);
 struct ChargeTimelineEntry {
     std::string occurred_at;
     std::string type;
+    std::string detail;  // a resolution: its note and who wrote it (ADR 0230); else empty
 };
 std::string charge_page(const Chrome& c, const ports::ChargeView& charge,
                         const std::vector<ChargeTimelineEntry>& timeline);
+
+// The charges that need a person (ADR 0230), of the chrome's mode: `resolved` false lists the
+// open ones (each with its record-a-refund and resolve forms when `can_act`), true the resolved.
+struct ExceptionsPage {
+    std::vector<ports::ListedCharge> charges;
+    bool resolved = false;
+    bool can_act = false;
+    bool more = false;                  // more than the page shows
+    std::optional<std::string> error;   // a refused action, in decide's words
+    std::optional<std::string> notice;  // a done action
+};
+std::string exceptions_page(const Chrome& c, const ExceptionsPage& page);
 
 // A page with a heading and one paragraph (404, 403 and other refusals of a page).
 std::string message_page(const Chrome& c, std::string_view title_key, std::string_view body_key);

@@ -65,7 +65,7 @@ std::optional<ApiResponse> check_events(const rapidjson::Value& v, std::vector<s
                 "invalid_webhook_events",
                 "unknown event type; known: invoice.paid, invoice.confirming, invoice.underpaid, "
                 "invoice.expired, invoice.late_payment, invoice.refunded, invoice.failed, "
-                "webhook.test");
+                "invoice.exception_resolved, webhook.test");
         }
         std::string t(item.GetString(), item.GetStringLength());
         if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));

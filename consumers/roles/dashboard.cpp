@@ -14,6 +14,7 @@
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/kafka/kafka_event_log.hpp"
 #include "infra/log/log.hpp"
 #include "infra/postgres/api_ports.hpp"
 #include "infra/postgres/pool.hpp"
@@ -33,6 +34,8 @@ struct DashboardRole {
     std::unique_ptr<infra::accounts::PgDashboard> store;
     std::unique_ptr<infra::postgres::PgChargeReader> charges;
     std::unique_ptr<infra::postgres::PgChargeHistory> history;
+    // The exceptions page appends charge.exception_resolved and refund requests (ADR 0230).
+    std::unique_ptr<infra::kafka::KafkaEventLog> log;
     std::unique_ptr<api::dashboard::DashboardSessions> sessions;
     std::unique_ptr<api::dashboard::DashboardRoutes> routes;
     std::unique_ptr<api::Pipeline> pipeline;
@@ -41,6 +44,7 @@ struct DashboardRole {
     explicit DashboardRole(const DashboardOptions& options);
     ~DashboardRole() {
         if (server) server->shutdown();
+        if (log) log->flush(std::chrono::milliseconds(6000));  // pending actions get their outcome
     }
     DashboardRole(const DashboardRole&) = delete;
     DashboardRole& operator=(const DashboardRole&) = delete;
@@ -72,12 +76,17 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
 
     charges = std::make_unique<infra::postgres::PgChargeReader>(*pool);
     history = std::make_unique<infra::postgres::PgChargeHistory>(*pool);
+    infra::kafka::ProducerSettings producer;
+    producer.bootstrap = require_env("KAFKA_BOOTSTRAP");
+    producer.topic = env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+    log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
 
     api::dashboard::DashboardDeps deps;
     deps.store = store.get();
     deps.charges = charges.get();
     deps.charge_reader = charges.get();
     deps.history = history.get();
+    deps.log = log.get();
     deps.sessions = sessions.get();
     deps.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& signature) {
         return infra::crypto::recover_signer(digest, signature);

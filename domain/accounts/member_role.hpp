@@ -5,6 +5,7 @@
 //   read                 x        x        x      x     every page of the project
 //   manage_keys                   x        x      x     create, show a test key again, revoke, roll
 //   manage_webhooks               x        x      x
+//   manage_charges                x        x      x     resolve an exception, record a refund
 //   manage_settings                        x      x     name, branding, payment window
 //   manage_members                         x      x     add, change, remove (never the owner)
 //   change_payout                                 x     the payout wallet (with its signature)
@@ -21,6 +22,7 @@ enum class ProjectAction {
     read,
     manage_keys,
     manage_webhooks,
+    manage_charges,
     manage_settings,
     manage_members,
     change_payout,
