@@ -76,7 +76,7 @@ after(async () => {
 });
 
 test("an underpaid charge is resolved with a note; a viewer gets 403", {skip}, async () => {
-  const page = await openPage(await browser.createBrowserContext(), owner);
+  const page = await openPage(await browser.createBrowserContext(), owner, {bypassCsp: true});
   await signIn(page, origin);
   await page.type("[data-test=project-name]", "Exceptions shop");
   await clickAndWait(page, "[data-test=create-project]");
