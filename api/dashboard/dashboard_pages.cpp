@@ -1,5 +1,7 @@
 #include "api/dashboard/dashboard_pages.hpp"
 
+#include <rapidjson/document.h>
+
 #include <cctype>
 
 #include "api/dashboard/page_kit.hpp"
@@ -7,6 +9,8 @@
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
 #include "domain/evm/address.hpp"
+#include "domain/json.hpp"
+#include "domain/money/rate.hpp"
 #include "domain/money/token_amount.hpp"
 #include "domain/text.hpp"
 
@@ -99,9 +103,10 @@ std::string layout(const Chrome& c, std::string_view title, std::string_view mai
         const std::string base = "/p/" + c.project->project_id.value;
         h << "<nav class=\"project-nav\" aria-label=\"" << tr(L, "projects") << "\"><ul>";
         const std::pair<const char*, const char*> items[] = {
-            {"", "overview"},        {"/charges", "charges"},   {"/keys", "keys"},
-            {"/members", "members"}, {"/wallet", "wallet"},     {"/settings", "settings"},
-            {"/reports", "reports"}, {"/webhooks", "webhooks"}, {"/audit", "audit"},
+            {"", "overview"},          {"/charges", "charges"}, {"/exceptions", "exceptions"},
+            {"/keys", "keys"},         {"/members", "members"}, {"/wallet", "wallet"},
+            {"/settings", "settings"}, {"/reports", "reports"}, {"/webhooks", "webhooks"},
+            {"/audit", "audit"},
         };
         for (const auto& [suffix, key] : items) {
             const bool current = c.section == key;
@@ -543,10 +548,160 @@ std::string charge_page(const Chrome& c, const ports::ChargeView& v,
     h << "</dl><h2>" << tr(L, "timeline") << "</h2>";
     h << "<ol class=\"timeline\" data-test=\"timeline\">";
     for (const auto& t : timeline) {
-        h << "<li><time>" << e(t.occurred_at) << "</time> <code>" << e(t.type) << "</code></li>";
+        h << "<li><time>" << e(t.occurred_at) << "</time> <code>" << e(t.type) << "</code>";
+        if (!t.detail.empty())
+            h << " <q class=\"note\" data-test=\"resolution-note\">" << e(t.detail) << "</q>";
+        h << "</li>";
     }
     h << "</ol>" << sections;
     return layout(c, tr(L, "charge"), h.out);
+}
+
+// ---- Exceptions (ADR 0230) ----
+
+namespace {
+
+// A token amount for people, with its symbol; `negative` puts a minus sign before it.
+std::string token_text(const ports::ChargeView& v, const domain::TokenAmount& amount,
+                       bool negative = false) {
+    std::string out = negative && amount.value != 0 ? "-" : "";
+    out += v.token_decimals ? domain::money::format_units(amount, *v.token_decimals)
+                            : domain::money::to_string(amount);
+    return out + " " + v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+}
+
+// The charge's fiat quote (charge.created's): currency and rate, when it was priced in fiat.
+struct Quote {
+    std::string currency;
+    domain::money::Rational rate;
+};
+std::optional<Quote> quote_of(const ports::ChargeView& v) {
+    if (!v.fiat_json || !v.token_decimals) return std::nullopt;
+    rapidjson::Document d;
+    if (domain::json::parse(d, *v.fiat_json).refusal != domain::json::Refusal::none ||
+        !d.IsObject() || !d.HasMember("currency") || !d["currency"].IsString() ||
+        !d.HasMember("rate") || !d["rate"].IsString()) {
+        return std::nullopt;
+    }
+    auto rate = domain::money::parse_rate(d["rate"].GetString());
+    if (!rate) return std::nullopt;
+    return Quote{d["currency"].GetString(), *rate};
+}
+
+// The fiat value at the quoted rate, exact to the cent or marked as rounded ("≈").
+std::string fiat_text(const ports::ChargeView& v, const Quote& q, const domain::TokenAmount& a,
+                      bool negative = false) {
+    const auto value = domain::money::fiat_value(a, *v.token_decimals, q.rate);
+    const auto minor = negative ? domain::money::BigInt(-value.minor_units) : value.minor_units;
+    return std::string(value.exact ? "" : "≈ ") + domain::money::format_minor_units(minor) + " " +
+           q.currency;
+}
+
+// The issue a row shows: the open one, else (the resolved list) the one last resolved.
+std::string issue_of(const ports::ChargeView& v) {
+    if (v.open_exception) return *v.open_exception;
+    if (!v.exception_resolution_json) return {};
+    rapidjson::Document d;
+    return domain::json::parse(d, *v.exception_resolution_json).refusal ==
+                       domain::json::Refusal::none &&
+                   d.IsObject() && d.HasMember("exception") && d["exception"].IsString()
+               ? d["exception"].GetString()
+               : std::string();
+}
+
+std::string resolution_text(Lang L, const ports::ChargeView& v) {
+    if (!v.exception_resolution_json) return {};
+    rapidjson::Document d;
+    if (domain::json::parse(d, *v.exception_resolution_json).refusal !=
+            domain::json::Refusal::none ||
+        !d.IsObject() || !d.HasMember("note") || !d["note"].IsString() ||
+        !d.HasMember("resolvedBy") || !d["resolvedBy"].IsObject() ||
+        !d["resolvedBy"].HasMember("id") || !d["resolvedBy"]["id"].IsString() ||
+        !d.HasMember("resolvedAt") || !d["resolvedAt"].IsString()) {
+        return {};
+    }
+    return "<q class=\"note\" data-test=\"resolution-note\">" + e(d["note"].GetString()) +
+           "</q><br><small>" + std::string(tr(L, "resolved_by")) + " <code>" +
+           e(short_address(d["resolvedBy"]["id"].GetString())) + "</code>, <time>" +
+           e(d["resolvedAt"].GetString()) + "</time></small>";
+}
+
+}  // namespace
+
+std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
+    const Lang L = c.lang;
+    const std::string base = "/p/" + (c.project ? c.project->project_id.value : std::string());
+    Html h;
+    h << "<h1>" << tr(L, "exceptions") << "</h1><p>" << tr(L, "exceptions_lead") << "</p>";
+    h << "<nav aria-label=\"" << tr(L, "exceptions") << "\"><ul class=\"tabs\">"
+      << "<li><a href=\"" << e(base) << "/exceptions\" data-test=\"tab-open\""
+      << (page.resolved ? "" : " aria-current=\"page\"") << ">" << tr(L, "exceptions_open")
+      << "</a></li><li><a href=\"" << e(base) << "/exceptions?view=resolved\" "
+      << "data-test=\"tab-resolved\"" << (page.resolved ? " aria-current=\"page\"" : "") << ">"
+      << tr(L, "exceptions_resolved") << "</a></li></ul></nav>";
+    h << error_block(page.error);
+    if (page.notice)
+        h << "<p class=\"notice\" role=\"status\" data-test=\"notice\">" << e(*page.notice)
+          << "</p>";
+    if (page.charges.empty()) {
+        h << "<p data-test=\"no-exceptions\">"
+          << tr(L, page.resolved ? "no_resolved_exceptions" : "no_exceptions") << "</p>";
+        return layout(c, tr(L, "exceptions"), h.out);
+    }
+    h << table_open(tr(L, "exceptions"), "exceptions") << "<thead><tr><th scope=\"col\">"
+      << tr(L, "charge") << "</th><th scope=\"col\">" << tr(L, "exception")
+      << "</th><th scope=\"col\">" << tr(L, "amount_due") << "</th><th scope=\"col\">"
+      << tr(L, "amount_received") << "</th><th scope=\"col\">" << tr(L, "difference")
+      << "</th><th scope=\"col\">" << tr(L, page.resolved ? "resolution" : "actions")
+      << "</th></tr></thead><tbody>";
+    for (const auto& row : page.charges) {
+        const auto& v = row.charge;
+        const domain::TokenAmount received{
+            domain::charge::saturating_add(v.amount_confirmed.value, v.amount_late.value)};
+        const bool short_paid = received.value < v.amount.value;
+        const domain::TokenAmount diff{short_paid ? v.amount.value - received.value
+                                                  : received.value - v.amount.value};
+        const auto quote = quote_of(v);
+        auto cell = [&](const domain::TokenAmount& a, bool negative, const char* test) {
+            h << "<td data-test=\"" << test << "\">" << e(token_text(v, a, negative));
+            if (quote) h << "<br><small>" << e(fiat_text(v, *quote, a, negative)) << "</small>";
+            h << "</td>";
+        };
+        const std::string issue = issue_of(v);
+        h << "<tr data-test=\"exception-row\" data-invoice=\"" << e(v.invoice_id)
+          << "\"><td><a href=\"" << e(base) << "/charges/" << e(v.invoice_id) << "\"><code>"
+          << e(v.invoice_id.substr(0, 10)) << "…" << e(v.invoice_id.substr(v.invoice_id.size() - 6))
+          << "</code></a><br><small>" << domain::charge::to_string(v.status)
+          << "</small></td><td data-test=\"exception\">"
+          << (issue.empty() ? std::string() : std::string(tr(L, "exception_" + issue))) << "</td>";
+        cell(v.amount, false, "due");
+        cell(received, false, "received");
+        cell(diff, short_paid, "difference");
+        h << "<td>";
+        if (page.resolved) {
+            h << resolution_text(L, v);
+        } else if (page.can_act) {
+            const std::string action = base + "/exceptions/" + v.invoice_id;
+            h << "<form method=\"post\" action=\"" << e(action) << "/resolve\" class=\"stack\">"
+              << csrf_field(c) << "<label for=\"note-" << e(v.invoice_id) << "\">"
+              << tr(L, "resolution_note") << "</label><textarea id=\"note-" << e(v.invoice_id)
+              << "\" name=\"note\" required maxlength=\"500\" rows=\"2\" data-test=\"note\">"
+              << "</textarea><button type=\"submit\" data-test=\"resolve\">" << tr(L, "resolve")
+              << "</button></form>";
+            h << "<form method=\"post\" action=\"" << e(action) << "/refund\" class=\"stack\">"
+              << csrf_field(c) << "<label for=\"tx-" << e(v.invoice_id) << "\">"
+              << tr(L, "refund_tx_hash") << "</label><input id=\"tx-" << e(v.invoice_id)
+              << "\" name=\"tx_hash\" required pattern=\"0x[0-9a-fA-F]{64}\" size=\"30\" "
+              << "data-test=\"tx-hash\"><button type=\"submit\" class=\"secondary\" "
+              << "data-test=\"record-refund\">" << tr(L, "record_refund") << "</button></form>";
+        } else {
+            h << "<small>" << tr(L, "viewer_cannot_act") << "</small>";
+        }
+        h << "</td></tr>";
+    }
+    h << kTableClose;
+    if (page.more) h << "<p><small>" << tr(L, "exceptions_more") << "</small></p>";
+    return layout(c, tr(L, "exceptions"), h.out);
 }
 
 }  // namespace duepay::api::dashboard

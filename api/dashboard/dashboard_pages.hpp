@@ -72,6 +72,7 @@ std::string charges_page(const Chrome& c, const ChargesPage& page);
 struct ChargeTimelineEntry {
     std::string occurred_at;
     std::string type;
+    std::string detail;  // a resolution: its note and who wrote it (ADR 0230); else empty
 };
 // `sections`: more of the page after the events (the webhook deliveries: webhooks_pages.hpp).
 std::string charge_page(const Chrome& c, const ports::ChargeView& charge,
@@ -81,6 +82,18 @@ std::string charge_page(const Chrome& c, const ports::ChargeView& charge,
 // The signed-in page around `main` (head, header, the project nav, <main>), and a table in a
 // region that scrolls sideways (`label` names the region; close it with
 // "</tbody></table></div>"): for pages rendered in files of their own (report_page.cpp).
+
+// The charges that need a person (ADR 0230), of the chrome's mode: `resolved` false lists the
+// open ones (each with its record-a-refund and resolve forms when `can_act`), true the resolved.
+struct ExceptionsPage {
+    std::vector<ports::ListedCharge> charges;
+    bool resolved = false;
+    bool can_act = false;
+    bool more = false;                  // more than the page shows
+    std::optional<std::string> error;   // a refused action, in decide's words
+    std::optional<std::string> notice;  // a done action
+};
+std::string exceptions_page(const Chrome& c, const ExceptionsPage& page);
 
 // A page with a heading and one paragraph (404, 403 and other refusals of a page).
 std::string message_page(const Chrome& c, std::string_view title_key, std::string_view body_key);

@@ -9,6 +9,7 @@
 #include "api/checkout/checkout_routes.hpp"
 #include "api/dashboard/dashboard_assets.hpp"
 #include "api/dashboard/dashboard_pages.hpp"
+#include "api/dashboard/exceptions_routes.hpp"
 #include "api/dashboard/overview_pages.hpp"
 #include "api/dashboard/project_scope.hpp"
 #include "api/dashboard/report_routes.hpp"
@@ -19,6 +20,7 @@
 #include "api/http/request_fields.hpp"
 #include "domain/accounts/project_settings.hpp"
 #include "domain/accounts/siwe.hpp"
+#include "domain/charge/resolution_json.hpp"
 #include "domain/events/event.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/events/json_writer.hpp"
@@ -77,6 +79,7 @@ DashboardRoutes::DashboardRoutes(DashboardDeps deps)
     required(deps_.history, "DashboardDeps.history");
     required(deps_.stats, "DashboardDeps.stats");
     required(deps_.reports, "DashboardDeps.reports");
+    required(deps_.log, "DashboardDeps.log");
     if (!deps_.recover) throw std::invalid_argument("DashboardDeps.recover is required");
     if (!deps_.now_ms) throw std::invalid_argument("DashboardDeps.now_ms is required");
     if (deps_.chain_ids.empty()) throw std::invalid_argument("DashboardDeps.chain_ids is empty");
@@ -681,8 +684,11 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             for (const auto& text : deps_.history->events(id)) {
                 auto event = domain::events::decode_event(text);
                 if (!event) continue;  // the projector quarantined what it could not read
+                std::string detail;    // a resolution's note and who wrote it (ADR 0230)
+                if (const auto* r = std::get_if<domain::events::ExceptionResolved>(&event->data))
+                    detail = r->note + " — " + domain::charge::actor_display(r->resolved_by);
                 timeline.push_back(
-                    {event->occurred_at, std::string(domain::events::event_type(*event))});
+                    {event->occurred_at, std::string(domain::events::event_type(*event)), detail});
             }
             return html(200,
                         charge_page(ctx.chrome, *charge, timeline,
@@ -692,6 +698,10 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
 
     // ---- Reports (report_routes.cpp) ----
     add_report_routes(routes, ReportRouteDeps{deps_.reports, deps_.now_ms}, scope_);
+    // ---- Exceptions (ADR 0230) ----
+    add_exceptions_routes(
+        routes, scope_,
+        {deps_.charges, {deps_.charge_reader, deps_.history, deps_.log, deps_.now_ms, 1000}});
 
     // ---- Audit ----
     routes.add("GET", "/p/:projectId/audit", page,

@@ -61,6 +61,8 @@ struct DashboardDeps {
                                                   const domain::evm::Signature& signature)>
         recover;
     std::function<std::int64_t()> now_ms;
+    // The exceptions page's actions append to the charge's stream (ADR 0230).
+    ports::EventLog* log = nullptr;
     std::vector<domain::ChainId> chain_ids;         // the chains a sign-in message may name
     std::string api_url = "http://127.0.0.1:8080";  // shown in the first-charge example
     std::string asset_version = "1";

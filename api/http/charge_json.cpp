@@ -169,6 +169,13 @@ void write_charge_json(domain::json::Writer& w, const ChargeView& row,
         w.Key("refunds");  // docs/refunds.md
         w.RawValue(row.refunds_json.data(), row.refunds_json.size(), rapidjson::kArrayType);
         opt_str(w, "exception", row.exception);
+        w.Key("exceptionResolution");  // ADR 0230: the latest resolution, or null
+        if (row.exception_resolution_json) {
+            w.RawValue(row.exception_resolution_json->data(), row.exception_resolution_json->size(),
+                       rapidjson::kObjectType);
+        } else {
+            w.Null();
+        }
         opt_str(w, "returnUrl", row.return_url);
         w.Key("timeline");
         w.RawValue(row.timeline_json.data(), row.timeline_json.size(), rapidjson::kArrayType);

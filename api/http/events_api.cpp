@@ -87,7 +87,7 @@ ApiResponse EventsApi::list(const ApiRequest& request, const KeyOwner& owner) {
             return bad_request("invalid_event_type",
                                "type must be one of invoice.paid, invoice.confirming, "
                                "invoice.underpaid, invoice.expired, invoice.late_payment, "
-                               "invoice.refunded, invoice.failed");
+                               "invoice.refunded, invoice.failed, invoice.exception_resolved");
         }
         q.type = *type;
     }

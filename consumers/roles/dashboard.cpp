@@ -14,6 +14,7 @@
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
+#include "infra/kafka/kafka_event_log.hpp"
 #include "infra/log/log.hpp"
 #include "infra/postgres/api_ports.hpp"
 #include "infra/postgres/charge_changes.hpp"
@@ -42,6 +43,8 @@ struct DashboardRole {
     std::unique_ptr<infra::postgres::PgProjectStats> stats;
     std::unique_ptr<infra::postgres::PgDashboardWebhooks> webhooks;
     std::unique_ptr<infra::postgres::PgSettlementReports> reports;
+    // The exceptions page appends charge.exception_resolved and refund requests (ADR 0230).
+    std::unique_ptr<infra::kafka::KafkaEventLog> log;
     std::unique_ptr<api::dashboard::DashboardSessions> sessions;
     std::unique_ptr<api::dashboard::DashboardRoutes> routes;
     std::unique_ptr<api::Pipeline> pipeline;
@@ -51,6 +54,7 @@ struct DashboardRole {
     ~DashboardRole() {
         if (live) live->stop();  // the held list streams end first; their pages reconnect
         if (server) server->shutdown();
+        if (log) log->flush(std::chrono::milliseconds(6000));  // pending actions get their outcome
     }
     DashboardRole(const DashboardRole&) = delete;
     DashboardRole& operator=(const DashboardRole&) = delete;
@@ -98,6 +102,10 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
         std::make_unique<api::dashboard::LiveCharges>(changes.get(), *store, now_ms, live_settings);
     live->start();
     reports = std::make_unique<infra::postgres::PgSettlementReports>(*pool);
+    infra::kafka::ProducerSettings producer;
+    producer.bootstrap = require_env("KAFKA_BOOTSTRAP");
+    producer.topic = env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+    log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
 
     api::dashboard::DashboardDeps deps;
     deps.store = store.get();
@@ -106,6 +114,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     deps.history = history.get();
     deps.stats = stats.get();
     deps.reports = reports.get();
+    deps.log = log.get();
     deps.sessions = sessions.get();
     deps.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& signature) {
         return infra::crypto::recover_signer(digest, signature);

@@ -8,6 +8,7 @@ bool allowed(MemberRole role, ProjectAction action) {
             return true;
         case ProjectAction::manage_keys:
         case ProjectAction::manage_webhooks:
+        case ProjectAction::manage_charges:
             return role != MemberRole::viewer;
         case ProjectAction::manage_settings:
         case ProjectAction::manage_members:

@@ -7,6 +7,7 @@
 //   manage_webhooks               x        x      x     create, edit, disable, enable, delete,
 //                                                        rotate the secret, send a test event,
 //                                                        redeliver (ADR 0235)
+//   manage_charges                x        x      x     resolve an exception, record a refund
 //   manage_settings                        x      x     name, branding, payment window
 //   manage_members                         x      x     add, change, remove (never the owner)
 //   change_payout                                 x     the payout wallet (with its signature)
@@ -23,6 +24,7 @@ enum class ProjectAction {
     read,
     manage_keys,
     manage_webhooks,
+    manage_charges,
     manage_settings,
     manage_members,
     change_payout,

@@ -50,10 +50,29 @@ struct Unconfirmed {
     bool operator==(const Unconfirmed&) const = default;
 };
 
+// One thing about a charge that needs a person (ADR 0230): its exception, an underpaid charge
+// counting as partial, or one rejected refund (refund_id names it).
+struct Issue {
+    events::ResolvedException exception = events::ResolvedException::partial;
+    std::string refund_id;  // refund_rejected: the refund; else empty
+    bool operator==(const Issue&) const = default;
+};
+
+// A person's resolution of an issue (charge.exception_resolved): who, the note, when.
+struct Resolution {
+    Issue issue;
+    events::Actor resolved_by;
+    std::string note;
+    std::string at;  // the event's occurredAt
+    bool operator==(const Resolution&) const = default;
+};
+
+// A status change, or (resolution set, the status unchanged) a resolution.
 struct TimelineEntry {
     Status status = Status::pending;
     std::string at;       // the event's occurredAt
     std::string tx_hash;  // 0x hex of the payment that caused it, or empty
+    std::optional<Resolution> resolution;
     bool operator==(const TimelineEntry&) const = default;
 };
 
@@ -105,7 +124,8 @@ struct ChargeState {
     std::map<PaymentKey, TokenAmount> late;
     std::map<PaymentKey, TokenAmount> wrong_token;
 
-    std::vector<RefundRecord> refunds;  // in request order
+    std::vector<RefundRecord> refunds;    // in request order
+    std::vector<Resolution> resolutions;  // in log order, one per issue at most
 
     std::unordered_set<std::string> seen_event_ids;
     std::vector<TimelineEntry> timeline;
@@ -141,6 +161,17 @@ const RefundRecord* find_refund(const ChargeState& state, std::string_view refun
 
 // A requested refund waits for chainwatch's verdict.
 bool refund_pending(const ChargeState& state);
+
+// The issues of the charge as it stands (ADR 0230), resolved or not: its exception first (an
+// underpaid charge counts as partial), then each rejected refund in request order.
+std::vector<Issue> issues(const ChargeState& state);
+
+// The resolution of `issue`, or nullptr.
+const Resolution* resolution_of(const ChargeState& state, const Issue& issue);
+
+// The first issue without a resolution (what the exceptions list shows, and what a resolve
+// resolves); nullopt when every issue is resolved or there is none.
+std::optional<Issue> open_issue(const ChargeState& state);
 
 // The payment (txHash, logIndex) reached a final decision: confirmed, late or wrong token. Decide
 // ignores a fact about it and evolve keeps it out of the unconfirmed payments.

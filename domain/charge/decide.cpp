@@ -113,6 +113,38 @@ Result<Events> observe(const ChargeState& s, const RequestRefund& r) {
     return Events{RefundRequested{r.refund_id, r.tx_hash}};
 }
 
+// The actor in the form the event carries (event_json_read refuses any other).
+bool valid_actor(const Actor& a) {
+    if (a.kind == ActorKind::key) return is_key_id(a.id) && !a.session_id;
+    const bool lower_address = a.id.size() == 42 && a.id.starts_with("0x") &&
+                               std::all_of(a.id.begin() + 2, a.id.end(), [](char c) {
+                                   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                               });
+    return lower_address && a.session_id && is_session_id(*a.session_id);
+}
+
+Result<Events> observe(const ChargeState& s, const ResolveException& r) {
+    auto note = normalize_resolution_note(r.note);
+    if (!note) return note.error();
+    if (!valid_actor(r.actor)) {
+        return make_error("invalid_actor",
+                          "the actor must be a wallet (lower-case address, with its session) or an "
+                          "API key id");
+    }
+    const auto open = open_issue(s);
+    if (!open) {
+        if (issues(s).empty())
+            return make_error("nothing_to_resolve", std::string(kNothingToResolveMessage));
+        return make_error("exception_already_resolved", std::string(kAlreadyResolvedMessage));
+    }
+    ExceptionResolved d;
+    d.exception = open->exception;
+    if (!open->refund_id.empty()) d.refund_id = open->refund_id;
+    d.resolved_by = r.actor;
+    d.note = std::move(*note);
+    return Events{std::move(d)};
+}
+
 // Which Transfer of the receipt refunds this charge: the first of the charge's token from its
 // merchant (payout) address that no other charge recorded; else why none does.
 std::variant<const TokenTransfer*, RefundRejection> pick_transfer(const ChargeState& s,
@@ -158,6 +190,13 @@ std::string refund_id(const InvoiceId& invoice, const Bytes32& tx_hash) {
     const std::string material = "duepay.refund|" + to_hex(invoice) + "|" + to_hex(tx_hash);
     const auto digest = evm::keccak256(std::string_view(material));
     return "rf_" + to_hex(std::span<const std::uint8_t>(digest.data(), 12)).substr(2);
+}
+
+std::string resolution_event_id(const InvoiceId& invoice, const Issue& issue) {
+    const std::string material = "duepay.resolve|" + to_hex(invoice) + "|" +
+                                 std::string(to_string(issue.exception)) + "|" + issue.refund_id;
+    const auto digest = evm::keccak256(std::string_view(material));
+    return "xr_" + to_hex(std::span<const std::uint8_t>(digest.data(), 12)).substr(2);
 }
 
 std::optional<PaymentMode> parse_payment_mode(std::string_view text) {

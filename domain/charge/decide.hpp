@@ -107,17 +107,32 @@ struct ObserveRefund {
     std::vector<std::uint32_t> claimed;   // log indexes of this tx recorded for other charges
 };
 
+// A person marks the charge's open issue as dealt with (api, dashboard; ADR 0230). The note as
+// typed: decide normalizes it (events::normalize_resolution_note).
+struct ResolveException {
+    events::Actor actor;
+    std::string note;
+};
+
 using Command = std::variant<Create, ObservePayment, ObserveReorg, ObserveBlock, ObserveSettlement,
-                             RequestRefund, ObserveRefund>;
+                             RequestRefund, ObserveRefund, ResolveException>;
 
 // The refund id of a charge's refund transaction: "rf_" + the first 12 bytes (hex) of
 // keccak-256("duepay.refund|<invoiceId hex>|<txHash hex>"). Asking twice names the same refund.
 std::string refund_id(const InvoiceId& invoice, const Bytes32& tx_hash);
 
+// The event id of the resolution of `issue`: "xr_" + the first 12 bytes (hex) of
+// keccak-256("duepay.resolve|<invoiceId hex>|<exception>|<refundId>"). One issue has one
+// resolution, so a retried resolve appends a duplicate that every consumer drops.
+std::string resolution_event_id(const InvoiceId& invoice, const Issue& issue);
+
 // The events `command` leads to given `state` (in order: apply each before the next decision),
 // or a rejection: charge_exists, charge_not_created, invalid_amount, invalid_expires_in (outside
 // create_rules.hpp's bounds), invalid_metadata, charge_not_refundable (a refund request of a charge
-// that holds nothing of its token to give back).
+// that holds nothing of its token to give back); for ResolveException invalid_note, invalid_actor
+// (an id not of its kind's form), nothing_to_resolve (the charge has no exception and no rejected
+// refund) and exception_already_resolved (it has, and each is resolved). A resolve resolves
+// open_issue(state): the charge's exception before a rejected refund.
 Result<std::vector<events::EventData>> decide(const ChargeState& state, const Command& command);
 
 // The words of the charge_not_refundable rejection, which the refund route answers as they are
@@ -125,6 +140,13 @@ Result<std::vector<events::EventData>> decide(const ChargeState& state, const Co
 inline constexpr std::string_view kNotRefundableMessage =
     "the charge holds none of its token to refund: nothing of it confirmed or late (pending, "
     "confirming, expired without deposits, only a wrong-token deposit), or refunded in full";
+
+// The words of the two resolve rejections, which the resolve routes answer as they are.
+inline constexpr std::string_view kNothingToResolveMessage =
+    "the charge has nothing to resolve: no exception (overpaid, paid late, partial, wrong token) "
+    "and no rejected refund";
+inline constexpr std::string_view kAlreadyResolvedMessage =
+    "the charge's exceptions are resolved already";
 
 // Chain time after which a charge no longer takes a transfer-rail deposit into its window:
 // deadline + grace (the router enforces the deadline on the wallet rail itself).

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <type_traits>
 
 #include "domain/charge/charge_state.hpp"
@@ -139,6 +140,17 @@ bool record(ChargeState& s, const Event& event) {
                 // Refunded once the refunds reach what the charge received; final from then on.
                 if (s.amount_refunded.value >= add(s.amount_confirmed.value, s.amount_late.value))
                     s.refunded = true;
+            } else if constexpr (std::is_same_v<T, ExceptionResolved>) {
+                // Only an issue the charge has now, and only once (a second resolve that raced
+                // the first, or one of an issue that has gone, is seen and changes nothing).
+                const Issue issue{d.exception, d.refund_id.value_or("")};
+                const auto now = issues(s);
+                if (std::find(now.begin(), now.end(), issue) == now.end() ||
+                    resolution_of(s, issue) != nullptr)
+                    return true;
+                Resolution r{issue, d.resolved_by, d.note, event.occurred_at};
+                s.timeline.push_back(TimelineEntry{s.status, event.occurred_at, {}, r});
+                s.resolutions.push_back(std::move(r));
             } else if constexpr (std::is_same_v<T, ChargeFailed>) {
                 const auto key = key_of(d.payment);
                 s.unconfirmed.erase(key);
@@ -188,6 +200,50 @@ std::string_view to_string(RefundStatus status) {
             return "rejected";
     }
     return "pending";
+}
+
+std::vector<Issue> issues(const ChargeState& s) {
+    using events::ResolvedException;
+    std::vector<Issue> out;
+    // A refund of everything the charge received settles its exception (the money went back).
+    if (s.status != Status::refunded) {
+        switch (s.exception) {
+            case Exception::overpaid:
+                out.push_back({ResolvedException::overpaid, {}});
+                break;
+            case Exception::paid_late:
+                out.push_back({ResolvedException::paid_late, {}});
+                break;
+            case Exception::partial:
+                out.push_back({ResolvedException::partial, {}});
+                break;
+            case Exception::wrong_token:
+                out.push_back({ResolvedException::wrong_token, {}});
+                break;
+            case Exception::none:
+                if (s.status == Status::underpaid) out.push_back({ResolvedException::partial, {}});
+                break;
+        }
+    }
+    for (const auto& r : s.refunds) {
+        if (r.status == RefundStatus::rejected)
+            out.push_back({ResolvedException::refund_rejected, r.refund_id});
+    }
+    return out;
+}
+
+const Resolution* resolution_of(const ChargeState& s, const Issue& issue) {
+    for (const auto& r : s.resolutions) {
+        if (r.issue == issue) return &r;
+    }
+    return nullptr;
+}
+
+std::optional<Issue> open_issue(const ChargeState& s) {
+    for (auto& issue : issues(s)) {
+        if (resolution_of(s, issue) == nullptr) return std::move(issue);
+    }
+    return std::nullopt;
 }
 
 bool holds_funds(const ChargeState& s) {
@@ -267,7 +323,7 @@ void apply(ChargeState& s, const Event& event) {
         s.deposit_address = created->deposit_address;
         s.status = Status::pending;
         s.seen_event_ids.insert(event.id);
-        s.timeline.push_back(TimelineEntry{Status::pending, event.occurred_at, {}});
+        s.timeline.push_back(TimelineEntry{Status::pending, event.occurred_at, {}, {}});
         return;
     }
     if (event.invoice_id != s.invoice_id) return;
@@ -283,7 +339,7 @@ void apply(ChargeState& s, const Event& event) {
     s.exception = derive_exception(s);
     if (next != s.status) {
         s.status = next;
-        s.timeline.push_back(TimelineEntry{next, event.occurred_at, tx_of(event.data)});
+        s.timeline.push_back(TimelineEntry{next, event.occurred_at, tx_of(event.data), {}});
     }
 }
 

@@ -1,6 +1,10 @@
 #include "domain/events/event.hpp"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "domain/events/detail/json_text.hpp"
+#include "domain/text.hpp"
 
 namespace duepay::domain::events {
 
@@ -44,6 +48,82 @@ std::string_view to_string(RefundRejection reason) {
             return "exceeds_paid";
     }
     return "not_found";
+}
+
+std::string_view to_string(ResolvedException exception) {
+    switch (exception) {
+        case ResolvedException::overpaid:
+            return "overpaid";
+        case ResolvedException::paid_late:
+            return "paid_late";
+        case ResolvedException::partial:
+            return "partial";
+        case ResolvedException::wrong_token:
+            return "wrong_token";
+        case ResolvedException::refund_rejected:
+            return "refund_rejected";
+    }
+    return "partial";
+}
+
+std::string_view to_string(ActorKind kind) { return kind == ActorKind::wallet ? "wallet" : "key"; }
+
+std::optional<ResolvedException> parse_resolved_exception(std::string_view text) {
+    for (auto e :
+         {ResolvedException::overpaid, ResolvedException::paid_late, ResolvedException::partial,
+          ResolvedException::wrong_token, ResolvedException::refund_rejected}) {
+        if (to_string(e) == text) return e;
+    }
+    return std::nullopt;
+}
+
+std::optional<ActorKind> parse_actor_kind(std::string_view text) {
+    if (text == "wallet") return ActorKind::wallet;
+    if (text == "key") return ActorKind::key;
+    return std::nullopt;
+}
+
+namespace {
+
+bool prefixed_id(std::string_view text, std::string_view prefix) {
+    return text.size() > prefix.size() && text.size() <= 128 && text.starts_with(prefix) &&
+           detail::is_id_charset(text);
+}
+
+bool note_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+}  // namespace
+
+bool is_key_id(std::string_view text) { return prefixed_id(text, "key_"); }
+bool is_session_id(std::string_view text) { return prefixed_id(text, "ses_"); }
+
+Result<std::string> normalize_resolution_note(std::string_view raw) {
+    std::string note;
+    note.reserve(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] != '\r') {
+            note += raw[i];
+        } else if (i + 1 == raw.size() || raw[i + 1] != '\n') {
+            note += '\n';  // a lone CR; a CR before LF is dropped
+        }
+    }
+    std::size_t begin = 0;
+    std::size_t end = note.size();
+    while (begin < end && note_space(note[begin])) ++begin;
+    while (end > begin && note_space(note[end - 1])) --end;
+    note = note.substr(begin, end - begin);
+    const bool controls = std::any_of(note.begin(), note.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u < 0x20 && c != '\t' && c != '\n') || u == 0x7f;
+    });
+    if (note.empty() || controls || !is_storable_text(note) ||
+        utf8_code_points(note) > kMaxResolutionNoteChars) {
+        return make_error("invalid_note",
+                          "note must be 1 to " + std::to_string(kMaxResolutionNoteChars) +
+                              " characters once trimmed, without control characters other than "
+                              "tabs and line breaks");
+    }
+    return note;
 }
 
 std::string_view event_type(const EventData& data) {

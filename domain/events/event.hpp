@@ -1,4 +1,4 @@
-// The charge event model (docs/design.md): one envelope, thirteen data types. Events are the
+// The charge event model (docs/design.md): one envelope, fourteen data types. Events are the
 // source of truth on the Kafka topic; their JSON form is in event_json.hpp and their JSON Schemas
 // in schemas/events/<type>.v1.json. What each type means for status: docs/events.md.
 #pragma once
@@ -12,6 +12,7 @@
 #include "domain/events/metadata.hpp"
 #include "domain/money/fiat.hpp"
 #include "domain/money/rate.hpp"
+#include "domain/result.hpp"
 #include "domain/types.hpp"
 
 namespace duepay::domain::events {
@@ -30,11 +31,23 @@ enum class RefundRejection {
     exceeds_paid         // the refunded total would pass what the charge received
 };
 
+// What a person resolved (charge.exception_resolved, ADR 0230): the charge's exception (an
+// underpaid charge counts as partial) or one rejected refund.
+enum class ResolvedException { overpaid, paid_late, partial, wrong_token, refund_rejected };
+// Who made a change, named as the account audit names it (account_audit.actor_kind): a wallet
+// signed in to the dashboard (with its session) or an API key.
+enum class ActorKind { wallet, key };
+
 std::string_view to_string(Mode mode);
 std::string_view to_string(PaymentMode mode);
 std::string_view to_string(Rail rail);
 std::string_view to_string(FailureReason reason);
 std::string_view to_string(RefundRejection reason);
+std::string_view to_string(ResolvedException exception);
+std::string_view to_string(ActorKind kind);
+// The inverses of the two above; nullopt for any other text.
+std::optional<ResolvedException> parse_resolved_exception(std::string_view text);
+std::optional<ActorKind> parse_actor_kind(std::string_view text);
 
 // How a fiat price was turned into the token amount (charge.created data.fiat).
 struct FiatQuote {
@@ -182,6 +195,39 @@ struct RefundRejected {
     bool operator==(const RefundRejected&) const = default;
 };
 
+// The actor of a command (account_audit's actor_kind, actor, session_id).
+struct Actor {
+    ActorKind kind = ActorKind::key;
+    std::string id;  // wallet: the address, lower-case 0x hex; key: the key id ("key_...")
+    std::optional<std::string> session_id;  // wallet: its dashboard session ("ses_..."); key: none
+    bool operator==(const Actor&) const = default;
+};
+
+// A resolution note's bounds (ADR 0230): at most this many characters (code points) once trimmed.
+inline constexpr std::size_t kMaxResolutionNoteChars = 500;
+
+// A note as a person typed it -> the note as events carry it: CRLF and lone CR become LF, ASCII
+// whitespace (space, tab, line breaks) trimmed at both ends; then it must be storable UTF-8, not
+// empty, at most kMaxResolutionNoteChars code points, with no control character but tab and line
+// feed. Error code invalid_note. The reader refuses a stored note this would change.
+Result<std::string> normalize_resolution_note(std::string_view raw);
+
+// An API key id ("key_" + more of the event id charset, at most 128 bytes) and a dashboard
+// session id ("ses_" + the same).
+bool is_key_id(std::string_view text);
+bool is_session_id(std::string_view text);
+
+// A person marked one of the charge's exceptions as dealt with (api: POST
+// /v1/charges/:id/resolve, or the dashboard's exceptions page). The status never changes.
+struct ExceptionResolved {
+    static constexpr std::string_view kType = "charge.exception_resolved";
+    ResolvedException exception = ResolvedException::partial;
+    std::optional<std::string> refund_id;  // set iff exception is refund_rejected
+    Actor resolved_by;
+    std::string note;  // normalize_resolution_note's form
+    bool operator==(const ExceptionResolved&) const = default;
+};
+
 // The charge can never complete as asked; the offending payment is recorded (recoverable).
 struct ChargeFailed {
     static constexpr std::string_view kType = "charge.failed";
@@ -193,7 +239,7 @@ struct ChargeFailed {
 using EventData =
     std::variant<ChargeCreated, PaymentDetected, DepositSeen, PaymentReorged, ChargePaid,
                  ChargeUnderpaid, ChargeExpired, LateDeposit, ChargeSettled, ChargeRefunded,
-                 ChargeFailed, RefundRequested, RefundRejected>;
+                 ChargeFailed, RefundRequested, RefundRejected, ExceptionResolved>;
 
 inline constexpr std::uint32_t kSchemaVersion = 1;
 
@@ -213,12 +259,12 @@ struct Event {
 std::string_view event_type(const EventData& data);
 inline std::string_view event_type(const Event& event) { return event_type(event.data); }
 
-// All thirteen type names, in variant order.
+// All fourteen type names, in variant order.
 inline constexpr std::string_view kEventTypes[] = {
-    ChargeCreated::kType, PaymentDetected::kType, DepositSeen::kType,   PaymentReorged::kType,
-    ChargePaid::kType,    ChargeUnderpaid::kType, ChargeExpired::kType, LateDeposit::kType,
-    ChargeSettled::kType, ChargeRefunded::kType,  ChargeFailed::kType,  RefundRequested::kType,
-    RefundRejected::kType};
+    ChargeCreated::kType,  PaymentDetected::kType,  DepositSeen::kType,   PaymentReorged::kType,
+    ChargePaid::kType,     ChargeUnderpaid::kType,  ChargeExpired::kType, LateDeposit::kType,
+    ChargeSettled::kType,  ChargeRefunded::kType,   ChargeFailed::kType,  RefundRequested::kType,
+    RefundRejected::kType, ExceptionResolved::kType};
 
 // "YYYY-MM-DDTHH:MM:SS.mmmZ" with in-range fields (the only timestamp form events carry).
 bool is_rfc3339_millis_utc(std::string_view text);

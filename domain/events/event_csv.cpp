@@ -14,12 +14,13 @@ constexpr std::string_view kColumns[] = {
     "partition", "offset",      "id",          "type",       "schemaVersion", "invoiceId",
     "projectId", "mode",        "chainId",     "occurredAt", "token",         "amount",
     "txHash",    "logIndex",    "blockNumber", "rail",       "from",          "confirmedTotal",
-    "reference", "paymentMode", "metadata"};
+    "reference", "paymentMode", "metadata",    "exception",  "actorKind",     "actor",
+    "note"};
 
 // The type-specific cells, all optional.
 struct Cells {
     std::optional<std::string> token, amount, tx_hash, log_index, block_number, rail, from,
-        confirmed_total, reference, payment_mode, metadata;
+        confirmed_total, reference, payment_mode, metadata, exception, actor_kind, actor, note;
 };
 
 void put_payment(Cells& c, const Payment& p) {
@@ -64,6 +65,11 @@ Cells cells_of(const EventData& data) {
                 c.token = to_hex(d.token.bytes);
                 c.amount = money::to_string(d.amount);
                 c.tx_hash = to_hex(d.tx_hash);
+            } else if constexpr (std::is_same_v<T, ExceptionResolved>) {
+                c.exception = std::string(to_string(d.exception));
+                c.actor_kind = std::string(to_string(d.resolved_by.kind));
+                c.actor = d.resolved_by.id;
+                c.note = d.note;
             }
         },
         data);
@@ -120,9 +126,9 @@ void append_csv_row(std::string& out, const Event& event, std::int32_t partition
     out += std::to_string(event.chain_id.value);
     out += ',';
     out += event.occurred_at;
-    for (const auto* v :
-         {&c.token, &c.amount, &c.tx_hash, &c.log_index, &c.block_number, &c.rail, &c.from,
-          &c.confirmed_total, &c.reference, &c.payment_mode, &c.metadata}) {
+    for (const auto* v : {&c.token, &c.amount, &c.tx_hash, &c.log_index, &c.block_number, &c.rail,
+                          &c.from, &c.confirmed_total, &c.reference, &c.payment_mode, &c.metadata,
+                          &c.exception, &c.actor_kind, &c.actor, &c.note}) {
         out += ',';
         cell(out, *v);
     }

@@ -6,6 +6,7 @@
 // are rejected (the schemas say additionalProperties: false).
 #include <cstring>
 
+#include "domain/events/detail/json_text.hpp"
 #include "domain/events/detail/strict_reader.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/events/metadata.hpp"
@@ -284,6 +285,68 @@ constexpr std::array<Field<RefundRejected>, 3> kRefundRejectedFields = {{
     {"reason", store<&RefundRejected::reason, as_refund_rejection>},
 }};
 
+// charge.exception_resolved: the actor's id in the form of its kind, a session only for a wallet,
+// a refund id only for a rejected refund, the note as normalize_resolution_note leaves it.
+struct ResolvedDraft {
+    ExceptionResolved d;
+    std::string_view actor;
+};
+
+constexpr std::array<Field<ResolvedDraft>, 6> kResolvedFields = {{
+    {"exception",
+     [](ResolvedDraft& r, const Value& v, const Path& at) {
+         auto e = parse_resolved_exception(as_string(v, at));
+         if (!e) fail(at, "must be overpaid, paid_late, partial, wrong_token or refund_rejected");
+         r.d.exception = *e;
+     }},
+    {"refundId",
+     [](ResolvedDraft& r, const Value& v, const Path& at) {
+         if (!v.IsNull()) r.d.refund_id = std::string(as_refund_id(v, at));
+     }},
+    {"actorKind",
+     [](ResolvedDraft& r, const Value& v, const Path& at) {
+         auto k = parse_actor_kind(as_string(v, at));
+         if (!k) fail(at, "must be \"wallet\" or \"key\"");
+         r.d.resolved_by.kind = *k;
+     }},
+    {"actor", [](ResolvedDraft& r, const Value& v, const Path& at) { r.actor = as_string(v, at); }},
+    {"sessionId",
+     [](ResolvedDraft& r, const Value& v, const Path& at) {
+         if (v.IsNull()) return;
+         const auto s = as_string(v, at);
+         if (!is_session_id(s)) fail(at, "must be \"ses_\" followed by an id");
+         r.d.resolved_by.session_id = std::string(s);
+     }},
+    {"note",
+     [](ResolvedDraft& r, const Value& v, const Path& at) {
+         const auto s = as_utf8(v, at);
+         auto note = normalize_resolution_note(s);
+         if (!note || *note != s)
+             fail(at, note ? "must be trimmed, with LF line breaks" : note.error().message);
+         r.d.note = std::move(*note);
+     }},
+}};
+
+ExceptionResolved read_resolved(const Value& v, const Path& at) {
+    ResolvedDraft r = read_as(v, at, kResolvedFields);
+    const std::string path = at.str();
+    auto& by = r.d.resolved_by;
+    if (by.kind == ActorKind::wallet) {
+        Address a;
+        if (!parse_lower_hex(r.actor, a.bytes))
+            fail(Path{path, "actor"}, "must be a lower-case 0x address for a wallet");
+        if (!by.session_id) fail(Path{path, "sessionId"}, "must be set for a wallet");
+    } else {
+        if (!is_key_id(r.actor)) fail(Path{path, "actor"}, "must be a key id (\"key_...\")");
+        if (by.session_id) fail(Path{path, "sessionId"}, "must be null for a key");
+    }
+    by.id = std::string(r.actor);
+    const bool refund = r.d.exception == ResolvedException::refund_rejected;
+    if (refund != r.d.refund_id.has_value())
+        fail(Path{path, "refundId"}, "must be set iff exception is \"refund_rejected\"");
+    return r.d;
+}
+
 EventData read_data(std::string_view type, const Value& v, const Path& at) {
     if (type == ChargeCreated::kType) return read_created(v, at);
     if (type == PaymentDetected::kType) return PaymentDetected{read_payment(v, at)};
@@ -298,6 +361,7 @@ EventData read_data(std::string_view type, const Value& v, const Path& at) {
     if (type == RefundRequested::kType) return read_as(v, at, kRefundRequestedFields);
     if (type == RefundRejected::kType) return read_as(v, at, kRefundRejectedFields);
     if (type == ChargeFailed::kType) return read_as(v, at, kFailedFields);
+    if (type == ExceptionResolved::kType) return read_resolved(v, at);
     fail(Path{"", "type"}, "unknown event type");
 }
 

@@ -105,6 +105,16 @@ void encode_data(CanonicalWriter& e, const RefundRejected& d) {
     e.key("txHash"), e.hex(d.tx_hash);
     e.key("reason"), e.word(to_string(d.reason));
 }
+void encode_data(CanonicalWriter& e, const ExceptionResolved& d) {
+    e.key("exception"), e.word(to_string(d.exception));
+    e.key("refundId");
+    d.refund_id ? e.word(*d.refund_id) : e.null();
+    e.key("actorKind"), e.word(to_string(d.resolved_by.kind));
+    e.key("actor"), e.str(d.resolved_by.id);
+    e.key("sessionId");
+    d.resolved_by.session_id ? e.str(*d.resolved_by.session_id) : e.null();
+    e.key("note"), e.str(d.note);
+}
 void encode_data(CanonicalWriter& e, const ChargeRefunded& d) {
     e.key("refundId"), e.word(d.refund_id);
     e.key("txHash"), e.hex(d.tx_hash);

@@ -190,4 +190,25 @@ Result<TokenAmount> fiat_to_token_amount(const FiatAmount& fiat, const Rational&
     return TokenAmount{static_cast<uint256>(q)};
 }
 
+FiatValue fiat_value(const TokenAmount& amount, unsigned decimals, const Rational& fiat_per_token) {
+    // minor = amount * num * 10^minor_digits / (10^decimals * den), rounded half up.
+    const BigInt den = fiat_per_token.den() * pow10(decimals);
+    const BigInt num = BigInt(amount.value) * fiat_per_token.num() * pow10(kFiatMinorDigits);
+    FiatValue out;
+    out.minor_units = num / den;
+    const BigInt rest = num % den;
+    out.exact = rest == 0;
+    if (rest * 2 >= den) out.minor_units += 1;
+    return out;
+}
+
+std::string format_minor_units(const BigInt& minor_units) {
+    const bool negative = minor_units < 0;
+    const BigInt v = negative ? BigInt(-minor_units) : minor_units;
+    std::string digits = v.str();
+    while (digits.size() <= kFiatMinorDigits) digits.insert(digits.begin(), '0');
+    digits.insert(digits.end() - kFiatMinorDigits, '.');
+    return negative ? "-" + digits : digits;
+}
+
 }  // namespace duepay::domain::money

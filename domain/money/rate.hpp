@@ -58,4 +58,17 @@ inline constexpr unsigned kMaxTokenDecimals = 77;
 Result<TokenAmount> fiat_to_token_amount(const FiatAmount& fiat, const Rational& fiat_per_token,
                                          unsigned token_decimals, unsigned buffer_bps);
 
+// The fiat value of `amount` (smallest unit of a token with `decimals`) at `fiat_per_token` (the
+// price of ONE whole token), computed exactly and then rounded half up to the currency's minor
+// units: `minor_units`, and `exact` when no rounding was needed (the exceptions page shows the
+// amounts of a charge priced in fiat at its quoted rate).
+struct FiatValue {
+    BigInt minor_units;
+    bool exact = true;
+};
+FiatValue fiat_value(const TokenAmount& amount, unsigned decimals, const Rational& fiat_per_token);
+
+// minor units as "1234.50" (a minus sign before a negative value).
+std::string format_minor_units(const BigInt& minor_units);
+
 }  // namespace duepay::domain::money

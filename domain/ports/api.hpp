@@ -258,6 +258,12 @@ struct ChargeView {
     std::string updated_at;            // RFC 3339
     domain::TokenAmount amount_refunded;
     std::string refunds_json = "[]";  // [{refundId, status, txHash, amount, to, reason}]
+    // ADR 0230: the first issue nobody resolved (overpaid, paid_late, partial, wrong_token,
+    // refund_rejected), and the latest resolution as a JSON object (resolution_json.hpp).
+    std::optional<std::string> open_exception;
+    std::optional<std::string> exception_resolution_json;
+    domain::TokenAmount
+        amount_late;  // confirmed deposits after expiry (received = confirmed + late)
 };
 
 // What the polling route needs: who owns the charge and where it stands.
@@ -274,6 +280,10 @@ class ChargeReader {
     virtual std::optional<ChargeStatus> find_status(const std::string& invoice_id) = 0;
 };
 
+// The dashboard's exceptions lists (ADR 0230): charges with an issue nobody resolved, or with
+// nothing open and a resolution.
+enum class ExceptionList { open, resolved };
+
 // One page of GET /v1/charges (docs/api.md "Listing charges"): a project's charges of one mode,
 // newest first by (created_at, invoice_id), after a keyset position, with exact-match filters.
 struct ChargeListQuery {
@@ -286,6 +296,7 @@ struct ChargeListQuery {
     std::optional<std::string> reference;
     std::optional<std::uint64_t> chain_id;
     std::optional<std::string> metadata_json;  // a JSON object every row's metadata must contain
+    std::optional<ExceptionList> exceptions;   // only the charges of that exceptions list
     struct After {
         std::int64_t created_us = 0;
         std::string invoice_id;

@@ -19,7 +19,7 @@ Result<std::vector<std::string>> check_event_types(const std::vector<std::string
                 "invalid_webhook_events",
                 "unknown event type; known: invoice.paid, invoice.confirming, invoice.underpaid, "
                 "invoice.expired, invoice.late_payment, invoice.refunded, invoice.failed, "
-                "webhook.test");
+                "invoice.exception_resolved, webhook.test");
         }
         if (std::find(out.begin(), out.end(), t) == out.end()) out.emplace_back(t);
     }

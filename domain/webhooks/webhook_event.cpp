@@ -6,6 +6,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "domain/charge/resolution_json.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/evm/keccak.hpp"
@@ -97,6 +98,11 @@ std::string render(const std::string& id, std::string_view type, const charge::C
         key_string(w, "to", evm::to_checksum(refund->to));
         w.EndObject();
     }
+    if (type == "invoice.exception_resolved" && !after.resolutions.empty()) {
+        const auto resolution = charge::resolution_json(after.resolutions.back());
+        w.Key("resolution");
+        w.RawValue(resolution.data(), resolution.size(), rapidjson::kObjectType);
+    }
     w.Key("fiat");
     if (created.fiat) {
         const auto fiat = ev::encode_fiat_quote(*created.fiat);
@@ -141,6 +147,10 @@ std::vector<WebhookEvent> webhook_events_for(const charge::ChargeState& before,
     } else if (std::holds_alternative<ev::ChargeRefunded>(event.data) &&
                after.amount_refunded.value > before.amount_refunded.value) {
         emit("invoice.refunded");  // a partial refund: the status stays (paid, underpaid, ...)
+    }
+    if (std::holds_alternative<ev::ExceptionResolved>(event.data) &&
+        after.resolutions.size() > before.resolutions.size()) {
+        emit("invoice.exception_resolved");  // the status stays
     }
     if (std::holds_alternative<ev::LateDeposit>(event.data) &&
         after.amount_late.value > before.amount_late.value) {

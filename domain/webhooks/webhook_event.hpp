@@ -1,6 +1,7 @@
 // The webhook events of a charge event (docs/design.md, docs/webhooks.md): one per status change of
 // the fold (`invoice.<status>`, none for a return to pending), `invoice.late_payment` for a late
-// deposit and `invoice.refunded` for every recorded refund, partial ones included. Body {id, type,
+// deposit, `invoice.refunded` for every recorded refund, partial ones included, and
+// `invoice.exception_resolved` for every recorded resolution (ADR 0230). Body {id, type,
 // createdAt, mode, data}; the id is stable per (charge event, type), so a replay of the topic or a
 // retry carries the same id and receivers can de-duplicate on it.
 #pragma once
@@ -18,8 +19,9 @@ inline constexpr std::string_view kTestEventType = "webhook.test";
 
 // Every type an endpoint may subscribe to, in documentation order.
 inline constexpr std::string_view kWebhookEventTypes[] = {
-    "invoice.paid",         "invoice.confirming", "invoice.underpaid", "invoice.expired",
-    "invoice.late_payment", "invoice.refunded",   "invoice.failed",    kTestEventType};
+    "invoice.paid",    "invoice.confirming",         "invoice.underpaid",
+    "invoice.expired", "invoice.late_payment",       "invoice.refunded",
+    "invoice.failed",  "invoice.exception_resolved", kTestEventType};
 
 bool is_webhook_event_type(std::string_view type);
 

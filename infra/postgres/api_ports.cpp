@@ -97,6 +97,9 @@ ports::ChargeView charge_view_of(ChargeRow row) {
     v.created_at = std::move(row.created_at);
     v.updated_at = std::move(row.updated_at);
     v.refunds_json = std::move(row.refunds_json);
+    v.open_exception = std::move(row.open_exception);
+    v.exception_resolution_json = std::move(row.exception_resolution_json);
+    v.amount_late = stored_amount(id, "amount_late", row.amount_late);
     return v;
 }
 

@@ -36,7 +36,11 @@ struct ChargeRow {
     std::string updated_at;  // RFC 3339 (the last event's occurredAt)
     std::string amount_refunded = "0";
     std::string refunds_json = "[]";  // [{refundId, status, txHash, amount, to, reason}]
-    std::string amount_late = "0";    // confirmed deposits after expiry (migration 0240)
+    // ADR 0230: the first unresolved issue; the latest resolution (JSON object) and its time.
+    std::optional<std::string> open_exception;
+    std::optional<std::string> exception_resolution_json;
+    std::optional<std::string> exception_resolved_at;  // RFC 3339
+    std::string amount_late = "0";                     // confirmed deposits after expiry
 
     bool operator==(const ChargeRow&) const = default;
 };

@@ -22,7 +22,8 @@ constexpr const char* kColumns =
     "amount_confirmed::text, exception, timeline::text, event_count, last_event_id, "
     "(extract(epoch from created_at) * 1000000)::bigint, "
     "(extract(epoch from updated_at) * 1000000)::bigint, metadata::text, "
-    "amount_refunded::text, refunds::text, amount_late::text";
+    "amount_refunded::text, refunds::text, open_exception, exception_resolution::text, "
+    "(extract(epoch from exception_resolved_at) * 1000000)::bigint, amount_late::text";
 
 // created_at and updated_at come as unix microseconds and are formatted here, RFC 3339 UTC with
 // milliseconds truncated as to_char's MS was ("2026-11-23T10:00:00.123Z"): two to_char() calls
@@ -86,6 +87,10 @@ ChargeRow row_of(const pqxx::row& r, std::int64_t* created_us = nullptr) {
     row.metadata_json = c.opt<std::string>();
     row.amount_refunded = c.get<std::string>();
     row.refunds_json = c.get<std::string>();
+    row.open_exception = c.opt<std::string>();
+    row.exception_resolution_json = c.opt<std::string>();
+    if (auto resolved = c.opt<std::int64_t>())
+        row.exception_resolved_at = rfc3339_of_micros(*resolved);
     row.amount_late = c.get<std::string>();
     return row;
 }
@@ -171,6 +176,8 @@ constexpr const char* kUpsertTail =
     "event_count = excluded.event_count, last_event_id = excluded.last_event_id, "
     "deposit_address = excluded.deposit_address, updated_at = excluded.updated_at, "
     "amount_refunded = excluded.amount_refunded, refunds = excluded.refunds, "
+    "open_exception = excluded.open_exception, exception_resolution = "
+    "excluded.exception_resolution, exception_resolved_at = excluded.exception_resolved_at, "
     "amount_late = excluded.amount_late";
 
 }  // namespace
@@ -342,6 +349,13 @@ std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const ports::Cha
         sql += ", ";
         bind(32, q.after->invoice_id, "::text");
         sql += ')';
+    }
+    if (q.exceptions) {
+        // A literal, like the status: each list has its own partial index (migration 0230).
+        const bool open = *q.exceptions == ports::ExceptionList::open;
+        shape |= open ? 128 : 256;
+        sql += open ? " and open_exception is not null"
+                    : " and open_exception is null and exception_resolved_at is not null";
     }
     if (q.metadata_json) {
         sql += " and metadata @> ";

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "domain/charge/resolution_json.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
@@ -38,6 +39,11 @@ std::string timeline_json(const std::vector<ch::TimelineEntry>& timeline) {
             w.Null();
         } else {
             w.String(entry.tx_hash.c_str());
+        }
+        if (entry.resolution) {  // a resolution, the status unchanged (ADR 0230)
+            const auto resolution = ch::resolution_json(*entry.resolution);
+            w.Key("resolution");
+            w.RawValue(resolution.data(), resolution.size(), rapidjson::kObjectType);
         }
         w.EndObject();
     }
@@ -120,7 +126,16 @@ void set_state_columns(infra::postgres::ChargeRow& row, const ch::ChargeState& s
     row.updated_at = last.occurred_at;
     row.amount_refunded = domain::money::to_string(state.amount_refunded);
     row.refunds_json = refunds_json(state.refunds);
+    row.open_exception.reset();
+    if (const auto open = ch::open_issue(state))
+        row.open_exception = std::string(ev::to_string(open->exception));
     row.amount_late = domain::money::to_string(state.amount_late);
+    row.exception_resolution_json.reset();
+    row.exception_resolved_at.reset();
+    if (!state.resolutions.empty()) {
+        row.exception_resolution_json = ch::resolution_json(state.resolutions.back());
+        row.exception_resolved_at = state.resolutions.back().at;
+    }
 }
 
 infra::postgres::ChargeRow to_row(const ch::ChargeState& state, const ev::Event& created_event,
@@ -206,7 +221,8 @@ bool row_is_storable(const infra::postgres::ChargeRow& row) {
         if (!domain::is_storable_text(*s)) return false;
     }
     return ok(row.token_symbol) && ok(row.deposit_address) && ok(row.reference) &&
-           ok(row.return_url) && ok(row.fiat_json) && ok(row.exception) && ok(row.metadata_json);
+           ok(row.return_url) && ok(row.fiat_json) && ok(row.exception) && ok(row.metadata_json) &&
+           ok(row.open_exception) && ok(row.exception_resolution_json);
 }
 
 domain::Result<std::string> encode_checked_created(const ev::Event& created) {

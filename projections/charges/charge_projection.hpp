@@ -17,7 +17,8 @@
 
 namespace duepay::projections::charges {
 
-// The timeline as the read model and the full read show it: [{status, at, txHash (or null)}].
+// The timeline as the read model and the full read show it: [{status, at, txHash (or null)}], a
+// resolution's entry with its `resolution` (domain/charge/resolution_json.hpp).
 std::string timeline_json(const std::vector<domain::charge::TimelineEntry>& timeline);
 
 // What the row takes from a charge's latest event.

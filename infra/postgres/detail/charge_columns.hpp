@@ -43,6 +43,9 @@ void visit_columns(const ChargeRow& r, Out& out) {
     out.json("metadata", r.metadata_json);
     out.text("amount_refunded", r.amount_refunded);
     out.json("refunds", r.refunds_json);
+    out.text("open_exception", r.open_exception);
+    out.json("exception_resolution", r.exception_resolution_json);
+    out.text("exception_resolved_at", r.exception_resolved_at);
     out.text("amount_late", r.amount_late);
 }
 

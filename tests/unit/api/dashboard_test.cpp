@@ -14,6 +14,7 @@
 #include "api/http/reports_api.hpp"
 #include "domain/accounts/siwe.hpp"
 #include "domain/events/event.hpp"
+#include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/hex.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
@@ -45,11 +46,13 @@ class Dashboard : public ::testing::Test {
     testing::DashboardStoreDouble store;
     doubles::FakeLister lister;
     doubles::FakeReader reader;
-    struct NoHistory final : ports::ChargeHistory {
-        std::vector<std::string> events(const std::string&) override { return {}; }
+    struct History final : ports::ChargeHistory {
+        std::vector<std::string> events(const std::string& id) override { return of[id]; }
+        std::map<std::string, std::vector<std::string>> of;  // encoded events by invoice id
     } history;
     doubles::ProjectStatsDouble stats;
     doubles::FakeSettlementReports reports;
+    doubles::FakeLog log;
     DashboardSessions sessions{store, SessionSettings{kOrigin, ports::SessionLimits{1800, 43200}}};
     DashboardRoutes routes{deps()};
     std::unique_ptr<Pipeline> pipeline;
@@ -63,6 +66,7 @@ class Dashboard : public ::testing::Test {
         d.history = &history;
         d.stats = &stats;
         d.reports = &reports;
+        d.log = &log;
         d.recover = [](const domain::Bytes32& digest, const domain::evm::Signature& s) {
             return infra::crypto::recover_signer(digest, s);
         };
@@ -487,7 +491,7 @@ TEST_F(Dashboard, EveryPageRendersInEnglishAndThai) {
             set.headers["set-cookie"].substr(0, set.headers["set-cookie"].find(';'));
         for (const auto& path :
              {std::string("/projects"), base, base + "/keys", base + "/members", base + "/wallet",
-              base + "/settings", base + "/audit", base + "/reports"}) {
+              base + "/settings", base + "/audit", base + "/reports", base + "/exceptions"}) {
             auto r = call("GET", path, {{"cookie", u.cookie + "; " + lang_cookie}});
             EXPECT_EQ(r.status, 200) << path;
             EXPECT_NE(r.body.find(std::string("<html lang=\"") + lang + "\""), std::string::npos)
@@ -772,5 +776,129 @@ TEST_F(Dashboard, ReportsShowTheTotalsAndDownloadTheRestCsvForAViewerToo) {
     EXPECT_NE(month.body.find("value=\"" + today + "\""), std::string::npos);
 }
 
+// The exceptions page (ADR 0230): the open list with exact amounts in the token and at the quoted
+// fiat rate, a resolve that appends charge.exception_resolved named by the wallet and its session,
+// a refund recorded by the REST rule, and a viewer's 403 for both with nothing appended.
+TEST_F(Dashboard, ExceptionsListResolveAndRefundAreGuarded) {
+    auto owner = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(owner, "/projects", "name=Exceptions").status, 303);
+    const auto project = store.projects.begin()->first;
+    const auto base = "/p/" + project;
+    // An underpaid charge: 0.4 of 1.5 USDC, priced at 35 THB per USDC (52.50 THB due).
+    namespace ev = domain::events;
+    ev::Event created;
+    created.id = "c1";
+    created.invoice_id.bytes.fill(0xab);
+    created.project_id = project;
+    created.chain_id = domain::ChainId{80002};
+    created.occurred_at = "2026-11-21T22:00:00.000Z";
+    ev::ChargeCreated cd;
+    cd.amount = domain::TokenAmount{1500000};
+    cd.token.bytes.fill(0x33);
+    cd.token_symbol = "USDC";
+    cd.token_decimals = 6;
+    cd.payment_mode = ev::PaymentMode::transfer;
+    cd.merchant.bytes.fill(0x44);
+    cd.deposit_address = domain::Address{};
+    created.data = cd;
+    ev::Payment p;
+    p.token = cd.token;
+    p.amount = domain::TokenAmount{400000};
+    ev::Event deposit = created, under = created;
+    deposit.id = "d1";
+    deposit.data = ev::DepositSeen{p};
+    under.id = "u1";
+    under.data = ev::ChargeUnderpaid{p, domain::TokenAmount{400000}};
+    const std::string id = domain::to_hex(created.invoice_id);
+    history.of[id] = {ev::encode_event(created), ev::encode_event(deposit),
+                      ev::encode_event(under)};
+    ports::ChargeView v;
+    v.invoice_id = id;
+    v.project_id = ports::ProjectId{project};
+    v.mode = ports::Mode::test;
+    v.status = domain::charge::Status::underpaid;
+    v.token_symbol = "USDC";
+    v.token_decimals = 6;
+    v.amount = domain::TokenAmount{1500000};
+    v.amount_confirmed = domain::TokenAmount{400000};
+    v.fiat_json = R"({"currency":"THB","amount":"52.50","tokenAmount":"1500000","rate":"35"})";
+    v.open_exception = "partial";
+    reader.rows[id] = v;
+    lister.rows.push_back({v, 1'700'000'000'000'000LL});
+
+    auto page = get(owner, base + "/exceptions");
+    ASSERT_EQ(page.status, 200) << page.body.substr(0, 300);
+    ASSERT_EQ(lister.queries.size(), 1U);
+    EXPECT_EQ(lister.queries[0].exceptions, ports::ExceptionList::open);
+    EXPECT_EQ(lister.queries[0].mode, ports::Mode::test);
+    EXPECT_NE(page.body.find("1.5 USDC<br><small>52.50 THB"), std::string::npos) << page.body;
+    EXPECT_NE(page.body.find("0.4 USDC<br><small>14.00 THB"), std::string::npos);
+    EXPECT_NE(page.body.find("-1.1 USDC<br><small>-38.50 THB"), std::string::npos);
+    EXPECT_NE(page.body.find("data-test=\"resolve\""), std::string::npos);
+    EXPECT_NE(page.body.find("href=\"" + base + "/exceptions\""), std::string::npos);  // the nav
+    EXPECT_EQ(get(owner, base + "/exceptions?view=resolved").status, 200);
+    EXPECT_EQ(lister.queries.back().exceptions, ports::ExceptionList::resolved);
+    EXPECT_EQ(get(owner, base + "/exceptions?view=all").status, 400);
+
+    // A viewer sees the page without the forms, and both actions are 403 with nothing appended.
+    auto mate = sign_in(kMateKey);
+    ASSERT_TRUE(store
+                    .put_member(ports::ProjectId{project}, mate.address, MemberRole::viewer,
+                                {owner.address, "ses_x"})
+                    .ok());
+    auto seen = get(mate, base + "/exceptions");
+    EXPECT_EQ(seen.status, 200);
+    EXPECT_EQ(seen.body.find("data-test=\"resolve\""), std::string::npos);
+    EXPECT_EQ(post_form(mate, base + "/exceptions/" + id + "/resolve", "note=mine").status, 403);
+    EXPECT_EQ(
+        post_form(mate, base + "/exceptions/" + id + "/refund", "tx_hash=0x" + std::string(64, 'e'))
+            .status,
+        403);
+    EXPECT_TRUE(log.records.empty());
+
+    // The owner: an empty note is refused, then the resolution is appended, named by the wallet.
+    EXPECT_EQ(post_form(owner, base + "/exceptions/" + id + "/resolve", "note=+%0D%0A+").status,
+              400);
+    EXPECT_TRUE(log.records.empty());
+    auto done = post_form(owner, base + "/exceptions/" + id + "/resolve",
+                          "note=Buyer+pays+the+rest+by+bank");
+    EXPECT_EQ(done.status, 200) << done.body.substr(0, 400);
+    EXPECT_NE(done.body.find("data-test=\"notice\""), std::string::npos);
+    ASSERT_EQ(log.records.size(), 1U);
+    auto e = ev::decode_event(log.records[0].value);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    const auto& r = std::get<ev::ExceptionResolved>(e->data);
+    EXPECT_EQ(r.exception, ev::ResolvedException::partial);
+    EXPECT_EQ(r.note, "Buyer pays the rest by bank");
+    EXPECT_EQ(r.resolved_by.kind, ev::ActorKind::wallet);
+    std::string lower = owner.address;
+    for (auto& ch : lower) ch = static_cast<char>(std::tolower(ch));
+    EXPECT_EQ(r.resolved_by.id, lower);
+    ASSERT_TRUE(r.resolved_by.session_id.has_value());
+    EXPECT_EQ(r.resolved_by.session_id->rfind("ses_", 0), 0U);
+    // Once in the history: a second resolve is refused in decide's words.
+    history.of[id].push_back(log.records[0].value);
+    auto again = post_form(owner, base + "/exceptions/" + id + "/resolve", "note=again");
+    EXPECT_EQ(again.status, 409);
+    EXPECT_NE(again.body.find("resolved already"), std::string::npos);
+    // The charge page shows the note on its timeline.
+    auto charge_page = get(owner, base + "/charges/" + id);
+    EXPECT_NE(charge_page.body.find("Buyer pays the rest by bank — " + owner.address),
+              std::string::npos);
+
+    // Record a refund: the REST rule for the hash, then charge.refund_requested.
+    EXPECT_EQ(post_form(owner, base + "/exceptions/" + id + "/refund", "tx_hash=0x12").status, 400);
+    auto refund = post_form(owner, base + "/exceptions/" + id + "/refund",
+                            "tx_hash=0x" + std::string(64, 'e'));
+    EXPECT_EQ(refund.status, 200) << refund.body.substr(0, 400);
+    ASSERT_EQ(log.records.size(), 2U);
+    EXPECT_TRUE(
+        std::holds_alternative<ev::RefundRequested>(ev::decode_event(log.records[1].value)->data));
+    // Another project's charge reads as none.
+    EXPECT_EQ(
+        post_form(owner, base + "/exceptions/0x" + std::string(64, 'f') + "/resolve", "note=n")
+            .status,
+        404);
+}
 }  // namespace
 }  // namespace duepay::api::dashboard

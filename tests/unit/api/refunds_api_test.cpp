@@ -25,6 +25,7 @@ struct World final : KeyDirectory, ChargeReader, ChargeHistory, ports::EventLog 
     std::optional<KeyOwner> find(const KeyHash& hash) override {
         if (hash != infra::random::sha256(kKey)) return std::nullopt;
         KeyOwner o;
+        o.key_id = "key_0123456789abcdef01234567";
         o.project_id = ProjectId{project};
         o.mode = Mode::test;
         o.key_hash = hash;
@@ -63,19 +64,31 @@ struct World final : KeyDirectory, ChargeReader, ChargeHistory, ports::EventLog 
 class RefundsApiTest : public ::testing::Test {
   protected:
     ApiResponse call(const std::string& method, const std::string& body,
-                     std::string id = std::string()) {
+                     std::string id = std::string(), const std::string& route = "/refunds",
+                     std::optional<std::string> idempotency_key = std::nullopt) {
         RefundsApi api(RefundsApiDeps{&world, &world, &world, nullptr,
                                       [] { return std::int64_t{1'795'737'600'000}; }, 1000});
         test::Surface surface(static_cast<KeyDirectory&>(world), api);
         ApiRequest r;
         r.method = method;
-        r.path = "/v1/charges/" + (id.empty() ? world.invoice() : id) + "/refunds";
+        r.path = "/v1/charges/" + (id.empty() ? world.invoice() : id) + route;
         r.headers["x-api-key"] = kKey;
+        if (idempotency_key) r.headers["idempotency-key"] = *idempotency_key;
         r.body = body;
         std::optional<ApiResponse> got;
         surface.handle(r, [&](ApiResponse a) { got = std::move(a); });
         EXPECT_TRUE(got.has_value());
         return got.value_or(ApiResponse{});
+    }
+    ApiResponse resolve(const std::string& body, std::string id = std::string()) {
+        return call("POST", body, std::move(id), "/resolve");
+    }
+    // 40 of the 10073743 due, confirmed on the transfer rail: underpaid.
+    void underpay() {
+        const auto p = ev::examples::payment(ev::Rail::transfer, 6, "40");
+        world.history.push_back(ev::examples::envelope("d", ev::DepositSeen{p}));
+        world.history.push_back(
+            ev::examples::envelope("u", ev::ChargeUnderpaid{p, domain::TokenAmount{40}}));
     }
     void pay() {
         const auto p = ev::examples::payment(ev::Rail::wallet, 5, "10073743");
@@ -159,6 +172,75 @@ TEST_F(RefundsApiTest, AnEventLogFailureIsA503AndTheListComesFromTheReadModel) {
     EXPECT_EQ(list.status, 200);
     EXPECT_NE(list.body.find(R"("data":{"items":[{"refundId":"rf_x"}]})"), std::string::npos)
         << list.body;
+}
+
+TEST_F(RefundsApiTest, ResolveAppendsTheResolutionNamedByTheKey) {
+    underpay();
+    const auto r = resolve(R"({"note":"  Buyer pays the rest by bank.\r\nTicket 7  "})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(world.appended.size(), 1u);
+    const auto e = ev::decode_event(world.appended[0].value);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    const auto& d = std::get<ev::ExceptionResolved>(e->data);
+    EXPECT_EQ(d.exception, ev::ResolvedException::partial);
+    EXPECT_EQ(d.resolved_by, (ev::Actor{ev::ActorKind::key, "key_0123456789abcdef01234567", {}}));
+    EXPECT_EQ(d.note, "Buyer pays the rest by bank.\nTicket 7");
+    EXPECT_EQ(e->id, domain::charge::resolution_event_id(world.history.front().invoice_id,
+                                                         {ev::ResolvedException::partial, ""}));
+    EXPECT_EQ(e->occurred_at, "2026-11-27T00:00:00.000Z");
+    EXPECT_NE(
+        r.body.find(
+            R"("data":{"exception":"partial","refundId":null,"note":"Buyer pays the rest by bank.\nTicket 7","resolvedBy":{"kind":"key","id":"key_0123456789abcdef01234567"},"resolvedAt":"2026-11-27T00:00:00.000Z"})"),
+        std::string::npos)
+        << r.body;
+    // Once in the history: already resolved, nothing more appended.
+    world.history.push_back(*e);
+    const auto again = resolve(R"({"note":"again"})");
+    EXPECT_EQ(again.status, 409);
+    EXPECT_EQ(code(again), "exception_already_resolved");
+    EXPECT_EQ(world.appended.size(), 1u);
+}
+
+TEST_F(RefundsApiTest, ResolveRefusalsAppendNothing) {
+    // A pending charge: nothing to resolve, in decide's words.
+    const auto nothing = resolve(R"({"note":"n"})");
+    EXPECT_EQ(nothing.status, 409);
+    EXPECT_EQ(code(nothing), "nothing_to_resolve");
+    EXPECT_NE(nothing.body.find(std::string(domain::charge::kNothingToResolveMessage)),
+              std::string::npos);
+    underpay();
+    for (const std::string& body :
+         {std::string("{}"), std::string(R"({"note":""})"), std::string(R"({"note":"  \n "})"),
+          std::string(R"({"note":7})"), std::string(R"({"note":null})"),
+          R"({"note":")" + std::string(501, 'x') + R"("})",
+          std::string(R"({"note":"bell\u0007"})")}) {
+        const auto r = resolve(body);
+        EXPECT_EQ(r.status, 400) << body;
+        EXPECT_EQ(code(r), "invalid_note") << body << " " << r.body;
+    }
+    const auto typo = resolve(R"({"note":"n","notes":"x"})");
+    EXPECT_EQ(code(typo), "unknown_field");
+    EXPECT_EQ(code(resolve("[1]")), "invalid_json");
+    EXPECT_EQ(code(resolve(R"({"note":"n"})", "0x" + std::string(64, 'f'))), "charge_not_found");
+    EXPECT_EQ(code(resolve(R"({"note":"n"})", "0x12")), "invalid_invoice_id");
+    world.project = "prj_other";  // the key's project differs from the charge's
+    EXPECT_EQ(code(resolve(R"({"note":"n"})")), "charge_not_found");
+    EXPECT_TRUE(world.appended.empty());
+    // 500 characters is the bound.
+    world.project = world.history.front().project_id;
+    EXPECT_EQ(resolve(R"({"note":")" + std::string(500, 'x') + R"("})").status, 200);
+}
+
+TEST_F(RefundsApiTest, ResolveIsA503WhenTheEventLogDoesNotTakeIt) {
+    underpay();
+    world.outcome = AppendStatus::possibly_persisted;
+    const auto r = resolve(R"({"note":"n"})");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(code(r), "event_log_outcome_unknown");
+    world.outcome = AppendStatus::not_persisted;
+    EXPECT_EQ(code(resolve(R"({"note":"n"})")), "event_log_unavailable");
+    EXPECT_EQ(code(call("POST", R"({"note":"n"})", {}, "/resolve", std::string("bad key\x01"))),
+              "invalid_idempotency_key");
 }
 
 }  // namespace

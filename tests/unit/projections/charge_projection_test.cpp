@@ -114,6 +114,42 @@ TEST(ChargeProjection, PaidEventMovesStatusAmountsTimelineAndCounters) {
     EXPECT_NE(row->timeline_json.find("0x" + std::string(64, '1')), std::string::npos);
 }
 
+TEST(ChargeProjection, AResolutionIsRecordedAndTheExceptionListsFollowIt) {
+    const auto created = created_event(ev::PaymentMode::wallet);
+    std::vector<ev::Event> events{created, paid_event(created, "evt-paid", 1'600'000)};
+    auto row = project_charge(events);
+    EXPECT_EQ(row->open_exception, "overpaid");  // on the open list
+    EXPECT_FALSE(row->exception_resolution_json.has_value());
+    EXPECT_FALSE(row->exception_resolved_at.has_value());
+    ev::Event resolved = created;
+    resolved.id = "xr_1";
+    resolved.occurred_at = "2026-11-22T09:30:00.000Z";
+    resolved.data = ev::ExceptionResolved{
+        ev::ResolvedException::overpaid, std::nullopt,
+        ev::Actor{ev::ActorKind::wallet, "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+                  "ses_0123456789abcdef01234567"},
+        "refunding the 0.1 extra"};
+    events.push_back(resolved);
+    row = project_charge(events);
+    ASSERT_TRUE(row.has_value());
+    EXPECT_EQ(row->status, "paid");  // unchanged
+    EXPECT_EQ(row->exception, "overpaid");
+    EXPECT_FALSE(row->open_exception.has_value());  // on the resolved list
+    const std::string resolution =
+        R"({"exception":"overpaid","refundId":null,"note":"refunding the 0.1 extra",)"
+        R"("resolvedBy":{"kind":"wallet","id":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},)"
+        R"("resolvedAt":"2026-11-22T09:30:00.000Z"})";
+    EXPECT_EQ(row->exception_resolution_json, resolution);
+    EXPECT_EQ(row->exception_resolved_at, "2026-11-22T09:30:00.000Z");
+    EXPECT_NE(row->timeline_json.find(R"({"status":"paid","at":"2026-11-22T09:30:00.000Z",)"
+                                      R"("txHash":null,"resolution":)" +
+                                      resolution + "}"),
+              std::string::npos)
+        << row->timeline_json;
+    EXPECT_EQ(row->timeline_json.find("ses_"), std::string::npos);  // the session stays inside
+    EXPECT_TRUE(row_is_storable(*row));
+}
+
 TEST(ChargeProjection, NoRowUntilChargeCreatedIsSeen) {
     const auto created = created_event(ev::PaymentMode::wallet);
     const std::vector<ev::Event> orphan{paid_event(created, "evt-paid", 1'500'000)};

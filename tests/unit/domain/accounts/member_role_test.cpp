@@ -18,6 +18,7 @@ TEST(MemberRole, TableOfRolesAndActions) {
         {A::read, true, true, true, true},
         {A::manage_keys, false, true, true, true},
         {A::manage_webhooks, false, true, true, true},
+        {A::manage_charges, false, true, true, true},
         {A::manage_settings, false, false, true, true},
         {A::manage_members, false, false, true, true},
         {A::change_payout, false, false, false, true},

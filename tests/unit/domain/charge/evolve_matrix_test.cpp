@@ -64,6 +64,7 @@ Event when(std::string_view type) {
     if (type == RefundRejected::kType)
         return event(rf + ":rejected",
                      RefundRejected{rf, bytes32(0xc1), RefundRejection::not_found});
+    if (type == ExceptionResolved::kType) return resolved("res-1", ResolvedException::partial);
     ADD_FAILURE() << "no example for " << type;
     return created(1);
 }
@@ -92,6 +93,7 @@ const Cell kMatrix[] = {
     {S::pending, "charge.failed",           S::failed,     X::wrong_token, false},
     {S::pending, "charge.refund_requested", S::pending, X::none, false},  // the request is on record
     {S::pending, "charge.refund_rejected",  S::pending, X::none, true},   // nothing requested to reject
+    {S::pending, "charge.exception_resolved", S::pending, X::none, true},  // nothing to resolve
     // given confirming (A = 100 detected, unconfirmed)
     {S::confirming, "charge.created",          S::confirming, X::none,        true},
     {S::confirming, "charge.payment_detected", S::confirming, X::none,        false},
@@ -106,6 +108,7 @@ const Cell kMatrix[] = {
     {S::confirming, "charge.failed",           S::failed,     X::wrong_token, false},
     {S::confirming, "charge.refund_requested", S::confirming, X::none, false},  // the request is on record
     {S::confirming, "charge.refund_rejected",  S::confirming, X::none, true},   // nothing requested to reject
+    {S::confirming, "charge.exception_resolved", S::confirming, X::none, true},  // nothing to resolve
     // given paid (A = 100 confirmed, wallet rail)
     {S::paid, "charge.created",          S::paid,     X::none,        true},
     {S::paid, "charge.payment_detected", S::paid,     X::none,        false},  // amount_unconfirmed shows it
@@ -120,6 +123,7 @@ const Cell kMatrix[] = {
     {S::paid, "charge.failed",           S::paid,     X::wrong_token, false},  // stray token recorded
     {S::paid, "charge.refund_requested", S::paid, X::none, false},  // the request is on record
     {S::paid, "charge.refund_rejected",  S::paid, X::none, true},   // nothing requested to reject
+    {S::paid, "charge.exception_resolved", S::paid, X::none, true},  // nothing to resolve
     // given underpaid (A = 40 of 100 confirmed)
     {S::underpaid, "charge.created",          S::underpaid,  X::none,        true},
     {S::underpaid, "charge.payment_detected", S::confirming, X::none,        false},
@@ -134,6 +138,7 @@ const Cell kMatrix[] = {
     {S::underpaid, "charge.failed",           S::failed,     X::wrong_token, false},
     {S::underpaid, "charge.refund_requested", S::underpaid, X::none, false},  // the request is on record
     {S::underpaid, "charge.refund_rejected",  S::underpaid, X::none, true},   // nothing requested to reject
+    {S::underpaid, "charge.exception_resolved", S::underpaid, X::none, false},  // partial resolved, status kept
     // given expired (nothing received)
     {S::expired, "charge.created",          S::expired, X::none,        true},
     {S::expired, "charge.payment_detected", S::expired, X::none,        false},  // becomes a late deposit later
@@ -148,6 +153,7 @@ const Cell kMatrix[] = {
     {S::expired, "charge.failed",           S::failed,  X::wrong_token, false},
     {S::expired, "charge.refund_requested", S::expired, X::none, false},  // the request is on record
     {S::expired, "charge.refund_rejected",  S::expired, X::none, true},   // nothing requested to reject
+    {S::expired, "charge.exception_resolved", S::expired, X::none, true},  // nothing received: nothing to resolve
     // given failed (5 of another token received)
     {S::failed, "charge.created",          S::failed,   X::wrong_token, true},
     {S::failed, "charge.payment_detected", S::failed,   X::wrong_token, false},
@@ -162,6 +168,7 @@ const Cell kMatrix[] = {
     {S::failed, "charge.failed",           S::failed,   X::wrong_token, false},
     {S::failed, "charge.refund_requested", S::failed, X::wrong_token, false},  // the request is on record
     {S::failed, "charge.refund_rejected",  S::failed, X::wrong_token, true},   // nothing requested to reject
+    {S::failed, "charge.exception_resolved", S::failed, X::wrong_token, true},  // its issue is wrong_token, not partial
     // given refunded (A = 100 paid, then refunded): terminal
     {S::refunded, "charge.created",          S::refunded, X::none,        true},
     {S::refunded, "charge.payment_detected", S::refunded, X::none,        false},
@@ -176,6 +183,7 @@ const Cell kMatrix[] = {
     {S::refunded, "charge.failed",           S::refunded, X::wrong_token, false},
     {S::refunded, "charge.refund_requested", S::refunded, X::none, false},  // the request is on record
     {S::refunded, "charge.refund_rejected",  S::refunded, X::none, true},   // nothing requested to reject
+    {S::refunded, "charge.exception_resolved", S::refunded, X::none, true},  // nothing to resolve
 };
 // clang-format on
 
@@ -212,10 +220,13 @@ TEST(ChargeMatrix, EveryCellHasItsDocumentedOutcome) {
         }
         // The same event again is a duplicate: nothing at all changes.
         EXPECT_EQ(evolve(after, when(c.when)), after) << cell << " twice";
-        // A status change is on the timeline with the event's time.
-        if (after.status != before.status) {
+        // A status change is on the timeline with the event's time, and so is a resolution (its
+        // status unchanged).
+        const bool resolution = c.when == ExceptionResolved::kType && !c.ignored;
+        if (after.status != before.status || resolution) {
             ASSERT_EQ(after.timeline.size(), before.timeline.size() + 1) << cell;
             EXPECT_EQ(after.timeline.back().status, c.then);
+            EXPECT_EQ(after.timeline.back().resolution.has_value(), resolution) << cell;
         } else {
             EXPECT_EQ(after.timeline, before.timeline) << cell;
         }

@@ -229,5 +229,120 @@ TEST(Charge, SumsSaturateInsteadOfWrapping) {
     EXPECT_EQ(s.exception, X::overpaid);
 }
 
+// ---- Resolutions (charge.exception_resolved, ADR 0230) ----
+
+TEST(Charge, ResolutionRecordsWhoWhatWhenAndKeepsTheStatus) {
+    using RX = ResolvedException;
+    const Payment t40 = payment(1, 40);
+    ChargeState s = fold(std::vector{created(100), deposit("d1", t40), underpaid("u1", t40, 40)});
+    ASSERT_EQ(issues(s), (std::vector<Issue>{{RX::partial, ""}}));
+    ASSERT_EQ(open_issue(s), (Issue{RX::partial, ""}));
+    const auto before = s;
+    s = evolve(s, resolved("r1", RX::partial, std::nullopt, "buyer pays the rest by bank",
+                           wallet_actor(), "2026-11-22T10:00:00.000Z"));
+    EXPECT_EQ(s.status, S::underpaid);
+    EXPECT_EQ(s.exception, X::none);
+    EXPECT_EQ(s.amount_confirmed, before.amount_confirmed);
+    ASSERT_EQ(s.resolutions.size(), 1u);
+    Resolution want;
+    want.issue.exception = RX::partial;
+    want.resolved_by = wallet_actor();
+    want.note = "buyer pays the rest by bank";
+    want.at = "2026-11-22T10:00:00.000Z";
+    EXPECT_EQ(s.resolutions[0], want);
+    EXPECT_EQ(resolution_of(s, {RX::partial, ""}), &s.resolutions[0]);
+    EXPECT_FALSE(open_issue(s));
+    ASSERT_EQ(s.timeline.size(), before.timeline.size() + 1);
+    EXPECT_EQ(s.timeline.back().status, S::underpaid);
+    EXPECT_EQ(s.timeline.back().at, "2026-11-22T10:00:00.000Z");
+    EXPECT_EQ(s.timeline.back().tx_hash, "");
+    EXPECT_EQ(s.timeline.back().resolution, want);
+}
+
+TEST(Charge, OnlyAnOpenIssueOfTheChargeIsResolved) {
+    using RX = ResolvedException;
+    const Payment t40 = payment(1, 40);
+    const Payment t150 = payment(2, 150);
+    const ChargeState under =
+        fold(std::vector{created(100), deposit("d1", t40), underpaid("u1", t40, 40)});
+    const ChargeState over = fold(std::vector{created(100), deposit("d2", t150)});
+    const ChargeState pending = fold(std::vector{created(100)});
+    auto without_ids = [](ChargeState x) {
+        x.seen_event_ids.clear();
+        return x;
+    };
+    struct Case {
+        const char* name;
+        const ChargeState& given;
+        Event when;
+        bool recorded;
+    };
+    const Case cases[] = {
+        {"partial of an underpaid charge", under, resolved("a", RX::partial), true},
+        {"overpaid of an underpaid charge (not its issue)", under, resolved("b", RX::overpaid),
+         false},
+        {"overpaid of an overpaid charge", over, resolved("c", RX::overpaid), true},
+        {"partial of an overpaid charge", over, resolved("d", RX::partial), false},
+        {"a refund that was never rejected", over,
+         resolved("e", RX::refund_rejected, "rf_" + std::string(24, 'c')), false},
+        {"nothing of a pending charge", pending, resolved("f", RX::partial), false},
+    };
+    for (const auto& c : cases) {
+        const auto after = evolve(c.given, c.when);
+        EXPECT_EQ(after.resolutions.size(), c.recorded ? 1u : 0u) << c.name;
+        if (!c.recorded) {
+            EXPECT_EQ(without_ids(after), without_ids(c.given)) << c.name;
+        }
+    }
+}
+
+TEST(Charge, ASecondResolutionOfTheSameIssueChangesNothing) {
+    using RX = ResolvedException;
+    const Payment t40 = payment(1, 40);
+    // Two resolves that raced past decide: the first in the log wins.
+    const ChargeState s =
+        fold(std::vector{created(100), deposit("d1", t40), underpaid("u1", t40, 40),
+                         resolved("r1", RX::partial, std::nullopt, "first"),
+                         resolved("r2", RX::partial, std::nullopt, "second")});
+    ASSERT_EQ(s.resolutions.size(), 1u);
+    EXPECT_EQ(s.resolutions[0].note, "first");
+    EXPECT_EQ(s.timeline.size(), 3u);  // pending, underpaid, the resolution
+}
+
+TEST(Charge, RejectedRefundsAreIssuesOfTheirOwn) {
+    using RX = ResolvedException;
+    const std::string rf1 = "rf_" + std::string(24, '1');
+    const std::string rf2 = "rf_" + std::string(24, '2');
+    const Payment w100 = payment(1, 100, Rail::wallet);
+    auto asked = [](const std::string& rf) {
+        return event(rf, RefundRequested{rf, bytes32(0xc1)});
+    };
+    auto rejected = [](const std::string& rf) {
+        return event(rf + ":rejected",
+                     RefundRejected{rf, bytes32(0xc1), RefundRejection::wrong_sender});
+    };
+    ChargeState s = fold(std::vector{created(100), paid("p1", w100, 100), asked(rf1), asked(rf2)});
+    EXPECT_TRUE(issues(s).empty());  // pending requests are not issues
+    s = evolve(evolve(s, rejected(rf1)), rejected(rf2));
+    EXPECT_EQ(issues(s),
+              (std::vector<Issue>{{RX::refund_rejected, rf1}, {RX::refund_rejected, rf2}}));
+    s = evolve(s, resolved("r1", RX::refund_rejected, rf1));
+    EXPECT_EQ(open_issue(s), (Issue{RX::refund_rejected, rf2}));
+    s = evolve(s, resolved("r2", RX::refund_rejected, rf2));
+    EXPECT_FALSE(open_issue(s));
+    EXPECT_EQ(s.status, S::paid);
+}
+
+TEST(Charge, AFullRefundSettlesTheExceptionButNotARejectedRefund) {
+    using RX = ResolvedException;
+    const Payment t150 = payment(1, 150);
+    ChargeState s = fold(std::vector{created(100), deposit("d1", t150)});
+    EXPECT_EQ(issues(s), (std::vector<Issue>{{RX::overpaid, ""}}));
+    s = evolve(s, refunded("ref-1", 150));
+    EXPECT_EQ(s.status, S::refunded);
+    EXPECT_EQ(s.exception, X::overpaid);  // kept, as docs/events.md says
+    EXPECT_TRUE(issues(s).empty());
+}
+
 }  // namespace
 }  // namespace duepay::domain::charge

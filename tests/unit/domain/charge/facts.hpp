@@ -111,6 +111,19 @@ inline Event refunded(std::string id, std::uint64_t amount) {
     return event(std::move(id), ChargeRefunded{rf, bytes32(0xef), 0, 1, address(0x22), kToken,
                                                TokenAmount{amount}});
 }
+// A person resolved `exception` (a rejected refund: `refund_id` names it), by API key.
+inline Actor key_actor() { return Actor{ActorKind::key, "key_0123456789abcdef01234567", {}}; }
+inline Actor wallet_actor() {
+    return Actor{ActorKind::wallet, "0x" + std::string(40, 'a'), "ses_0123456789abcdef01234567"};
+}
+inline Event resolved(std::string id, ResolvedException exception,
+                      std::optional<std::string> refund_id = std::nullopt,
+                      std::string note = "called the buyer", Actor by = key_actor(),
+                      std::string at = "2026-11-22T09:30:00.000Z") {
+    return event(std::move(id),
+                 ExceptionResolved{exception, std::move(refund_id), std::move(by), std::move(note)},
+                 std::move(at));
+}
 inline Event failed(std::string id, const Payment& p) {
     return event(std::move(id), ChargeFailed{FailureReason::wrong_token, p});
 }

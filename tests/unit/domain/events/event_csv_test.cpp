@@ -32,18 +32,32 @@ TEST(EventCsv, HeaderNamesTheDocumentedColumns) {
     EXPECT_EQ(csv_header(),
               "partition,offset,id,type,schemaVersion,invoiceId,projectId,mode,chainId,occurredAt,"
               "token,amount,txHash,logIndex,blockNumber,rail,from,confirmedTotal,reference,"
-              "paymentMode,metadata\n");
+              "paymentMode,metadata,exception,actorKind,actor,note\n");
 }
 
 TEST(EventCsv, CreatedCarriesTheMetadataAsAJsonCell) {
     auto created = examples::all().front();
     std::string plain;
     append_csv_row(plain, created, 0, 1);
-    EXPECT_EQ(split_line(plain).back(), "");  // none: an empty cell
+    EXPECT_EQ(split_line(plain).at(20), "");  // none: an empty cell
     std::get<ChargeCreated>(created.data).metadata = {{"order_id", "A-1"}, {"note", "x,y"}};
     std::string row;
     append_csv_row(row, created, 0, 1);
-    EXPECT_EQ(split_line(row).back(), R"({"note":"x,y","order_id":"A-1"})") << row;
+    EXPECT_EQ(split_line(row).at(20), R"({"note":"x,y","order_id":"A-1"})") << row;
+}
+
+TEST(EventCsv, ResolutionCarriesItsExceptionActorAndQuotedNote) {
+    const auto resolved = examples::all().at(13);
+    ASSERT_EQ(event_type(resolved), ExceptionResolved::kType);
+    std::string row;
+    append_csv_row(row, resolved, 0, 9);
+    const auto cells = split_line(row);
+    ASSERT_EQ(cells.size(), 25u) << row;
+    EXPECT_EQ(cells[21], "partial");
+    EXPECT_EQ(cells[22], "wallet");
+    EXPECT_EQ(cells[23], "0x" + std::string(40, 'a'));
+    EXPECT_EQ(cells[24], "Buyer pays the rest by bank transfer, \"INV-7\".\nChecked: ok");
+    EXPECT_NE(row.find(R"("Buyer pays the rest by bank transfer, ""INV-7"".)"), std::string::npos);
 }
 
 TEST(EventCsv, EveryTypeGivesOneRowOfTheHeaderWidth) {

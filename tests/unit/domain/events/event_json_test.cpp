@@ -223,6 +223,57 @@ TEST(EventJson, RejectsMalformedWithTheFieldNamed) {
                      "data.reference: must be at most 255 characters");
 }
 
+TEST(EventJson, ExceptionResolvedIsReadStrictly) {
+    const std::size_t r = 13;  // charge.exception_resolved
+    ASSERT_EQ(event_type(examples::all()[r]), ExceptionResolved::kType);
+    const std::string wallet =
+        R"("actorKind":"wallet","actor":"0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","sessionId":"ses_0123456789abcdef01234567")";
+    const std::string key =
+        R"("actorKind":"key","actor":"key_0123456789abcdef01234567","sessionId":null)";
+    // A key actor reads back as such.
+    auto by_key = decode_event(mutate(r, wallet, key));
+    ASSERT_TRUE(by_key.ok()) << by_key.error().message;
+    const auto& d = std::get<ExceptionResolved>(by_key->data);
+    EXPECT_EQ(d.resolved_by, (Actor{ActorKind::key, "key_0123456789abcdef01234567", {}}));
+    // A rejected refund names the refund.
+    auto refund = decode_event(
+        mutate(r, R"("exception":"partial","refundId":null)",
+               R"("exception":"refund_rejected","refundId":"rf_0123456789abcdef01234567")"));
+    ASSERT_TRUE(refund.ok()) << refund.error().message;
+    EXPECT_EQ(std::get<ExceptionResolved>(refund->data).refund_id, "rf_0123456789abcdef01234567");
+
+    expect_malformed(mutate(r, R"("exception":"partial")", R"("exception":"underpaid")"),
+                     "data.exception: must be overpaid");
+    expect_malformed(mutate(r, R"("refundId":null)", R"("refundId":"rf_0123456789abcdef01234567")"),
+                     "data.refundId: must be set iff");
+    expect_malformed(mutate(r, R"("exception":"partial")", R"("exception":"refund_rejected")"),
+                     "data.refundId: must be set iff");
+    expect_malformed(mutate(r, R"("actorKind":"wallet")", R"("actorKind":"operator")"),
+                     "data.actorKind: must be");
+    expect_malformed(mutate(r, R"("actor":"0xaaaa)", R"("actor":"0xAAaa)"),
+                     "data.actor: must be a lower-case 0x address");
+    expect_malformed(
+        mutate(r, R"("sessionId":"ses_0123456789abcdef01234567")", R"("sessionId":null)"),
+        "data.sessionId: must be set for a wallet");
+    expect_malformed(mutate(r, wallet, R"("actorKind":"key","actor":"key_1","sessionId":"ses_1")"),
+                     "data.sessionId: must be null for a key");
+    expect_malformed(
+        mutate(
+            r, wallet,
+            R"("actorKind":"key","actor":"0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","sessionId":null)"),
+        "data.actor: must be a key id");
+    expect_malformed(mutate(r, R"("note":"Buyer)", R"("note":" Buyer)"),
+                     "data.note: must be trimmed");
+    expect_malformed(mutate(r, R"("note":"Buyer pays)", R"("note":"Buyer\r\npays)"),
+                     "data.note: must be trimmed");
+    expect_malformed(mutate(r, R"("note":"Buyer)", R"("note":"\u0007Buyer)"),
+                     "data.note: note must be");
+    expect_malformed(mutate(r, R"("note":"Buyer)", R"("note":")" + std::string(500, 'x') + "Buyer"),
+                     "data.note: note must be 1 to 500");
+    expect_malformed(mutate(r, R"(,"note":"Buyer)", R"(,"notes":"Buyer)"),
+                     "data.notes: unknown field");
+}
+
 TEST(EventJson, ReferenceLimitCountsCharactersNotBytes) {
     Event e = examples::all()[0];
     std::string thai;

@@ -117,5 +117,50 @@ TEST(EventSchema, SchemaRejectsWhatTheDecoderRejects) {
               "");
 }
 
+TEST(EventSchema, ExceptionResolvedSchemaAndDecoderAgree) {
+    const std::string good = encode_event(examples::all().at(13));
+    ASSERT_EQ(validate(ExceptionResolved::kType, good), "") << good;
+    auto replace = [&](const std::string& from, const std::string& to) {
+        std::string s = good;
+        const auto at = s.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return s.replace(at, from.size(), to);
+    };
+    const std::string wallet =
+        R"("actorKind":"wallet","actor":"0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","sessionId":"ses_0123456789abcdef01234567")";
+    // Accepted by both: a key actor, a rejected refund named, a note of exactly 500 characters.
+    const std::string good_docs[] = {
+        replace(wallet,
+                R"("actorKind":"key","actor":"key_0123456789abcdef01234567","sessionId":null)"),
+        replace(R"("exception":"partial","refundId":null)",
+                R"("exception":"refund_rejected","refundId":"rf_0123456789abcdef01234567")"),
+        replace(R"("note":"Buyer pays the rest by bank transfer, \"INV-7\".\nChecked: ok")",
+                R"("note":")" + std::string(500, 'n') + "\""),
+    };
+    for (const auto& doc : good_docs) {
+        EXPECT_EQ(validate(ExceptionResolved::kType, doc), "") << doc;
+        EXPECT_TRUE(decode_event(doc).ok()) << doc;
+    }
+    const std::string bad_docs[] = {
+        replace(R"("exception":"partial")", R"("exception":"none")"),
+        replace(R"("refundId":null)", R"("refundId":"rf_0123456789abcdef01234567")"),
+        replace(R"("exception":"partial")", R"("exception":"refund_rejected")"),
+        replace(R"("actorKind":"wallet")", R"("actorKind":"key")"),
+        replace(R"("sessionId":"ses_0123456789abcdef01234567")", R"("sessionId":null)"),
+        replace(R"("actor":"0xaaaa)", R"("actor":"0xAAaa)"),
+        replace(R"("note":"Buyer)", R"("note":" Buyer)"),
+        replace(R"(Checked: ok")", R"(Checked: ok\n")"),
+        replace(R"("note":"Buyer pays the rest by bank transfer, \"INV-7\".\nChecked: ok")",
+                R"("note":"")"),
+        replace(R"("note":"Buyer pays the rest by bank transfer, \"INV-7\".\nChecked: ok")",
+                R"("note":")" + std::string(501, 'n') + "\""),
+        replace(R"(,"note":)", R"(,"extra":1,"note":)"),
+    };
+    for (const auto& doc : bad_docs) {
+        EXPECT_NE(validate(ExceptionResolved::kType, doc), "") << doc;
+        EXPECT_FALSE(decode_event(doc).ok()) << doc;
+    }
+}
+
 }  // namespace
 }  // namespace duepay::domain::events

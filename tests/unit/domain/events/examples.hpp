@@ -110,6 +110,12 @@ inline std::vector<Event> all() {
     out.push_back(envelope(
         "rf_0123456789abcdef01234567:rejected",
         RefundRejected{"rf_0123456789abcdef01234567", hash(0x92), RefundRejection::wrong_sender}));
+    out.push_back(envelope(
+        "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9",
+        ExceptionResolved{
+            ResolvedException::partial, std::nullopt,
+            Actor{ActorKind::wallet, "0x" + std::string(40, 'a'), "ses_0123456789abcdef01234567"},
+            "Buyer pays the rest by bank transfer, \"INV-7\".\nChecked: ok"}));
     return out;
 }
 

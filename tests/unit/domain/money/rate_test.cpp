@@ -137,5 +137,25 @@ TEST(Conversion, RejectsBadParameters) {
     EXPECT_EQ(fiat_to_token_amount(usd(100), rat(1, 1), 78, 0).error().code, "invalid_decimals");
 }
 
+TEST(FiatValue, ExactAtTheQuotedRateRoundedHalfUpToTheCent) {
+    // 1.5 USDC at 35 THB: 52.50 exactly; 0.4 at 10001/285 THB: 14.0364... -> 14.04, rounded.
+    const auto exact = fiat_value(TokenAmount{1500000}, 6, rat(35, 1));
+    EXPECT_EQ(exact.minor_units, 5250);
+    EXPECT_TRUE(exact.exact);
+    const auto rounded = fiat_value(TokenAmount{400000}, 6, rat(10001, 285));
+    EXPECT_EQ(rounded.minor_units, 1404);
+    EXPECT_FALSE(rounded.exact);
+    // Half a cent rounds up; just below it rounds down.
+    EXPECT_EQ(fiat_value(TokenAmount{5}, 3, rat(1, 1)).minor_units, 1);  // 0.005
+    EXPECT_EQ(fiat_value(TokenAmount{4}, 3, rat(1, 1)).minor_units, 0);  // 0.004
+    // Far beyond a double's precision: the full uint256 range stays exact.
+    const auto huge = fiat_value(TokenAmount{~uint256(0)}, 0, rat(1, 1));
+    EXPECT_EQ(format_minor_units(huge.minor_units),
+              "115792089237316195423570985008687907853269984665640564039457584007913129639935.00");
+    EXPECT_EQ(format_minor_units(BigInt(-3850)), "-38.50");
+    EXPECT_EQ(format_minor_units(BigInt(7)), "0.07");
+    EXPECT_EQ(format_minor_units(BigInt(0)), "0.00");
+}
+
 }  // namespace
 }  // namespace duepay::domain::money

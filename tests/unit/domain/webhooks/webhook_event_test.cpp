@@ -174,6 +174,15 @@ std::string validate(const std::string& type, const std::string& json) {
            validator.GetInvalidSchemaKeyword() + ")";
 }
 
+// A dashboard user resolved the charge's partial payment.
+ev::Event resolution(const std::string& id) {
+    return ex::envelope(
+        id, ev::ExceptionResolved{ev::ResolvedException::partial, std::nullopt,
+                                  ev::Actor{ev::ActorKind::wallet, "0x" + std::string(40, 'a'),
+                                            "ses_0123456789abcdef01234567"},
+                                  "buyer pays the rest by bank"});
+}
+
 ev::Event deposit(std::uint64_t block, const char* amount) {
     return ex::envelope("s" + std::to_string(block),
                         ev::DepositSeen{ex::payment(ev::Rail::transfer, block, amount)});
@@ -195,7 +204,7 @@ TEST(WebhookSchemas, EveryTypeIsProducedAndValidates) {
                                                duepay::domain::TokenAmount{10073743}})});
     ev::ChargeUnderpaid under{ex::payment(ev::Rail::transfer, 7, "100"),
                               duepay::domain::TokenAmount{100}};
-    add({created(), deposit(7, "100"), ex::envelope("u", under)});
+    add({created(), deposit(7, "100"), ex::envelope("u", under), resolution("res")});
     ev::ChargeFailed failed{ev::FailureReason::wrong_token,
                             ex::payment(ev::Rail::transfer, 8, "5")};
     add({created(), ex::envelope("f", failed)});
@@ -211,6 +220,30 @@ TEST(WebhookSchemas, EveryTypeIsProducedAndValidates) {
         EXPECT_EQ(validate(e.type, e.body), "") << e.body;
     }
     for (auto t : dw::kWebhookEventTypes) EXPECT_TRUE(seen.contains(std::string(t))) << t;
+}
+
+TEST(WebhookEvents, ARecordedResolutionIsAnnouncedOnceWithTheStatusUnchanged) {
+    ev::ChargeUnderpaid under{ex::payment(ev::Rail::transfer, 7, "100"),
+                              duepay::domain::TokenAmount{100}};
+    // The second resolution of the same issue (a race) is not recorded, so not announced.
+    const auto got = run({created(), deposit(7, "100"), ex::envelope("u", under),
+                          resolution("res-1"), resolution("res-1"), resolution("res-2")});
+    ASSERT_EQ(types(got),
+              (std::vector<std::string>{"invoice.underpaid", "invoice.exception_resolved"}));
+    rapidjson::Document body;
+    body.Parse(got[1].body.c_str());
+    EXPECT_STREQ(body["data"]["status"].GetString(), "underpaid");
+    EXPECT_TRUE(body["data"]["txHash"].IsNull());
+    const auto& r = body["data"]["resolution"];
+    EXPECT_STREQ(r["exception"].GetString(), "partial");
+    EXPECT_TRUE(r["refundId"].IsNull());
+    EXPECT_STREQ(r["note"].GetString(), "buyer pays the rest by bank");
+    EXPECT_STREQ(r["resolvedBy"]["kind"].GetString(), "wallet");
+    // The wallet as people read it (EIP-55), and never its session.
+    EXPECT_STREQ(r["resolvedBy"]["id"].GetString(), "0xaAaAaAaaAaAaAaaAaAAAAAAAAaaaAaAaAaaAaaAa");
+    EXPECT_EQ(got[1].body.find("ses_"), std::string::npos);
+    EXPECT_EQ(got[1].id, dw::webhook_event_id("res-1", "invoice.exception_resolved"));
+    EXPECT_EQ(validate(got[1].type, got[1].body), "") << got[1].body;
 }
 
 TEST(WebhookEvents, EveryRecordedRefundIsAnnouncedPartialOnesWithTheirStatus) {

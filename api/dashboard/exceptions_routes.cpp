@@ -1,0 +1,135 @@
+#include "api/dashboard/exceptions_routes.hpp"
+
+#include <rapidjson/document.h>
+
+#include <cctype>
+#include <chrono>
+#include <future>
+#include <memory>
+
+#include "api/http/envelope.hpp"
+#include "domain/json.hpp"
+
+namespace duepay::api::dashboard {
+namespace {
+
+using A = domain::accounts::ProjectAction;
+constexpr std::size_t kRows = 100;
+// How long a form post waits for the event log (the producer's own timeouts end it sooner).
+constexpr auto kAppendWait = std::chrono::seconds(15);
+
+// The `error` text of an envelope answer.
+std::string message_of(const ApiResponse& r) {
+    rapidjson::Document d;
+    if (domain::json::parse(d, r.body).refusal == domain::json::Refusal::none && d.IsObject() &&
+        d.HasMember("error") && d["error"].IsString())
+        return d["error"].GetString();
+    return "the action failed";
+}
+
+ports::ChargeListQuery list_query(const ProjectContext& ctx, bool resolved) {
+    ports::ChargeListQuery q;
+    q.project_id = ctx.project;
+    q.mode = ctx.chrome.mode;
+    q.limit = kRows + 1;
+    q.exceptions = resolved ? ports::ExceptionList::resolved : ports::ExceptionList::open;
+    return q;
+}
+
+// Runs a charge command and waits for its answer (form posts answer synchronously).
+ApiResponse run_and_wait(const ChargeCommandDeps& deps, const ProjectContext& ctx,
+                         const std::string& invoice_id, const ChargeDecider& decider) {
+    auto answer = std::make_shared<std::promise<ApiResponse>>();
+    auto got = answer->get_future();
+    run_charge_command(deps, ctx.project, ctx.chrome.mode, invoice_id, decider,
+                       [answer](ApiResponse r) { answer->set_value(std::move(r)); });
+    if (got.wait_for(kAppendWait) != std::future_status::ready) {
+        return error_response(503, "event_log_outcome_unknown",
+                              "the event log did not confirm the action in time; reload the page");
+    }
+    return got.get();
+}
+
+}  // namespace
+
+void add_exceptions_routes(RouteTable& routes, const ProjectScope& scope, ExceptionsDeps deps) {
+    required(deps.lister, "ExceptionsDeps.lister");
+    required(deps.commands.charges, "ExceptionsDeps.commands.charges");
+    required(deps.commands.history, "ExceptionsDeps.commands.history");
+    required(deps.commands.log, "ExceptionsDeps.commands.log");
+    if (!deps.commands.now_ms) throw std::invalid_argument("ExceptionsDeps.commands.now_ms");
+
+    // The page, with what an action left to say (its refusal or its success).
+    auto page = [deps](ProjectContext& ctx, bool resolved, int status,
+                       std::optional<std::string> error, std::optional<std::string> notice) {
+        ExceptionsPage view;
+        view.resolved = resolved;
+        view.can_act = domain::accounts::allowed(ctx.role, A::manage_charges);
+        view.charges = deps.lister->list(list_query(ctx, resolved));
+        if (view.charges.size() > kRows) {
+            view.charges.resize(kRows);
+            view.more = true;
+        }
+        view.error = std::move(error);
+        view.notice = std::move(notice);
+        ctx.chrome.path =
+            "/p/" + ctx.project.value + "/exceptions" + (resolved ? "?view=resolved" : "");
+        return html(status, exceptions_page(ctx.chrome, view), ctx.chrome.lang);
+    };
+
+    routes.add(
+        "GET", "/p/:projectId/exceptions", RouteOptions{Auth::session, true},
+        scope.guard(A::read, "exceptions", [page](const RouteCall& call, ProjectContext& ctx) {
+            if (auto unknown = call.request.unknown_query_param({"view"})) {
+                return bad_request("unknown_field", "unknown query parameter " + *unknown);
+            }
+            const auto view = call.request.query_param("view").value_or("open");
+            if (view != "open" && view != "resolved") {
+                return bad_request("invalid_request", "view must be open or resolved");
+            }
+            return page(ctx, view == "resolved", 200, std::nullopt, std::nullopt);
+        }));
+
+    // An action's answer: back to the list (303) when it was taken, else the list with the
+    // refusal above it and the refusal's status.
+    auto act = [deps, page](const RouteCall& call, ProjectContext& ctx,
+                            const ChargeDecider& decider, std::string_view notice_key) {
+        const auto& id = call.params[1];
+        const auto r = run_and_wait(deps.commands, ctx, id, decider);
+        if (r.status >= 200 && r.status < 300) {
+            return page(ctx, false, 200, std::nullopt,
+                        std::string(tr(ctx.chrome.lang, notice_key)));
+        }
+        return page(ctx, false, r.status, message_of(r), std::nullopt);
+    };
+    const RouteOptions form{Auth::session, false, false, true};
+    routes.add("POST", "/p/:projectId/exceptions/:invoiceId/resolve", form,
+               scope.guard(A::manage_charges, "exceptions",
+                           [page, act](const RouteCall& call, ProjectContext& ctx) {
+                               const auto f = form_of(call.request);
+                               auto note = domain::events::normalize_resolution_note(
+                                   field(f, "note").value_or(""));
+                               if (!note) {
+                                   return page(ctx, false, 400, note.error().message, std::nullopt);
+                               }
+                               // The wallet in the event's form (lower-case), with its session.
+                               std::string wallet = ctx.actor.address;
+                               for (auto& ch : wallet) ch = static_cast<char>(std::tolower(ch));
+                               domain::events::Actor by{domain::events::ActorKind::wallet, wallet,
+                                                        ctx.actor.session_id};
+                               return act(call, ctx, resolve_decider(by, *note), "resolved_notice");
+                           }));
+    routes.add(
+        "POST", "/p/:projectId/exceptions/:invoiceId/refund", form,
+        scope.guard(A::manage_charges, "exceptions",
+                    [page, act](const RouteCall& call, ProjectContext& ctx) {
+                        const auto f = form_of(call.request);
+                        const auto tx = parse_refund_tx_hash(field(f, "tx_hash").value_or(""));
+                        if (!tx) {
+                            return page(ctx, false, 400, std::string(kInvalidTxHash), std::nullopt);
+                        }
+                        return act(call, ctx, refund_decider(*tx), "refund_notice");
+                    }));
+}
+
+}  // namespace duepay::api::dashboard
