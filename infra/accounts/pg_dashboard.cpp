@@ -83,10 +83,13 @@ std::optional<ports::DashboardSession> PgDashboard::touch_session(
     const ports::TokenHash& token, const ports::SessionLimits& limits) {
     return pool_.with_transaction([&](pqxx::work& tx) -> std::optional<ports::DashboardSession> {
         auto rows = tx.exec_params(
-            "update dashboard_sessions set last_seen_at = now() where token_hash = $1 and "
-            "ended_at is null and expires_at > now() and last_seen_at > now() - "
-            "make_interval(secs => $2::int) returning id, address, csrf",
-            bytes(token), limits.idle_seconds);
+            "with s as (select id, address, csrf, last_seen_at from dashboard_sessions "
+            "where token_hash = $1 and ended_at is null and expires_at > now() and "
+            "last_seen_at > now() - make_interval(secs => $2::int)), "
+            "touched as (update dashboard_sessions d set last_seen_at = now() from s "
+            "where d.id = s.id and s.last_seen_at <= now() - make_interval(secs => $3::int)) "
+            "select id, address, csrf from s",
+            bytes(token), limits.idle_seconds, limits.touch_every_seconds());
         if (rows.empty()) return std::nullopt;
         return ports::DashboardSession{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(),
                                        rows[0][2].as<std::string>()};

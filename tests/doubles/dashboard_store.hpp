@@ -94,7 +94,7 @@ class DashboardStoreDouble final : public ports::DashboardStore {
             if (s.token != token) continue;
             if (s.ended || now_s >= s.expires || now_s - s.last_seen >= limits.idle_seconds)
                 return std::nullopt;
-            s.last_seen = now_s;
+            if (now_s - s.last_seen >= limits.touch_every_seconds()) s.last_seen = now_s;
             return s.s;
         }
         return std::nullopt;

@@ -5,11 +5,15 @@
 // the role table and a stranger's 404 against Postgres, CSRF, idle expiry and sign-out, and a key
 // made in the dashboard creating a charge over REST. Every wait is bounded.
 import assert from "node:assert/strict";
+import {execFile} from "node:child_process";
+import {promisify} from "node:util";
 import {after, before, test} from "node:test";
 import {Wallet} from "ethers";
 import {SiweMessage} from "siwe";
 
 import {env, freePort, sleep, stackSkip, start, stopChildren} from "../../support/stack.mjs";
+
+const execFileP = promisify(execFile);
 
 const skip = stackSkip(["DATABASE_URL", "KAFKA_BOOTSTRAP", "DUEPAY_CHAINS_FILE", "DUEPAY_SIGNER_KEY"]);
 const IDLE_SECONDS = 3;
@@ -248,6 +252,31 @@ test("roles are enforced by the server and strangers see nothing", {skip}, async
   }
   assert.equal((await stranger.fetch(`${base}/keys`, {method: "POST", form: {mode: "test"}})).status, 404);
   assert.equal(await keysOf(), 1);
+});
+
+// The last-seen time of the session's row, as Postgres holds it.
+async function lastSeen(address) {
+  const {stdout} = await execFileP("psql", [env.DATABASE_URL, "-Atc",
+    `select last_seen_at from dashboard_sessions where lower(address) = lower('${address}') and ended_at is null`], {env});
+  return stdout.trim();
+}
+
+test("a busy session reads its row and writes it only once per touch interval", {skip}, async () => {
+  // Default idle timeout (30 min): the row is written at most every 30 s.
+  const u = new User();
+  await u.signIn();
+  const first = await lastSeen(u.address);
+  assert.match(first, /^\d{4}-/);
+  for (let i = 0; i < 3; i++) assert.equal((await u.fetch("/projects")).status, 200);
+  assert.equal(await lastSeen(u.address), first);
+
+  // A 3 s idle timeout writes on every request, so activity keeps the session alive past it.
+  const busy = new User(idleOrigin);
+  await busy.signIn();
+  for (let i = 0; i < 2; i++) {
+    await sleep((IDLE_SECONDS - 1) * 1000);
+    assert.equal((await busy.fetch("/projects")).status, 200);
+  }
 });
 
 test("CSRF, idle expiry and sign-out", {skip}, async () => {
