@@ -36,14 +36,18 @@ trap 'kill -TERM "$API_PID" 2>/dev/null; wait "$API_PID" 2>/dev/null || true' EX
 for _ in $(seq 1 100); do curl -sf -m 1 "$api/healthz" >/dev/null && break; sleep 0.2; done
 curl -sf -m 2 "$api/healthz" >/dev/null || { echo "api not answering on $api" >&2; exit 1; }
 
+PG_PID="$(head -1 "$ROOT/var/pg/data/postmaster.pid" 2>/dev/null || echo 0)"
+TCK="$(getconf CLK_TCK)"
 hwm() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$API_PID/status"; }
 url="$api/v1/reports/settlements?from=2026-01-01&to=2027-01-01"
 echo "== api pid $API_PID, peak RSS before: $(hwm) kB"
 for format in csv json; do
   before="$(hwm)"
+  a0="$(ticks_of "$API_PID")"; p0="$(tree_ticks "$PG_PID")"
   start=$(date +%s%N)
   curl -sS -f -N -H "x-api-key: $KEY" "$url&format=$format" -o "$OUT/reports.$format"
   ns=$(( $(date +%s%N) - start ))
+  a1="$(ticks_of "$API_PID")"; p1="$(tree_ticks "$PG_PID")"
   if [[ "$format" == csv ]]; then
     rows=$(( $(wc -l <"$OUT/reports.csv") - 1 ))
   else
@@ -51,5 +55,6 @@ for format in csv json; do
   fi
   [[ "$rows" == "$ROWS" ]] || { echo "$format: $rows rows streamed, $ROWS seeded" >&2; exit 1; }
   awk -v r="$rows" -v ns="$ns" -v b="$before" -v a="$(hwm)" -v f="$format" -v s="$(stat -c %s "$OUT/reports.$format")" \
-    'BEGIN { printf "%s: %d rows, %.1f MB in %.2f s: %.0f rows/s; api peak RSS %d -> %d kB\n", f, r, s / 1e6, ns / 1e9, r / (ns / 1e9), b, a }'
+    -v ac="$(( a1 - a0 ))" -v pc="$(( p1 - p0 ))" -v hz="$TCK" \
+    'BEGIN { printf "%s: %d rows, %.1f MB in %.2f s: %.0f rows/s; api peak RSS %d -> %d kB; cpu per row: api %.2f us, postgres %.2f us\n", f, r, s / 1e6, ns / 1e9, r / (ns / 1e9), b, a, ac / hz * 1e6 / r, pc / hz * 1e6 / r }'
 done

