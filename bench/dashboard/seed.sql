@@ -1,16 +1,24 @@
--- Seeds the overview bench (bench/dashboard/run.sh) STRAIGHT INTO POSTGRES: :rows charges of
--- project prj_bench_overview (test mode) spread over the last 90 days, statuses 60% paid / 20%
--- expired / 10% pending / 10% underpaid, two tokens, a quarter priced in THB; then the stats read
--- model (schemas/migrations/0245_project_stats.sql) filled by an aggregate over exactly those
--- charges (each charge paid in full, some seconds to an hour after its creation), webhook attempt
--- counts, and a member wallet with :sessions dashboard sessions, the cookie token of session n
--- being the SHA-256 hex of (:'token' || n) (stored hash-only, as the dashboard's session store
--- does: every page touches its session's row, so the bench spreads its connections over many).
+-- Seeds the dashboard bench (bench/dashboard/run.sh) STRAIGHT INTO POSTGRES: :rows charges of
+-- project prj_bench_overview (test mode) spread over the last 90 days, statuses 60% paid / 29%
+-- expired / 10% pending / 1% underpaid (open exception `partial`, as the projector writes it), one
+-- paid charge in 200 overpaid (exception and open exception `overpaid`), two tokens, a quarter
+-- priced in THB, references ord-<n>, metadata {"order_id": "ord-<n>", "channel": web|pos|app};
+-- then the stats read model (schemas/migrations/0245_project_stats.sql) filled by an aggregate over
+-- exactly those charges (each charge paid in full, some seconds to an hour after its creation),
+-- webhook attempt counts, and a member wallet with :sessions dashboard sessions, the cookie token
+-- of session n being the SHA-256 hex of (:'token' || n) (stored hash-only, as the dashboard's
+-- session store does: every page touches its session's row, so the bench spreads its connections
+-- over many). bench/dashboard/seed_pages.sql then adds what the other pages read.
 -- Read-model rows only, no events: a bench of the read path, never a state to replay.
 -- Re-running replaces the project's rows.
 --   psql -v rows=1000000 -v sessions=64 -v token=<64 hex> -f bench/dashboard/seed.sql
 \set ON_ERROR_STOP on
 \set wallet '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
+-- The previous run's charges go first, then a vacuum, each on its own: the new rows then take
+-- the space of the old ones instead of growing the table by a whole seed each run (a 2,000-charge
+-- seed over a 100,000-charge one otherwise leaves 2,000 rows spread over the pages of 100,000).
+delete from charges where project_id = 'prj_bench_overview';
+vacuum charges;
 begin;
 insert into projects (id, name, plan, payout_address, payout_verified_at)
 values ('prj_bench_overview', 'overview bench', 'unmetered',
@@ -26,23 +34,28 @@ select 'ses_bench_overview_' || n,
        now() + interval '12 hours'
 from generate_series(1, :sessions) n;
 
-delete from charges where project_id = 'prj_bench_overview';
 insert into charges (invoice_id, project_id, mode, chain_id, status, amount, token, token_symbol,
                      token_decimals, payment_mode, merchant, fee_bps, deadline, reference, fiat,
-                     amount_confirmed, timeline, event_count, last_event_id, created_at,
-                     updated_at)
+                     amount_confirmed, exception, open_exception, timeline, event_count,
+                     last_event_id, created_at, updated_at, metadata)
 select '0x' || encode(sha256(convert_to('bench-overview-' || g, 'UTF8')), 'hex'),
        'prj_bench_overview', 'test', 80002, s.status, 1000000 + g % 1000,
        k.token, k.symbol, 6, 'wallet', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', 100,
        extract(epoch from t.at)::bigint + 3600, 'ord-' || g,
        case when g % 4 = 0 then jsonb_build_object('currency', 'THB', 'amount', '35.00',
                                                    'rate', '35.12') end,
-       case when s.status = 'paid' then 1000000 + g % 1000 else 0 end,
+       case when s.status <> 'paid' then 0 when g % 200 = 0 then 1005000 + g % 1000
+            else 1000000 + g % 1000 end,
+       case when s.status = 'paid' and g % 200 = 0 then 'overpaid' end,
+       case when s.status = 'underpaid' then 'partial'
+            when s.status = 'paid' and g % 200 = 0 then 'overpaid' end,
        jsonb_build_array(jsonb_build_object('status', 'pending', 'at', t.at, 'txHash', null))
          || case when s.status = 'paid' then jsonb_build_array(jsonb_build_object(
                  'status', 'paid', 'at', t.at + (g % 3600) * interval '1 second',
                  'txHash', null)) else '[]'::jsonb end,
-       2, 'bench-' || g, t.at, t.at
+       2, 'bench-' || g, t.at, t.at,
+       jsonb_build_object('order_id', 'ord-' || g,
+                          'channel', (array['web', 'pos', 'app'])[1 + g % 3])
 from generate_series(1, :rows) as g
 cross join lateral (select now() - (g::float8 / :rows) * interval '89 days' as at) t
 cross join lateral (select case when g % 2 = 0
@@ -51,7 +64,8 @@ cross join lateral (select case when g % 2 = 0
                            case when g % 2 = 0 then 'USDT' else 'USDC' end as symbol) k
 cross join lateral (
     select case when g % 10 < 6 then 'paid' when g % 10 < 8 then 'expired'
-                when g % 10 = 8 then 'pending' else 'underpaid' end as status) s;
+                when g % 10 = 8 then 'pending' when g % 100 = 9 then 'underpaid'
+                else 'expired' end as status) s;
 
 -- The stats of exactly those charges (the definitions of domain/reports/stats_delta.hpp, with
 -- every payment in full on the day the charge was paid; the underpaid ones paid nothing here).
