@@ -171,4 +171,10 @@ std::string redact_url(std::string_view text) {
     return std::string(scheme) + "://" + std::string(authority);
 }
 
+std::optional<std::string> explorer_tx_url(std::string_view explorer_url,
+                                           std::string_view tx_hash) {
+    if (explorer_url.empty() || tx_hash.empty()) return std::nullopt;
+    return std::string(explorer_url) + "/tx/" + std::string(tx_hash);
+}
+
 }  // namespace duepay::domain

@@ -40,4 +40,10 @@ Result<std::string> check_return_url(std::string_view text, bool live_mode);
 // "<redacted url>".
 std::string redact_url(std::string_view text);
 
+// A transaction's page on the chain's block explorer: "<explorer_url>/tx/<tx_hash>", or nullopt
+// when the chain has no explorer (`explorer_url` empty, as the dev chains) or there is no hash.
+// The chain registry keeps `explorer_url` without a trailing '/'. The checkout and the
+// dashboard's charge page link transactions through this one rule.
+std::optional<std::string> explorer_tx_url(std::string_view explorer_url, std::string_view tx_hash);
+
 }  // namespace duepay::domain

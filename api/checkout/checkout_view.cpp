@@ -19,6 +19,7 @@
 #include "domain/json.hpp"
 #include "domain/money/token_amount.hpp"
 #include "domain/text.hpp"
+#include "domain/url.hpp"
 
 namespace duepay::api::checkout {
 namespace {
@@ -157,7 +158,7 @@ CheckoutView build_view(const ChargeView& row, const infra::config::ChainInfo* c
     }
     if (row.status == Status::confirming) v.confirmations_seen = confirmations_seen;
     v.tx_hash = latest_tx(row.timeline_json);
-    if (v.tx_hash && !v.explorer_url.empty()) v.tx_url = v.explorer_url + "/tx/" + *v.tx_hash;
+    if (v.tx_hash) v.tx_url = domain::explorer_tx_url(v.explorer_url, *v.tx_hash);
     if (row.return_url)
         v.redirect_url = append_return_params(*row.return_url, row.invoice_id, row.reference);
     return v;

@@ -288,6 +288,12 @@ constexpr Words kWords[] = {
     {"viewer_cannot_act", "Your role can view these but not act on them.", "บทบาทของคุณดูได้แต่ดำเนินการไม่ได้"},
     {"resolved_notice", "Resolved. The charge is on the Resolved tab.", "ดำเนินการแล้ว รายการอยู่ในแท็บดำเนินการแล้ว"},
     {"refund_notice", "Refund recorded; the chain watcher verifies it.", "บันทึกการคืนเงินแล้ว ระบบจะตรวจสอบธุรกรรมบนเชน"},
+    {"no_payments", "No payment seen yet.", "ยังไม่พบการชำระเงิน"},
+    {"no_refunds", "No refund recorded.", "ยังไม่มีการบันทึกการคืนเงิน"},
+    {"tx_hash", "Transaction", "ธุรกรรม"},
+    {"time", "Time", "เวลา"},
+    {"opens_explorer", "(block explorer, new tab)", "(block explorer แท็บใหม่)"},
+    {"refund_pending_amount", "known once verified", "ทราบเมื่อยืนยันแล้ว"},
 };
 // clang-format on
 

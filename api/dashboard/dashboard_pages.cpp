@@ -9,10 +9,12 @@
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
 #include "domain/evm/address.hpp"
+#include "domain/hex.hpp"
 #include "domain/json.hpp"
 #include "domain/money/rate.hpp"
 #include "domain/money/token_amount.hpp"
 #include "domain/text.hpp"
+#include "domain/url.hpp"
 
 namespace duepay::api::dashboard {
 namespace {
@@ -522,12 +524,106 @@ std::string charges_page(const Chrome& c, const ChargesPage& page) {
     return layout(c, tr(L, "charges"), h.out);
 }
 
+namespace {
+
+// A token amount, exact in the token's units (its decimals, no float), with its symbol; in raw
+// units and the token's address when it is not the charge's token (a wrong-token deposit).
+std::string amount_in(const ports::ChargeView& v, const domain::Address& token,
+                      const domain::TokenAmount& amount) {
+    if (token != v.token) {
+        return domain::money::to_string(amount) + " (" + domain::evm::to_checksum(token) + ")";
+    }
+    return (v.token_decimals ? domain::money::format_units(amount, *v.token_decimals)
+                             : domain::money::to_string(amount)) +
+           " " + v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+}
+
+// A transaction hash: linked to the chain's explorer when it has one (another origin: no opener,
+// no referrer), else plain text.
+std::string tx_cell(Lang L, const std::string& explorer_url, const std::string& tx_hash) {
+    const auto url = domain::explorer_tx_url(explorer_url, tx_hash);
+    const std::string code = "<code>" + e(tx_hash) + "</code>";
+    if (!url) return "<td data-test=\"tx\">" + code + "</td>";
+    return "<td data-test=\"tx\"><a href=\"" + e(*url) +
+           "\" target=\"_blank\" rel=\"noopener noreferrer\" data-test=\"tx-link\" title=\"" +
+           std::string(tr(L, "opens_explorer")) + "\">" + code + "</a></td>";
+}
+
+// The record-a-refund form (the exceptions page's rows and the charge page), posting to
+// `action`; `id` keeps its input's id unique on the page.
+std::string refund_form(const Chrome& c, const std::string& action, const std::string& id) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<form method=\"post\" action=\"" << e(action) << "\" class=\"stack\">" << csrf_field(c)
+      << "<label for=\"tx-" << e(id) << "\">" << tr(L, "refund_tx_hash")
+      << "</label><input id=\"tx-" << e(id)
+      << "\" name=\"tx_hash\" required pattern=\"0x[0-9a-fA-F]{64}\" size=\"30\" "
+      << "data-test=\"tx-hash\"><button type=\"submit\" class=\"secondary\" "
+      << "data-test=\"record-refund\">" << tr(L, "record_refund") << "</button></form>";
+    return h.out;
+}
+
+std::string charge_money_sections(const Chrome& c, const ports::ChargeView& v,
+                                  const ChargeMoney& money) {
+    const Lang L = c.lang;
+    Html h;
+    h << "<h2>" << tr(L, "payments") << "</h2>";
+    if (money.payments.empty()) {
+        h << "<p data-test=\"no-payments\">" << tr(L, "no_payments") << "</p>";
+    } else {
+        h << table_open(tr(L, "payments"), "payments") << "<thead><tr><th scope=\"col\">"
+          << tr(L, "tx_hash") << "</th><th scope=\"col\">" << tr(L, "amount")
+          << "</th><th scope=\"col\">" << tr(L, "status") << "</th><th scope=\"col\">"
+          << tr(L, "network") << "</th><th scope=\"col\">" << tr(L, "time")
+          << "</th></tr></thead><tbody>";
+        for (const auto& p : money.payments) {
+            h << "<tr data-test=\"payment\" data-status=\"" << e(p.status) << "\">"
+              << tx_cell(L, money.explorer_url, p.tx_hash) << "<td data-test=\"amount\">"
+              << e(amount_in(v, p.token, p.amount)) << "</td><td data-test=\"status\">"
+              << e(p.status) << "</td><td>" << std::to_string(v.chain_id.value) << "</td><td><time>"
+              << e(p.at) << "</time></td></tr>";
+        }
+        h << kTableClose;
+    }
+    h << "<h2>" << tr(L, "refunds") << "</h2>";
+    if (money.refunds.empty()) {
+        h << "<p data-test=\"no-refunds\">" << tr(L, "no_refunds") << "</p>";
+    } else {
+        h << table_open(tr(L, "refunds"), "refunds") << "<thead><tr><th scope=\"col\">"
+          << tr(L, "tx_hash") << "</th><th scope=\"col\">" << tr(L, "amount")
+          << "</th><th scope=\"col\">" << tr(L, "status") << "</th></tr></thead><tbody>";
+        for (const auto& r : money.refunds) {
+            const bool done = r.status == domain::charge::RefundStatus::succeeded;
+            h << "<tr data-test=\"refund\" data-status=\"" << domain::charge::to_string(r.status)
+              << "\">" << tx_cell(L, money.explorer_url, domain::to_hex(r.tx_hash))
+              << "<td data-test=\"amount\">"
+              << (done ? e(amount_in(v, v.token, r.amount))
+                       : std::string(tr(L, "refund_pending_amount")))
+              << "</td><td data-test=\"status\">" << domain::charge::to_string(r.status);
+            if (r.reason) h << " (" << domain::events::to_string(*r.reason) << ")";
+            h << "</td></tr>";
+        }
+        h << kTableClose;
+    }
+    if (money.refund_form) {
+        const std::string base = "/p/" + v.project_id.value + "/charges/" + v.invoice_id;
+        h << refund_form(c, base + "/refund", v.invoice_id);
+    }
+    return h.out;
+}
+
+}  // namespace
+
 std::string charge_page(const Chrome& c, const ports::ChargeView& v,
-                        const std::vector<ChargeTimelineEntry>& timeline,
+                        const std::vector<ChargeTimelineEntry>& timeline, const ChargeMoney& money,
                         std::string_view sections) {
     const Lang L = c.lang;
     Html h;
-    h << "<h1>" << tr(L, "charge") << "</h1><dl class=\"facts\" data-test=\"charge\">";
+    h << "<h1>" << tr(L, "charge") << "</h1>" << error_block(money.error);
+    if (money.notice)
+        h << "<p class=\"notice\" role=\"status\" data-test=\"notice\">" << e(*money.notice)
+          << "</p>";
+    h << "<dl class=\"facts\" data-test=\"charge\">";
     auto fact = [&](std::string_view key, const std::string& value) {
         h << "<dt>" << tr(L, key) << "</dt><dd>" << value << "</dd>";
     };
@@ -553,7 +649,7 @@ std::string charge_page(const Chrome& c, const ports::ChargeView& v,
             h << " <q class=\"note\" data-test=\"resolution-note\">" << e(t.detail) << "</q>";
         h << "</li>";
     }
-    h << "</ol>" << sections;
+    h << "</ol>" << charge_money_sections(c, v, money) << sections;
     return layout(c, tr(L, "charge"), h.out);
 }
 
@@ -688,12 +784,7 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
               << "\" name=\"note\" required maxlength=\"500\" rows=\"2\" data-test=\"note\">"
               << "</textarea><button type=\"submit\" data-test=\"resolve\">" << tr(L, "resolve")
               << "</button></form>";
-            h << "<form method=\"post\" action=\"" << e(action) << "/refund\" class=\"stack\">"
-              << csrf_field(c) << "<label for=\"tx-" << e(v.invoice_id) << "\">"
-              << tr(L, "refund_tx_hash") << "</label><input id=\"tx-" << e(v.invoice_id)
-              << "\" name=\"tx_hash\" required pattern=\"0x[0-9a-fA-F]{64}\" size=\"30\" "
-              << "data-test=\"tx-hash\"><button type=\"submit\" class=\"secondary\" "
-              << "data-test=\"record-refund\">" << tr(L, "record_refund") << "</button></form>";
+            h << refund_form(c, action + "/refund", v.invoice_id);
         } else {
             h << "<small>" << tr(L, "viewer_cannot_act") << "</small>";
         }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/dashboard/dashboard_messages.hpp"
+#include "domain/charge/charge_state.hpp"
 #include "domain/ports/api.hpp"
 #include "domain/ports/dashboard.hpp"
 
@@ -74,9 +75,29 @@ struct ChargeTimelineEntry {
     std::string type;
     std::string detail;  // a resolution: its note and who wrote it (ADR 0230); else empty
 };
+// One token movement of the charge, as its events tell it (keyed by txHash and logIndex): its
+// latest state (seen, confirmed, late, wrong_token, reorged) and when that was.
+struct ChargePayment {
+    std::string tx_hash;  // 0x + 64 hex
+    domain::Address token;
+    domain::TokenAmount amount;
+    std::string status;
+    std::string at;  // the occurredAt of its latest event
+};
+// The charge page's payments and refunds, and its record-a-refund form.
+struct ChargeMoney {
+    std::vector<ChargePayment> payments;
+    std::vector<domain::charge::RefundRecord> refunds;  // in request order
+    std::string explorer_url;  // the chain's block explorer; empty: none (hashes as plain text)
+    // The form shows: decide would take a refund request (something is refundable) and the role
+    // may record one.
+    bool refund_form = false;
+    std::optional<std::string> error;   // a refused refund, in decide's words
+    std::optional<std::string> notice;  // a refund just recorded
+};
 // `sections`: more of the page after the events (the webhook deliveries: webhooks_pages.hpp).
 std::string charge_page(const Chrome& c, const ports::ChargeView& charge,
-                        const std::vector<ChargeTimelineEntry>& timeline,
+                        const std::vector<ChargeTimelineEntry>& timeline, const ChargeMoney& money,
                         std::string_view sections = {});
 
 // The signed-in page around `main` (head, header, the project nav, <main>), and a table in a

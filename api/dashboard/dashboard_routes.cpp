@@ -20,6 +20,7 @@
 #include "api/http/request_fields.hpp"
 #include "domain/accounts/project_settings.hpp"
 #include "domain/accounts/siwe.hpp"
+#include "domain/charge/charge_state.hpp"
 #include "domain/charge/resolution_json.hpp"
 #include "domain/events/event.hpp"
 #include "domain/events/event_json.hpp"
@@ -31,6 +32,44 @@
 
 namespace duepay::api::dashboard {
 namespace {
+
+// The charge's token movements from its events, each keyed by (txHash, logIndex) and in the order
+// first seen, with the state its latest event gave it: seen (detected, below confirmation depth),
+// confirmed, late (a deposit after expiry), wrong_token, reorged (its block left the chain).
+std::vector<ChargePayment> payments_of(const std::vector<domain::events::Event>& events) {
+    namespace ev = domain::events;
+    std::vector<ChargePayment> out;
+    std::map<std::pair<std::string, std::uint32_t>, std::size_t> index;
+    auto note = [&](const ev::Payment& p, std::string status, const std::string& at) {
+        const auto key = std::make_pair(domain::to_hex(p.tx_hash), p.log_index);
+        auto [it, fresh] = index.try_emplace(key, out.size());
+        if (fresh) out.push_back({key.first, p.token, p.amount, {}, {}});
+        out[it->second].status = std::move(status);
+        out[it->second].at = at;
+    };
+    for (const auto& e : events) {
+        if (const auto* d = std::get_if<ev::PaymentDetected>(&e.data)) {
+            note(d->payment, "seen", e.occurred_at);
+        } else if (const auto* s = std::get_if<ev::DepositSeen>(&e.data)) {
+            note(s->payment, "confirmed", e.occurred_at);
+        } else if (const auto* p = std::get_if<ev::ChargePaid>(&e.data)) {
+            note(p->payment, "confirmed", e.occurred_at);
+        } else if (const auto* u = std::get_if<ev::ChargeUnderpaid>(&e.data)) {
+            note(u->payment, "confirmed", e.occurred_at);
+        } else if (const auto* l = std::get_if<ev::LateDeposit>(&e.data)) {
+            note(l->payment, "late", e.occurred_at);
+        } else if (const auto* f = std::get_if<ev::ChargeFailed>(&e.data)) {
+            note(f->payment, "wrong_token", e.occurred_at);
+        } else if (const auto* r = std::get_if<ev::PaymentReorged>(&e.data)) {
+            const auto key = std::make_pair(domain::to_hex(r->tx_hash), r->log_index);
+            if (auto it = index.find(key); it != index.end()) {
+                out[it->second].status = "reorged";
+                out[it->second].at = e.occurred_at;
+            }
+        }
+    }
+    return out;
+}
 
 namespace acc = domain::accounts;
 namespace siwe = domain::accounts::siwe;
@@ -670,38 +709,78 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                    }
                    return redirect("/p/" + ctx.project.value + "/charges/" + id);
                }));
-    routes.add(
-        "GET", "/p/:projectId/charges/:invoiceId", page,
-        in_project(A::read, "charges", [this](const RouteCall& call, Context& ctx) {
-            const auto& id = call.params[1];
-            auto charge = deps_.charge_reader->find(id);
-            // Another project's charge, or the other mode's, reads as no charge at all.
-            if (!charge || charge->project_id != ctx.project || charge->mode != ctx.chrome.mode) {
-                return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
-                            ctx.chrome.lang);
-            }
-            std::vector<ChargeTimelineEntry> timeline;
-            for (const auto& text : deps_.history->events(id)) {
-                auto event = domain::events::decode_event(text);
-                if (!event) continue;  // the projector quarantined what it could not read
-                std::string detail;    // a resolution's note and who wrote it (ADR 0230)
-                if (const auto* r = std::get_if<domain::events::ExceptionResolved>(&event->data))
-                    detail = r->note + " — " + domain::charge::actor_display(r->resolved_by);
-                timeline.push_back(
-                    {event->occurred_at, std::string(domain::events::event_type(*event)), detail});
-            }
-            return html(200,
-                        charge_page(ctx.chrome, *charge, timeline,
-                                    webhook_deliveries_section(deps_.webhooks, ctx, id)),
+    // The charge page; `money` carries what a refund form's post left to say.
+    auto charge_answer = [this](ProjectContext& ctx, const std::string& id, int status,
+                                ChargeMoney money) {
+        auto charge = deps_.charge_reader->find(id);
+        // Another project's charge, or the other mode's, reads as no charge at all.
+        if (!charge || charge->project_id != ctx.project || charge->mode != ctx.chrome.mode) {
+            return html(404, message_page(ctx.chrome, "not_found", "not_found_body"),
                         ctx.chrome.lang);
-        }));
+        }
+        std::vector<domain::events::Event> events;
+        std::vector<ChargeTimelineEntry> timeline;
+        for (const auto& text : deps_.history->events(id)) {
+            auto event = domain::events::decode_event(text);
+            if (!event) continue;  // the projector quarantined what it could not read
+            std::string detail;    // a resolution's note and who wrote it (ADR 0230)
+            if (const auto* r = std::get_if<domain::events::ExceptionResolved>(&event->data))
+                detail = r->note + " — " + domain::charge::actor_display(r->resolved_by);
+            timeline.push_back(
+                {event->occurred_at, std::string(domain::events::event_type(*event)), detail});
+            events.push_back(std::move(*event));
+        }
+        const auto state = domain::charge::fold(events);
+        money.payments = payments_of(events);
+        money.refunds = state.refunds;
+        if (auto it = deps_.explorers.find(charge->chain_id.value); it != deps_.explorers.end())
+            money.explorer_url = it->second;
+        // decide's own test (a refund request of nothing refundable is refused), and the role.
+        money.refund_form = domain::charge::refundable(state).value > 0 &&
+                            acc::allowed(ctx.role, A::manage_charges);
+        ctx.chrome.path = "/p/" + ctx.project.value + "/charges/" + id;
+        return html(status,
+                    charge_page(ctx.chrome, *charge, timeline, money,
+                                webhook_deliveries_section(deps_.webhooks, ctx, id)),
+                    ctx.chrome.lang);
+    };
+    routes.add("GET", "/p/:projectId/charges/:invoiceId", RouteOptions{Auth::session, true},
+               in_project(A::read, "charges", [charge_answer](const RouteCall& call, Context& ctx) {
+                   if (auto unknown = call.request.unknown_query_param({"refund"})) {
+                       return bad_request("unknown_field", "unknown query parameter " + *unknown);
+                   }
+                   ChargeMoney money;
+                   // Back from recording a refund (below): say so.
+                   if (call.request.query_param("refund") == "recorded")
+                       money.notice = std::string(tr(ctx.chrome.lang, "refund_notice"));
+                   return charge_answer(ctx, call.params[1], 200, std::move(money));
+               }));
+    // The charge page's record-a-refund form: the exceptions page's handler; taken, back to the
+    // charge page with the notice; refused, the charge page with decide's words.
+    const ChargeCommandDeps commands{deps_.charge_reader, deps_.history, deps_.log, deps_.now_ms,
+                                     1000};
+    routes.add("POST", "/p/:projectId/charges/:invoiceId/refund",
+               RouteOptions{Auth::session, false, false, true},
+               in_project(A::manage_charges, "charges",
+                          [commands, charge_answer](const RouteCall& call, Context& ctx) {
+                              const auto& id = call.params[1];
+                              return record_refund_form(
+                                  commands, call, ctx,
+                                  [&](ProjectContext& c, const FormOutcome& o) {
+                                      if (o.taken) {
+                                          return redirect("/p/" + c.project.value + "/charges/" +
+                                                          id + "?refund=recorded");
+                                      }
+                                      ChargeMoney money;
+                                      money.error = o.message;
+                                      return charge_answer(c, id, o.status, std::move(money));
+                                  });
+                          }));
 
     // ---- Reports (report_routes.cpp) ----
     add_report_routes(routes, ReportRouteDeps{deps_.reports, deps_.now_ms}, scope_);
     // ---- Exceptions (ADR 0230) ----
-    add_exceptions_routes(
-        routes, scope_,
-        {deps_.charges, {deps_.charge_reader, deps_.history, deps_.log, deps_.now_ms, 1000}});
+    add_exceptions_routes(routes, scope_, {deps_.charges, commands});
 
     // ---- Audit ----
     routes.add("GET", "/p/:projectId/audit", page,

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,7 +64,10 @@ struct DashboardDeps {
     std::function<std::int64_t()> now_ms;
     // The exceptions page's actions append to the charge's stream (ADR 0230).
     ports::EventLog* log = nullptr;
-    std::vector<domain::ChainId> chain_ids;         // the chains a sign-in message may name
+    std::vector<domain::ChainId> chain_ids;  // the chains a sign-in message may name
+    // Each chain's block explorer (the chain registry's explorerUrl, no trailing '/'): the charge
+    // page links transactions there (domain::explorer_tx_url); a chain absent has none.
+    std::map<std::uint64_t, std::string> explorers;
     std::string api_url = "http://127.0.0.1:8080";  // shown in the first-charge example
     std::string asset_version = "1";
     // The webhooks pages and the charge page's deliveries (webhooks_routes.hpp); none without.

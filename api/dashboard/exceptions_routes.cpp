@@ -50,7 +50,25 @@ ApiResponse run_and_wait(const ChargeCommandDeps& deps, const ProjectContext& ct
     return got.get();
 }
 
+// Runs `decider` and puts what came of it in the form's words.
+FormOutcome outcome_of(const ChargeCommandDeps& deps, const RouteCall& call, ProjectContext& ctx,
+                       const ChargeDecider& decider, std::string_view notice_key) {
+    const auto r = run_and_wait(deps, ctx, call.params[1], decider);
+    if (r.status >= 200 && r.status < 300) {
+        return {true, 200, std::string(tr(ctx.chrome.lang, notice_key))};
+    }
+    return {false, r.status, message_of(r)};
+}
+
 }  // namespace
+
+ApiResponse record_refund_form(const ChargeCommandDeps& deps, const RouteCall& call,
+                               ProjectContext& ctx, const FormAnswer& answer) {
+    const auto f = form_of(call.request);
+    const auto tx = parse_refund_tx_hash(field(f, "tx_hash").value_or(""));
+    if (!tx) return answer(ctx, {false, 400, std::string(kInvalidTxHash)});
+    return answer(ctx, outcome_of(deps, call, ctx, refund_decider(*tx), "refund_notice"));
+}
 
 void add_exceptions_routes(RouteTable& routes, const ProjectScope& scope, ExceptionsDeps deps) {
     required(deps.lister, "ExceptionsDeps.lister");
@@ -90,46 +108,34 @@ void add_exceptions_routes(RouteTable& routes, const ProjectScope& scope, Except
             return page(ctx, view == "resolved", 200, std::nullopt, std::nullopt);
         }));
 
-    // An action's answer: back to the list (303) when it was taken, else the list with the
-    // refusal above it and the refusal's status.
-    auto act = [deps, page](const RouteCall& call, ProjectContext& ctx,
-                            const ChargeDecider& decider, std::string_view notice_key) {
-        const auto& id = call.params[1];
-        const auto r = run_and_wait(deps.commands, ctx, id, decider);
-        if (r.status >= 200 && r.status < 300) {
-            return page(ctx, false, 200, std::nullopt,
-                        std::string(tr(ctx.chrome.lang, notice_key)));
-        }
-        return page(ctx, false, r.status, message_of(r), std::nullopt);
+    // An action's answer: the list, with the notice when it was taken, else with the refusal
+    // above it and the refusal's status.
+    auto answer = [page](ProjectContext& ctx, const FormOutcome& o) {
+        if (o.taken) return page(ctx, false, 200, std::nullopt, o.message);
+        return page(ctx, false, o.status, o.message, std::nullopt);
     };
     const RouteOptions form{Auth::session, false, false, true};
     routes.add("POST", "/p/:projectId/exceptions/:invoiceId/resolve", form,
                scope.guard(A::manage_charges, "exceptions",
-                           [page, act](const RouteCall& call, ProjectContext& ctx) {
+                           [deps, answer](const RouteCall& call, ProjectContext& ctx) {
                                const auto f = form_of(call.request);
                                auto note = domain::events::normalize_resolution_note(
                                    field(f, "note").value_or(""));
-                               if (!note) {
-                                   return page(ctx, false, 400, note.error().message, std::nullopt);
-                               }
+                               if (!note) return answer(ctx, {false, 400, note.error().message});
                                // The wallet in the event's form (lower-case), with its session.
                                std::string wallet = ctx.actor.address;
                                for (auto& ch : wallet) ch = static_cast<char>(std::tolower(ch));
                                domain::events::Actor by{domain::events::ActorKind::wallet, wallet,
                                                         ctx.actor.session_id};
-                               return act(call, ctx, resolve_decider(by, *note), "resolved_notice");
+                               return answer(
+                                   ctx, outcome_of(deps.commands, call, ctx,
+                                                   resolve_decider(by, *note), "resolved_notice"));
                            }));
-    routes.add(
-        "POST", "/p/:projectId/exceptions/:invoiceId/refund", form,
-        scope.guard(A::manage_charges, "exceptions",
-                    [page, act](const RouteCall& call, ProjectContext& ctx) {
-                        const auto f = form_of(call.request);
-                        const auto tx = parse_refund_tx_hash(field(f, "tx_hash").value_or(""));
-                        if (!tx) {
-                            return page(ctx, false, 400, std::string(kInvalidTxHash), std::nullopt);
-                        }
-                        return act(call, ctx, refund_decider(*tx), "refund_notice");
-                    }));
+    routes.add("POST", "/p/:projectId/exceptions/:invoiceId/refund", form,
+               scope.guard(A::manage_charges, "exceptions",
+                           [deps, answer](const RouteCall& call, ProjectContext& ctx) {
+                               return record_refund_form(deps.commands, call, ctx, answer);
+                           }));
 }
 
 }  // namespace duepay::api::dashboard

@@ -124,6 +124,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     // A wallet signs in on whatever chain it is on: Ethereum mainnet or one of ours.
     deps.chain_ids.push_back(domain::ChainId{1});
     for (const auto& c : chains.chains()) {
+        if (!c.explorer_url.empty()) deps.explorers[c.chain_id.value] = c.explorer_url;
         if (c.chain_id != domain::ChainId{1}) deps.chain_ids.push_back(c.chain_id);
     }
     deps.api_url = env_or("DUEPAY_BASE_URL", "http://127.0.0.1:8080");

@@ -11,8 +11,10 @@
 #include "api/dashboard/dashboard_messages.hpp"
 #include "api/dashboard/dashboard_routes.hpp"
 #include "api/dashboard/session_auth.hpp"
+#include "api/http/charge_command.hpp"
 #include "api/http/reports_api.hpp"
 #include "domain/accounts/siwe.hpp"
+#include "domain/charge/decide.hpp"
 #include "domain/events/event.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/evm/address.hpp"
@@ -72,6 +74,7 @@ class Dashboard : public ::testing::Test {
         };
         d.now_ms = [this] { return store.now_s * 1000; };
         d.chain_ids = {domain::ChainId{1}, domain::ChainId{31337}};
+        d.explorers = {{80002, "https://amoy.example"}};  // 31337 (anvil) has none
         return d;
     }
 
@@ -167,6 +170,29 @@ class Dashboard : public ::testing::Test {
         u.cookie = set.substr(0, set.find(';'));
         u.csrf = store.sessions.back().s.csrf;
         return u;
+    }
+
+    // charge.created of a transfer-rail charge of `amount` units of a 6-decimal USDC (0x33..33),
+    // paid to 0x44..44, invoice id `fill` repeated, on `chain`.
+    static domain::events::Event created_event(const std::string& project, std::uint8_t fill,
+                                               std::uint64_t chain, std::uint64_t amount) {
+        namespace ev = domain::events;
+        ev::Event created;
+        created.id = "c" + std::to_string(fill);
+        created.invoice_id.bytes.fill(fill);
+        created.project_id = project;
+        created.chain_id = domain::ChainId{chain};
+        created.occurred_at = "2026-11-21T22:00:00.000Z";
+        ev::ChargeCreated cd;
+        cd.amount = domain::TokenAmount{amount};
+        cd.token.bytes.fill(0x33);
+        cd.token_symbol = "USDC";
+        cd.token_decimals = 6;
+        cd.payment_mode = ev::PaymentMode::transfer;
+        cd.merchant.bytes.fill(0x44);
+        cd.deposit_address = domain::Address{};
+        created.data = cd;
+        return created;
     }
 
     static std::string code_of(const ApiResponse& r) {
@@ -786,21 +812,8 @@ TEST_F(Dashboard, ExceptionsListResolveAndRefundAreGuarded) {
     const auto base = "/p/" + project;
     // An underpaid charge: 0.4 of 1.5 USDC, priced at 35 THB per USDC (52.50 THB due).
     namespace ev = domain::events;
-    ev::Event created;
-    created.id = "c1";
-    created.invoice_id.bytes.fill(0xab);
-    created.project_id = project;
-    created.chain_id = domain::ChainId{80002};
-    created.occurred_at = "2026-11-21T22:00:00.000Z";
-    ev::ChargeCreated cd;
-    cd.amount = domain::TokenAmount{1500000};
-    cd.token.bytes.fill(0x33);
-    cd.token_symbol = "USDC";
-    cd.token_decimals = 6;
-    cd.payment_mode = ev::PaymentMode::transfer;
-    cd.merchant.bytes.fill(0x44);
-    cd.deposit_address = domain::Address{};
-    created.data = cd;
+    const ev::Event created = created_event(project, 0xab, 80002, 1500000);
+    const auto& cd = std::get<ev::ChargeCreated>(created.data);
     ev::Payment p;
     p.token = cd.token;
     p.amount = domain::TokenAmount{400000};
@@ -899,6 +912,146 @@ TEST_F(Dashboard, ExceptionsListResolveAndRefundAreGuarded) {
         post_form(owner, base + "/exceptions/0x" + std::string(64, 'f') + "/resolve", "note=n")
             .status,
         404);
+}
+
+TEST_F(Dashboard, ChargePageListsPaymentsAndRefundsAndRecordsARefund) {
+    auto owner = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(owner, "/projects", "name=Payments").status, 303);
+    const auto project = store.projects.begin()->first;
+    const auto base = "/p/" + project;
+    namespace ev = domain::events;
+    // A charge paid on `chain` by one transfer of 1.234567 of a 6-decimal token (tx 0xcd..cd),
+    // and, `refunded` > 0, a verified refund of that many units (tx 0xef..ef).
+    auto charge = [&](std::uint8_t fill, std::uint64_t chain, std::uint64_t refunded) {
+        const ev::Event created = created_event(project, fill, chain, 1234567);
+        const auto& cd = std::get<ev::ChargeCreated>(created.data);
+        ev::Payment p;
+        p.token = cd.token;
+        p.amount = domain::TokenAmount{1234567};
+        p.tx_hash.fill(0xcd);
+        ev::Event seen = created, paid = created;
+        seen.id = "s" + std::to_string(fill);
+        seen.occurred_at = "2026-11-21T22:01:00.000Z";
+        seen.data = ev::PaymentDetected{p};
+        paid.id = "p" + std::to_string(fill);
+        paid.occurred_at = "2026-11-21T22:02:00.000Z";
+        paid.data = ev::ChargePaid{p, p.amount};
+        const std::string id = domain::to_hex(created.invoice_id);
+        history.of[id] = {ev::encode_event(created), ev::encode_event(seen),
+                          ev::encode_event(paid)};
+        if (refunded > 0) {
+            domain::Bytes32 tx;
+            tx.fill(0xef);
+            ev::Event asked = created, done = created;
+            asked.id = "r" + std::to_string(fill);
+            const auto rid = domain::charge::refund_id(created.invoice_id, tx);
+            asked.data = ev::RefundRequested{rid, tx};
+            done.id = "f" + std::to_string(fill);
+            done.data = ev::ChargeRefunded{
+                rid, tx, 0, 9, cd.merchant, cd.token, domain::TokenAmount{refunded}};
+            history.of[id].push_back(ev::encode_event(asked));
+            history.of[id].push_back(ev::encode_event(done));
+        }
+        ports::ChargeView v;
+        v.invoice_id = id;
+        v.project_id = ports::ProjectId{project};
+        v.mode = ports::Mode::test;
+        v.chain_id = domain::ChainId{chain};
+        v.status = domain::charge::Status::paid;
+        v.token = cd.token;
+        v.token_symbol = "USDC";
+        v.token_decimals = 6;
+        v.amount = cd.amount;
+        v.amount_confirmed = cd.amount;
+        reader.rows[id] = v;
+        return id;
+    };
+    const auto amoy = charge(0xa1, 80002, 200000);
+    const auto anvil = charge(0xa2, 31337, 0);
+    const auto returned = charge(0xa3, 31337, 1234567);
+    std::string cd_hash = "0x";
+    for (int i = 0; i < 32; ++i) cd_hash += "cd";
+    std::string ef_hash = "0x";
+    for (int i = 0; i < 32; ++i) ef_hash += "ef";
+
+    // A chain with an explorer: the payment's hash links there (another origin: no opener, no
+    // referrer), its amount exact in the token's units, its latest state; the refund likewise.
+    auto page = get(owner, base + "/charges/" + amoy);
+    ASSERT_EQ(page.status, 200) << page.body.substr(0, 300);
+    EXPECT_NE(page.body.find("<a href=\"https://amoy.example/tx/" + cd_hash +
+                             "\" target=\"_blank\" rel=\"noopener noreferrer\""),
+              std::string::npos)
+        << page.body;
+    EXPECT_NE(page.body.find("<td data-test=\"amount\">1.234567 USDC</td>"), std::string::npos);
+    EXPECT_NE(page.body.find("data-test=\"payment\" data-status=\"confirmed\""), std::string::npos);
+    EXPECT_EQ(page.body.find("data-status=\"seen\""), std::string::npos);  // only its latest
+    EXPECT_NE(page.body.find("<a href=\"https://amoy.example/tx/" + ef_hash + "\""),
+              std::string::npos);
+    EXPECT_NE(page.body.find("data-test=\"refund\" data-status=\"succeeded\""), std::string::npos);
+    EXPECT_NE(page.body.find("<td data-test=\"amount\">0.2 USDC</td>"), std::string::npos);
+    // 1.034567 is still refundable: the owner has the form, posting to the charge's own route.
+    EXPECT_NE(page.body.find("action=\"" + base + "/charges/" + amoy + "/refund\""),
+              std::string::npos);
+
+    // A dev chain has no explorer: the hash is plain text, no link at all.
+    auto dev = get(owner, base + "/charges/" + anvil);
+    ASSERT_EQ(dev.status, 200);
+    EXPECT_NE(dev.body.find("<td data-test=\"tx\"><code>" + cd_hash + "</code></td>"),
+              std::string::npos)
+        << dev.body;
+    EXPECT_EQ(dev.body.find("/tx/"), std::string::npos);
+    EXPECT_NE(dev.body.find("data-test=\"no-refunds\""), std::string::npos);
+    // In Thai too.
+    auto thai =
+        call("GET", base + "/charges/" + anvil, {{"cookie", owner.cookie + "; duepay_lang=th"}});
+    EXPECT_NE(thai.body.find(std::string(tr(Lang::th, "payments"))), std::string::npos);
+
+    // A developer has the form; a viewer neither sees it nor may post it (403, nothing appended).
+    auto dev_member = sign_in(kMateKey);
+    auto viewer = sign_in(kStrangerKey);
+    ASSERT_TRUE(store
+                    .put_member(ports::ProjectId{project}, dev_member.address,
+                                MemberRole::developer, {owner.address, "ses_x"})
+                    .ok());
+    ASSERT_TRUE(store
+                    .put_member(ports::ProjectId{project}, viewer.address, MemberRole::viewer,
+                                {owner.address, "ses_x"})
+                    .ok());
+    EXPECT_NE(get(dev_member, base + "/charges/" + amoy).body.find("data-test=\"record-refund\""),
+              std::string::npos);
+    auto viewed = get(viewer, base + "/charges/" + amoy);
+    EXPECT_EQ(viewed.status, 200);
+    EXPECT_EQ(viewed.body.find("data-test=\"record-refund\""), std::string::npos);
+    const std::string refund_tx = "tx_hash=0x" + std::string(64, '7');
+    EXPECT_EQ(post_form(viewer, base + "/charges/" + amoy + "/refund", refund_tx).status, 403);
+    EXPECT_TRUE(log.records.empty());
+    // CSRF as every form: without the token, 403 and nothing appended.
+    EXPECT_EQ(post_form(dev_member, base + "/charges/" + amoy + "/refund", refund_tx, "").status,
+              403);
+    EXPECT_TRUE(log.records.empty());
+
+    // A bad hash: the charge page with the REST rule's words; then the developer's refund is
+    // charge.refund_requested and the answer goes back to the charge page with the notice.
+    auto bad = post_form(dev_member, base + "/charges/" + amoy + "/refund", "tx_hash=0x12");
+    EXPECT_EQ(bad.status, 400);
+    EXPECT_NE(bad.body.find(std::string(kInvalidTxHash)), std::string::npos);
+    auto recorded = post_form(dev_member, base + "/charges/" + amoy + "/refund", refund_tx);
+    EXPECT_EQ(recorded.status, 303) << recorded.body.substr(0, 400);
+    EXPECT_EQ(recorded.headers["location"], base + "/charges/" + amoy + "?refund=recorded");
+    ASSERT_EQ(log.records.size(), 1U);
+    EXPECT_TRUE(
+        std::holds_alternative<ev::RefundRequested>(ev::decode_event(log.records[0].value)->data));
+    auto back = get(dev_member, base + "/charges/" + amoy + "?refund=recorded");
+    EXPECT_NE(back.body.find(std::string(tr(Lang::en, "refund_notice"))), std::string::npos)
+        << back.status << back.body.substr(0, 2000);
+    // Nothing left to refund (refunded in full): no form, and decide's refusal on the page.
+    auto full = get(owner, base + "/charges/" + returned);
+    EXPECT_NE(full.body.find("data-test=\"refund\" data-status=\"succeeded\""), std::string::npos);
+    EXPECT_EQ(full.body.find("data-test=\"record-refund\""), std::string::npos);
+    auto refused = post_form(owner, base + "/charges/" + returned + "/refund", refund_tx);
+    EXPECT_EQ(refused.status, 409);
+    EXPECT_NE(refused.body.find("data-test=\"charge\""), std::string::npos);  // the charge page
+    EXPECT_EQ(log.records.size(), 1U);
 }
 }  // namespace
 }  // namespace duepay::api::dashboard

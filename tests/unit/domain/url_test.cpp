@@ -101,5 +101,12 @@ TEST(RedactUrl, KeepsOnlySchemeHostAndPort) {
     EXPECT_EQ(redact_url("https://rpc.exa mple/KEY"), "<redacted url>");
 }
 
+TEST(ExplorerTxUrl, LinksOnlyWhereTheChainHasAnExplorer) {
+    EXPECT_EQ(explorer_tx_url("https://amoy.polygonscan.com", "0xbeef"),
+              "https://amoy.polygonscan.com/tx/0xbeef");
+    EXPECT_EQ(explorer_tx_url("", "0xbeef"), std::nullopt);  // a dev chain
+    EXPECT_EQ(explorer_tx_url("https://polygonscan.com", ""), std::nullopt);
+}
+
 }  // namespace
 }  // namespace duepay::domain
