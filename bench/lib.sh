@@ -7,6 +7,7 @@
 #   bench_ensure_api dev.log      # a duepay dev if nothing answers on $BASE, stopped at exit
 #   ticks_of PID, tree_ticks PID  # CPU ticks (bench/load/sweep.sh, bench/replay/run.sh use
 #                                 # these alone, with superuser_url URL)
+#   role_of PID                   # the role of a `duepay dev --supervise` child
 #
 # Reads DUEPAY_ENV_FILE (default var/dev.env), DUEPAY_BIN (default build/duepay) and
 # DUEPAY_BASE_URL (default http://127.0.0.1:8080).
@@ -68,3 +69,6 @@ tree_ticks() {
   for kid in $(pgrep -P "$1" || true); do total=$((total + $(ticks_of "$kid"))); done
   echo "$total"
 }
+# Role name of a child of `duepay dev --supervise` (`duepay dev --only <role>`), from its command
+# line (bench/chain/at_rest.sh, bench/load/open.sh).
+role_of() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | sed -nE 's/.*--only ([a-z]+).*/\1/p'; }

@@ -106,9 +106,6 @@ lag() {
     awk -v c="$CHAIN" '$1 == "duepay_chainwatch_head_lag_blocks{chain=\"" c "\"}" { v = $2 } END { print (v == "" ? -1 : int(v)) }'
 }
 
-# Role name of a supervised child (`duepay dev --only <role>`), from its command line.
-role_of() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | sed -nE 's/.*--only ([a-z]+).*/\1/p'; }
-
 # One run: LABEL BIN DB TOPIC EVENTS. Appends its rows to $DIR/cpu.tsv.
 at_rest() {
   local label="$1" bin="$2" db="$3" topic="$4" events="$5" log="$DIR/$1.log" id start_env=()
