@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -134,6 +135,7 @@ class SettlementStream {
                      SettlementRequest request)
         : reports_(reports), query_(std::move(query)), request_(request) {
         page_ = reports_.page(query_);
+        read_ahead();
     }
 
     // The body's start: the CSV header, or the JSON answer up to its first row.
@@ -146,10 +148,10 @@ class SettlementStream {
     bool produce(std::string& out) {
         while (out.size() < kPartBytes) {
             if (next_ == page_.size()) {
-                if (page_.size() < query_.limit) return finish(out);
-                query_.after = ports::position_of(page_.back());
-                page_ = reports_.page(query_);
+                if (!ahead_.valid()) return finish(out);
+                page_ = ahead_.get();
                 next_ = 0;
+                read_ahead();
                 continue;
             }
             write(out, page_[next_++]);
@@ -158,6 +160,15 @@ class SettlementStream {
     }
 
   private:
+    // Unless this page was the last (short) one, reads the next page on a thread of its own while
+    // this one is written, so Postgres and this process work at once. One read at a time.
+    void read_ahead() {
+        if (page_.size() < query_.limit) return;
+        query_.after = ports::position_of(page_.back());
+        ahead_ = std::async(std::launch::async,
+                            [&reports = reports_, query = query_] { return reports.page(query); });
+    }
+
     void write(std::string& out, const ports::SettlementLine& line) {
         ++rows_;
         if (request_.format == ReportFormat::csv) return append_settlement_csv(out, line);
@@ -182,6 +193,7 @@ class SettlementStream {
     ports::SettlementQuery query_;
     SettlementRequest request_;
     std::vector<ports::SettlementLine> page_;
+    std::future<std::vector<ports::SettlementLine>> ahead_;  // the next page, being read
     std::size_t next_ = 0;
     std::uint64_t rows_ = 0;
     rep::TotalsAccumulator totals_;

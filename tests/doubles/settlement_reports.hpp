@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <tuple>
@@ -22,7 +23,7 @@ class FakeSettlementReports final : public ports::SettlementReports {
 
   public:
     std::vector<ports::SettlementLine> lines;
-    std::size_t pages = 0;
+    std::atomic<std::size_t> pages = 0;  // the report reads the next page on another thread
     std::size_t fail_from_page = static_cast<std::size_t>(-1);  // 0: the first page fails
 
     std::vector<ports::SettlementLine> page(const ports::SettlementQuery& q) override {

@@ -113,7 +113,7 @@ TEST_F(Reports, RefusesBadParametersInTheEnvelope) {
         EXPECT_EQ(code_of(r), code) << query;
         EXPECT_FALSE(r.stream) << query;
     }
-    EXPECT_EQ(store.pages, 0u);
+    EXPECT_EQ(store.pages.load(), 0u);
     // 366 days exactly is allowed.
     EXPECT_EQ(report("from=2024-01-01&to=2025-01-01").status, 200);
 }
@@ -125,9 +125,11 @@ TEST_F(Reports, CsvIsRfc4180AndStreamedPageByPage) {
     EXPECT_EQ(r.headers["content-disposition"],
               "attachment; filename=\"duepay-settlements-prj_a-test-2026-11-01-2027-01-01.csv\"");
     ASSERT_TRUE(r.stream);
-    EXPECT_EQ(store.pages, 1u);  // the first page is read before the answer
+    // The first page is read before the answer; the second may already be being read ahead.
+    EXPECT_GE(store.pages.load(), 1u);
+    EXPECT_LE(store.pages.load(), 2u);
     const auto body = drain(r);
-    EXPECT_EQ(store.pages, 3u);  // 2 + 2 + 1 rows
+    EXPECT_EQ(store.pages.load(), 3u);  // 2 + 2 + 1 rows
     EXPECT_EQ(body.rfind(settlement_csv_header(), 0), 0u);
     EXPECT_EQ(settlement_csv_header().substr(0, 30), "kind,invoice_id,reference,meta");
     std::string expected = settlement_csv_header();
