@@ -4,7 +4,7 @@
 # process's peak RSS (VmHWM) before and after, which must stay flat however many rows stream
 # (docs/reports.md, ADR 0240). The rows are seeded by SQL straight into Postgres
 # (bench/reports/seed.sql). Target: >= 100,000 rows/s, the peak RSS growing by a bounded amount
-# (a few pages) whatever ROWS is.
+# (a few pages) whatever ROWS is. Last, the floor: Postgres alone copying the same rows out as CSV.
 #
 #   make stack-up && bench/reports/run.sh                  # 1,000,000 rows
 #   ROWS=10000 bench/reports/run.sh                        # smoke run, seconds
@@ -58,3 +58,10 @@ for format in csv json; do
     -v ac="$(( a1 - a0 ))" -v pc="$(( p1 - p0 ))" -v hz="$TCK" \
     'BEGIN { printf "%s: %d rows, %.1f MB in %.2f s: %.0f rows/s; api peak RSS %d -> %d kB; cpu per row: api %.2f us, postgres %.2f us\n", f, r, s / 1e6, ns / 1e9, r / (ns / 1e9), b, a, ac / hz * 1e6 / r, pc / hz * 1e6 / r }'
 done
+
+# The floor in the same run: Postgres alone writing the same rows as CSV (COPY, in key order) to
+# psql, which throws them away. The api's rows/s over this is the figure's ratio.
+start=$(date +%s%N)
+psql -X -q -d "$DATABASE_URL" -c "\\copy (select * from settlement_lines where project_id = 'prj_bench_reports' and mode = 'test' order by confirmed_at, invoice_id, kind, tx_hash, log_index) to '/dev/null' csv"
+ns=$(( $(date +%s%N) - start ))
+awk -v r="$ROWS" -v ns="$ns" 'BEGIN { printf "floor (psql \\copy of the same rows): %.2f s: %.0f rows/s\n", ns / 1e9, r / (ns / 1e9) }'
