@@ -32,17 +32,6 @@ std::optional<ChargeTerms> terms_of(const ev::Event& created) {
 
 bool StatsDelta::empty() const { return !created && !entered && payments == 0 && refunds == 0; }
 
-BigInt fiat_minor_units(const BigInt& units, const money::Rational& rate, unsigned decimals) {
-    const BigInt n = units * rate.num() * BigInt(100);
-    BigInt d = rate.den();
-    for (unsigned i = 0; i < decimals; ++i) d *= 10;
-    const bool negative = n < 0;
-    const BigInt a = negative ? BigInt(-n) : n;
-    BigInt q = a / d;
-    if ((a % d) * 2 >= d) q += 1;
-    return negative ? BigInt(-q) : q;
-}
-
 StatsDelta stats_delta(const ChargeTerms& terms, const ch::ChargeState& before,
                        const ev::Event& event, const ch::ChargeState& after) {
     StatsDelta d;
@@ -56,8 +45,9 @@ StatsDelta stats_delta(const ChargeTerms& terms, const ch::ChargeState& before,
         d.entered = after.status;
     }
     const auto fiat = [&](const BigInt& units) {
-        return terms.fiat ? fiat_minor_units(units, terms.fiat->rate, terms.token_decimals)
-                          : BigInt(0);
+        return terms.fiat
+                   ? money::fiat_value(units, terms.token_decimals, terms.fiat->rate).minor_units
+                   : BigInt(0);
     };
     const auto payment = [&](const TokenAmount& amount) {
         ++d.payments;

@@ -70,9 +70,6 @@ struct StatsDelta {
 StatsDelta stats_delta(const ChargeTerms& terms, const charge::ChargeState& before,
                        const events::Event& event, const charge::ChargeState& after);
 
-// units * rate * 100 / 10^decimals, rounded to the nearest minor unit, a half away from zero.
-BigInt fiat_minor_units(const BigInt& units, const money::Rational& rate, unsigned decimals);
-
 // ---- The sums of a batch: one row per key, the projector's upserts ----
 
 struct DailyKey {

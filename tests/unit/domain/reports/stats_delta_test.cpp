@@ -162,12 +162,6 @@ TEST(StatsDelta, FiatAtTheQuotedRate) {
     EXPECT_EQ(d.paid_fiat, 3512);
     d = delta_of({created(2'000'000)}, deposit("d1", payment(1, 500'000)), t);
     EXPECT_EQ(d.paid_fiat, 1756);
-    // Rounding: to the nearest minor unit, a half away from zero.
-    const auto rate = *money::parse_rate("1");
-    EXPECT_EQ(fiat_minor_units(5, rate, 3), 1);                                // 0.005 -> 0.01
-    EXPECT_EQ(fiat_minor_units(4, rate, 3), 0);                                // 0.004 -> 0.00
-    EXPECT_EQ(fiat_minor_units(-5, rate, 3), -1);                              // -0.005 -> -0.01
-    EXPECT_EQ(fiat_minor_units(1, *money::parse_rate("10001/285"), 0), 3509);  // 35.0912...
     // Without a quote: no fiat.
     EXPECT_EQ(delta_of({created(100)}, deposit("d1", payment(1, 100))).paid_fiat, 0);
 }
