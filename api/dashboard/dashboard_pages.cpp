@@ -687,10 +687,11 @@ std::optional<Quote> quote_of(const ports::ChargeView& v) {
 // The fiat value at the quoted rate, exact to the cent or marked as rounded ("≈").
 std::string fiat_text(const ports::ChargeView& v, const Quote& q, const domain::TokenAmount& a,
                       bool negative = false) {
-    const auto value = domain::money::fiat_value(a, *v.token_decimals, q.rate);
-    const auto minor = negative ? domain::money::BigInt(-value.minor_units) : value.minor_units;
-    return std::string(value.exact ? "" : "≈ ") + domain::money::format_minor_units(minor) + " " +
-           q.currency;
+    const domain::money::BigInt units(a.value);
+    const auto value = domain::money::fiat_value(negative ? domain::money::BigInt(-units) : units,
+                                                 *v.token_decimals, q.rate);
+    return std::string(value.exact ? "" : "≈ ") +
+           domain::money::format_minor_units(value.minor_units) + " " + q.currency;
 }
 
 // The issue a row shows: the open one, else (the resolved list) the one last resolved.

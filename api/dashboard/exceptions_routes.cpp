@@ -1,14 +1,11 @@
 #include "api/dashboard/exceptions_routes.hpp"
 
-#include <rapidjson/document.h>
-
 #include <cctype>
 #include <chrono>
 #include <future>
 #include <memory>
 
 #include "api/http/envelope.hpp"
-#include "domain/json.hpp"
 
 namespace duepay::api::dashboard {
 namespace {
@@ -17,15 +14,6 @@ using A = domain::accounts::ProjectAction;
 constexpr std::size_t kRows = 100;
 // How long a form post waits for the event log (the producer's own timeouts end it sooner).
 constexpr auto kAppendWait = std::chrono::seconds(15);
-
-// The `error` text of an envelope answer.
-std::string message_of(const ApiResponse& r) {
-    rapidjson::Document d;
-    if (domain::json::parse(d, r.body).refusal == domain::json::Refusal::none && d.IsObject() &&
-        d.HasMember("error") && d["error"].IsString())
-        return d["error"].GetString();
-    return "the action failed";
-}
 
 ports::ChargeListQuery list_query(const ProjectContext& ctx, bool resolved) {
     ports::ChargeListQuery q;
@@ -36,16 +24,19 @@ ports::ChargeListQuery list_query(const ProjectContext& ctx, bool resolved) {
     return q;
 }
 
-// Runs a charge command and waits for its answer (form posts answer synchronously).
-ApiResponse run_and_wait(const ChargeCommandDeps& deps, const ProjectContext& ctx,
-                         const std::string& invoice_id, const ChargeDecider& decider) {
-    auto answer = std::make_shared<std::promise<ApiResponse>>();
+// Runs a charge command and waits for its outcome (form posts answer synchronously).
+CommandOutcome run_and_wait(const ChargeCommandDeps& deps, const ProjectContext& ctx,
+                            const std::string& invoice_id, const ChargeDecider& decider) {
+    auto answer = std::make_shared<std::promise<CommandOutcome>>();
     auto got = answer->get_future();
     run_charge_command(deps, ctx.project, ctx.chrome.mode, invoice_id, decider,
-                       [answer](ApiResponse r) { answer->set_value(std::move(r)); });
+                       [answer](CommandOutcome o) { answer->set_value(std::move(o)); });
     if (got.wait_for(kAppendWait) != std::future_status::ready) {
-        return error_response(503, "event_log_outcome_unknown",
-                              "the event log did not confirm the action in time; reload the page");
+        return CommandRefusal{
+            503,
+            domain::make_error("event_log_outcome_unknown",
+                               "the event log did not confirm the action in time; reload the page"),
+            std::nullopt};
     }
     return got.get();
 }
@@ -53,11 +44,11 @@ ApiResponse run_and_wait(const ChargeCommandDeps& deps, const ProjectContext& ct
 // Runs `decider` and puts what came of it in the form's words.
 FormOutcome outcome_of(const ChargeCommandDeps& deps, const RouteCall& call, ProjectContext& ctx,
                        const ChargeDecider& decider, std::string_view notice_key) {
-    const auto r = run_and_wait(deps, ctx, call.params[1], decider);
-    if (r.status >= 200 && r.status < 300) {
-        return {true, 200, std::string(tr(ctx.chrome.lang, notice_key))};
+    const auto outcome = run_and_wait(deps, ctx, call.params[1], decider);
+    if (const auto* refused = std::get_if<CommandRefusal>(&outcome)) {
+        return {false, refused->status, refused->error.message};
     }
-    return {false, r.status, message_of(r)};
+    return {true, 200, std::string(tr(ctx.chrome.lang, notice_key))};
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ namespace rep = domain::reports;
 using domain::escape_html;
 
 std::string amount(const rep::BigInt& units, unsigned decimals) {
-    return escape_html(rep::format_fixed(rep::to_decimal(units), decimals).value_or("?"));
+    return escape_html(rep::format_fixed(domain::money::to_decimal(units), decimals).value_or("?"));
 }
 
 std::string th(std::string_view text) { return "<th scope=\"col\">" + escape_html(text) + "</th>"; }

@@ -35,25 +35,37 @@ std::string accepted_json(const std::string& refund_id, std::string_view status,
     return {b.GetString(), b.GetSize()};
 }
 
+CommandRefusal refused(int status, std::string code, std::string message,
+                       std::optional<long long> retry_after_ms = std::nullopt) {
+    return CommandRefusal{status, domain::make_error(std::move(code), std::move(message)),
+                          retry_after_ms};
+}
+
 // decide's refusal as the command's answer: invalid_note is the caller's input (400), an actor
 // not of its form is ours (500: the routes name the authenticated caller), every other code says
 // the charge cannot take the command now (409).
-ApiResponse refusal(const domain::Error& e) {
+CommandRefusal refusal(const domain::Error& e) {
     if (e.code == "invalid_actor") {
         kLog.error() << "api: a charge command named an actor decide refuses: " << e.message;
-        return error_response(500, "internal_error", "internal server error");
+        return refused(500, "internal_error", "internal server error");
     }
-    return error_response(e.code == "invalid_note" ? 400 : 409, e.code, e.message);
+    return CommandRefusal{e.code == "invalid_note" ? 400 : 409, e, std::nullopt};
 }
 
 }  // namespace
 
+ApiResponse to_response(CommandOutcome outcome) {
+    if (auto* done = std::get_if<ApiResponse>(&outcome)) return std::move(*done);
+    const auto& r = std::get<CommandRefusal>(outcome);
+    return error_response(r.status, r.error.code, r.error.message, r.retry_after_ms);
+}
+
 void run_charge_command(const ChargeCommandDeps& deps, const ProjectId& project, Mode mode,
                         const std::string& invoice_id, const ChargeDecider& decide,
-                        const Responder& respond) {
-    auto not_found = [] { return error_response(404, "charge_not_found", "charge not found"); };
+                        const CommandDone& done) {
+    auto not_found = [] { return refused(404, "charge_not_found", "charge not found"); };
     const auto row = deps.charges->find(invoice_id);
-    if (!row || row->project_id != project || row->mode != mode) return respond(not_found());
+    if (!row || row->project_id != project || row->mode != mode) return done(not_found());
     auto state = ch::initial_state();
     std::optional<ev::Event> created;
     for (const auto& payload : deps.history->events(invoice_id)) {
@@ -62,12 +74,12 @@ void run_charge_command(const ChargeCommandDeps& deps, const ProjectId& project,
         if (!created && std::holds_alternative<ev::ChargeCreated>(e->data)) created = *e;
         ch::apply(state, *e);
     }
-    if (!created) return respond(not_found());
+    if (!created) return done(not_found());
     const auto at = ev::format_rfc3339_millis_utc(deps.now_ms());
     auto decision = decide(state, *created, at);
     if (decision.answer || !decision.data) {
-        return respond(decision.answer ? std::move(*decision.answer)
-                                       : error_response(500, "internal_error", "no decision"));
+        return done(decision.answer ? std::move(*decision.answer)
+                                    : refused(500, "internal_error", "no decision"));
     }
     ev::Event e;
     e.id = decision.event_id;
@@ -79,17 +91,16 @@ void run_charge_command(const ChargeCommandDeps& deps, const ProjectId& project,
     e.data = std::move(*decision.data);
     deps.log->append_async(
         ports::LogRecord{invoice_id, ev::encode_event(e)},
-        [respond, persisted = std::move(decision.persisted), retry = std::move(decision.retry),
+        [done, persisted = std::move(decision.persisted), retry = std::move(decision.retry),
          retry_after = deps.retry_after_ms](const ports::AppendResult& result) {
-            if (result.status == ports::AppendStatus::persisted) return respond(persisted);
+            if (result.status == ports::AppendStatus::persisted) return done(persisted);
             if (result.status == ports::AppendStatus::possibly_persisted) {
-                return respond(error_response(503, "event_log_outcome_unknown",
-                                              "the event log did not confirm the command; " + retry,
-                                              retry_after));
+                return done(refused(503, "event_log_outcome_unknown",
+                                    "the event log did not confirm the command; " + retry,
+                                    retry_after));
             }
-            respond(error_response(503, "event_log_unavailable",
-                                   "the event log did not take the command; " + retry,
-                                   retry_after));
+            done(refused(503, "event_log_unavailable",
+                         "the event log did not take the command; " + retry, retry_after));
         });
 }
 

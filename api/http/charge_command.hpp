@@ -4,17 +4,22 @@
 // journal), let the route's decider (domain::charge::decide underneath) say what to append, append
 // it and answer once the event log has spoken (503 when it did not take the event, or did not
 // confirm it). The Idempotency-Key of the API routes is claimed here too (docs/api.md).
+// A command ends in a CommandOutcome: the answer of a command carried out, or a CommandRefusal
+// holding decide's (or the command's) domain::Error; the REST routes wrap a refusal into the error
+// envelope (to_response), the dashboard shows its message as it is.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "api/http/api_types.hpp"
 #include "api/http/port_names.hpp"
 #include "domain/charge/charge_state.hpp"
 #include "domain/events/event.hpp"
+#include "domain/result.hpp"
 #include "domain/types.hpp"
 
 namespace duepay::api {
@@ -27,9 +32,25 @@ struct ChargeCommandDeps {
     long long retry_after_ms = 1000;       // advertised on 503
 };
 
-// What a command decided about the folded charge: an answer now (a refusal, a repeat) or an event.
+// A command not carried out: the HTTP status of the REST answer, the code and words, and on a 503
+// the Retry-After to advertise.
+struct CommandRefusal {
+    int status = 500;
+    domain::Error error;
+    std::optional<long long> retry_after_ms;
+};
+
+// The answer of a command carried out (a 2xx: done, or asked before), or its refusal.
+using CommandOutcome = std::variant<ApiResponse, CommandRefusal>;
+using CommandDone = std::function<void(CommandOutcome)>;
+
+// The REST answer of an outcome: the carried-out answer as it is, a refusal as the error envelope
+// (error_response of its status, code, message and Retry-After).
+ApiResponse to_response(CommandOutcome outcome);
+
+// What a command decided about the folded charge: an outcome now (a refusal, a repeat) or an event.
 struct CommandDecision {
-    std::optional<ApiResponse> answer;              // answered; nothing appended
+    std::optional<CommandOutcome> answer;           // answered; nothing appended
     std::optional<domain::events::EventData> data;  // else appended with this id
     std::string event_id;
     ApiResponse persisted;  // the answer once the log has the event
@@ -41,10 +62,10 @@ using ChargeDecider =
     std::function<CommandDecision(const domain::charge::ChargeState& state,
                                   const domain::events::Event& created, const std::string& at)>;
 
-// Answers through `respond` exactly once, possibly later from the event log's thread.
+// Calls `done` exactly once, possibly later from the event log's thread.
 void run_charge_command(const ChargeCommandDeps& deps, const ProjectId& project, Mode mode,
                         const std::string& invoice_id, const ChargeDecider& decide,
-                        const Responder& respond);
+                        const CommandDone& done);
 
 // A claimed Idempotency-Key: answer through `respond` (a 2xx answer is stored for the key, any
 // other frees it), or, when the command throws instead of answering, `release` the key.

@@ -120,7 +120,9 @@ void RefundsApi::run(const ApiRequest& request, const KeyOwner& owner,
     if (!claimed) return;
     try {
         run_charge_command(command_deps(), owner.project_id, owner.mode, invoice_id, decider,
-                           claimed->respond);
+                           [respond = claimed->respond](CommandOutcome outcome) {
+                               respond(to_response(std::move(outcome)));
+                           });
     } catch (...) {
         claimed->release();  // the pipeline answers the 500 or 503 of what was thrown
         throw;

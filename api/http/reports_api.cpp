@@ -289,13 +289,14 @@ std::string settlement_totals_json(const rep::SettlementTotals& totals,
     JsonWriter w(b);
     const auto units = [&](const char* key, const char* units_key, const rep::BigInt& value,
                            unsigned decimals) {
-        const auto text = rep::to_decimal(value);
+        const auto text = domain::money::to_decimal(value);
         key_str(w, key, token_text(text, static_cast<int>(decimals)));
         key_str(w, units_key, text);
     };
     const auto minor = [&](const char* key, const rep::BigInt& value) {
-        key_str(w, key,
-                *rep::format_fixed(rep::to_decimal(value), domain::money::kFiatMinorDigits));
+        key_str(
+            w, key,
+            *rep::format_fixed(domain::money::to_decimal(value), domain::money::kFiatMinorDigits));
     };
     w.StartObject();
     key_str(w, "from", domain::events::format_rfc3339_millis_utc(request.from_ms));

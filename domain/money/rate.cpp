@@ -190,17 +190,23 @@ Result<TokenAmount> fiat_to_token_amount(const FiatAmount& fiat, const Rational&
     return TokenAmount{static_cast<uint256>(q)};
 }
 
-FiatValue fiat_value(const TokenAmount& amount, unsigned decimals, const Rational& fiat_per_token) {
-    // minor = amount * num * 10^minor_digits / (10^decimals * den), rounded half up.
+FiatValue fiat_value(const BigInt& units, unsigned decimals, const Rational& fiat_per_token) {
+    // |minor| = |units| * num * 10^minor_digits / (10^decimals * den), rounded half up; the sign
+    // goes back on afterwards, which makes the whole a half away from zero.
+    const bool negative = units < 0;
     const BigInt den = fiat_per_token.den() * pow10(decimals);
-    const BigInt num = BigInt(amount.value) * fiat_per_token.num() * pow10(kFiatMinorDigits);
+    const BigInt num =
+        (negative ? BigInt(-units) : units) * fiat_per_token.num() * pow10(kFiatMinorDigits);
     FiatValue out;
     out.minor_units = num / den;
     const BigInt rest = num % den;
     out.exact = rest == 0;
     if (rest * 2 >= den) out.minor_units += 1;
+    if (negative) out.minor_units = -out.minor_units;
     return out;
 }
+
+std::string to_decimal(const BigInt& value) { return value.str(); }
 
 std::string format_minor_units(const BigInt& minor_units) {
     const bool negative = minor_units < 0;

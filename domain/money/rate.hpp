@@ -58,15 +58,22 @@ inline constexpr unsigned kMaxTokenDecimals = 77;
 Result<TokenAmount> fiat_to_token_amount(const FiatAmount& fiat, const Rational& fiat_per_token,
                                          unsigned token_decimals, unsigned buffer_bps);
 
-// The fiat value of `amount` (smallest unit of a token with `decimals`) at `fiat_per_token` (the
-// price of ONE whole token), computed exactly and then rounded half up to the currency's minor
-// units: `minor_units`, and `exact` when no rounding was needed (the exceptions page shows the
-// amounts of a charge priced in fiat at its quoted rate).
+// The fiat value of `units` (a signed amount of the smallest unit of a token with `decimals`; a
+// refund is negative) at `fiat_per_token` (the price of ONE whole token):
+// units * rate * 10^kFiatMinorDigits / 10^decimals, computed exactly, then rounded to the nearest
+// minor unit, a half away from zero (0.005 -> 0.01, -0.005 -> -0.01), so a refund is worth
+// exactly minus the same payment. `exact` when no rounding was needed. The one fiat rounding of
+// duepay: the settlement report's rows (docs/reports.md, ADR 0240), the overview's paid volume and
+// the exceptions page all use it.
 struct FiatValue {
     BigInt minor_units;
     bool exact = true;
 };
-FiatValue fiat_value(const TokenAmount& amount, unsigned decimals, const Rational& fiat_per_token);
+FiatValue fiat_value(const BigInt& units, unsigned decimals, const Rational& fiat_per_token);
+
+// The text of a signed integer ("-12"). (Here, not in domain/reports: compiled alone in a small
+// file, Boost's str() trips a false -Wrestrict in g++ 12 at -O3.)
+std::string to_decimal(const BigInt& value);
 
 // minor units as "1234.50" (a minus sign before a negative value).
 std::string format_minor_units(const BigInt& minor_units);

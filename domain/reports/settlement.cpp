@@ -114,20 +114,6 @@ BigInt fee_of(const BigInt& amount, std::uint32_t fee_bps) {
     return amount * fee_bps / 10000;  // amount >= 0: truncation is the floor
 }
 
-BigInt divide_round_half_away(const BigInt& n, const BigInt& d) {
-    const BigInt magnitude = n < 0 ? BigInt(-n) : n;
-    BigInt q = (magnitude * 2 + d) / (d * 2);  // floor(|n|/d + 1/2)
-    return n < 0 ? BigInt(-q) : q;
-}
-
-BigInt fiat_value(const BigInt& units, const money::Rational& rate, unsigned decimals) {
-    BigInt minor = 1;
-    for (unsigned i = 0; i < money::kFiatMinorDigits; ++i) minor *= 10;
-    BigInt scale = 1;
-    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
-    return divide_round_half_away(units * rate.num() * minor, rate.den() * scale);
-}
-
 PriceTerms terms_of(const ev::ChargeCreated& created) {
     PriceTerms t;
     t.fee_bps = created.fee_bps;
@@ -154,8 +140,8 @@ PricedRow price(const PriceTerms& terms, const SettlementEntry& entry) {
         const auto& rate = *terms.fiat_rate;
         p.fiat_currency = terms.fiat_currency;
         p.fiat_rate = rate;
-        p.fiat_amount = fiat_value(p.amount, rate, terms.decimals);
-        p.fiat_fee = fiat_value(p.fee, rate, terms.decimals);
+        p.fiat_amount = money::fiat_value(p.amount, terms.decimals, rate).minor_units;
+        p.fiat_fee = money::fiat_value(p.fee, terms.decimals, rate).minor_units;
         p.fiat_net = *p.fiat_amount - *p.fiat_fee;
     }
     return p;
@@ -187,7 +173,5 @@ std::optional<std::string> format_fixed(std::string_view integer, unsigned decim
     out += digits.substr(digits.size() - decimals);
     return out;
 }
-
-std::string to_decimal(const BigInt& value) { return value.str(); }
 
 }  // namespace duepay::domain::reports

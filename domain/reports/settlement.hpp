@@ -99,22 +99,11 @@ PricedRow price(const PriceTerms& terms, const SettlementEntry& entry);
 // (docs/contracts.md).
 BigInt fee_of(const BigInt& amount, std::uint32_t fee_bps);
 
-// Minor units of `units` (a signed amount of the token's smallest unit) at `rate` (fiat per ONE
-// whole token): units * rate * 10^kFiatMinorDigits / 10^decimals, rounded to the nearest minor
-// unit, a half away from zero (so a refund is worth exactly minus the same payment).
-BigInt fiat_value(const BigInt& units, const money::Rational& rate, unsigned decimals);
-
-// n / d rounded to the nearest integer, a half away from zero; d > 0.
-BigInt divide_round_half_away(const BigInt& n, const BigInt& d);
-
 // ---- How its numbers are written ----
 
 // A signed decimal integer ("-1250000", "0") as a decimal with exactly `decimals` fraction digits
 // ("-1.250000"; decimals 0: the integer itself). Digits are moved, never computed: exact for any
 // size. nullopt when `integer` is not an optional '-' then digits without a leading zero.
 std::optional<std::string> format_fixed(std::string_view integer, unsigned decimals);
-
-// The text of a signed integer ("-12").
-std::string to_decimal(const BigInt& value);
 
 }  // namespace duepay::domain::reports

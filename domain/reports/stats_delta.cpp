@@ -1,6 +1,7 @@
 #include "domain/reports/stats_delta.hpp"
 
 #include "domain/reports/paid_time.hpp"
+#include "domain/reports/settlement.hpp"
 
 namespace duepay::domain::reports {
 
@@ -10,14 +11,6 @@ namespace ch = charge;
 namespace ev = events;
 
 BigInt big(const TokenAmount& a) { return BigInt(a.value); }
-
-// Each payment of `after_map` that `before_map` lacks: it entered with this event.
-template <class Map, class F>
-void each_entered(const Map& before_map, const Map& after_map, F&& f) {
-    for (const auto& [key, amount] : after_map) {
-        if (!before_map.contains(key)) f(amount);
-    }
-}
 
 std::string day_of(const std::string& at) { return at.substr(0, 10); }
 
@@ -32,17 +25,6 @@ std::optional<ChargeTerms> terms_of(const ev::Event& created) {
 
 bool StatsDelta::empty() const { return !created && !entered && payments == 0 && refunds == 0; }
 
-BigInt fiat_minor_units(const BigInt& units, const money::Rational& rate, unsigned decimals) {
-    const BigInt n = units * rate.num() * BigInt(100);
-    BigInt d = rate.den();
-    for (unsigned i = 0; i < decimals; ++i) d *= 10;
-    const bool negative = n < 0;
-    const BigInt a = negative ? BigInt(-n) : n;
-    BigInt q = a / d;
-    if ((a % d) * 2 >= d) q += 1;
-    return negative ? BigInt(-q) : q;
-}
-
 StatsDelta stats_delta(const ChargeTerms& terms, const ch::ChargeState& before,
                        const ev::Event& event, const ch::ChargeState& after) {
     StatsDelta d;
@@ -56,23 +38,23 @@ StatsDelta stats_delta(const ChargeTerms& terms, const ch::ChargeState& before,
         d.entered = after.status;
     }
     const auto fiat = [&](const BigInt& units) {
-        return terms.fiat ? fiat_minor_units(units, terms.fiat->rate, terms.token_decimals)
-                          : BigInt(0);
+        return terms.fiat
+                   ? money::fiat_value(units, terms.token_decimals, terms.fiat->rate).minor_units
+                   : BigInt(0);
     };
-    const auto payment = [&](const TokenAmount& amount) {
-        ++d.payments;
-        d.paid += big(amount);
-        d.paid_fiat += fiat(big(amount));
-    };
-    each_entered(before.confirmed, after.confirmed, payment);
-    each_entered(before.late, after.late, payment);
-    for (const auto& r : after.refunds) {
-        if (r.status != ch::RefundStatus::succeeded) continue;
-        const auto* was = ch::find_refund(before, r.refund_id);
-        if (was != nullptr && was->status == ch::RefundStatus::succeeded) continue;
-        ++d.refunds;
-        d.refunded += big(r.amount);
-        d.refunded_fiat += fiat(big(r.amount));
+    // The settlement report's rows of this event (entries_of): a payment that entered confirmed or
+    // late, a refund that succeeded. The overview's volume counts exactly those.
+    for (const auto& entry : entries_of(before, event, after)) {
+        const BigInt units = big(entry.amount);
+        if (entry.kind == RowKind::payment) {
+            ++d.payments;
+            d.paid += units;
+            d.paid_fiat += fiat(units);
+        } else {
+            ++d.refunds;
+            d.refunded += units;
+            d.refunded_fiat += fiat(units);
+        }
     }
     if (d.entered == ch::Status::paid && !after.timeline.empty()) {
         const auto& created_at = after.timeline.front().at;

@@ -6,7 +6,8 @@
 //     pending), and the one it left: the current count by status is the running sum of those;
 //   - paid volume: each payment (txHash, logIndex) that enters ChargeState::confirmed or
 //     ChargeState::late as the event is applied, at its amount in the charge's token, on the UTC
-//     day of the event's occurredAt; the same definition as the settlement report's payment rows.
+//     day of the event's occurredAt: the settlement report's payment rows (entries_of, the one
+//     definition, which stats_delta calls).
 //     In fiat: each payment at the charge's quoted rate (charges priced in fiat only), rounded to
 //     the currency's minor unit, a half away from zero;
 //   - refunds: each RefundRecord that becomes succeeded, at its amount (and in fiat likewise);
@@ -69,9 +70,6 @@ struct StatsDelta {
 // `after` is evolve(before, event) of the charge whose terms are `terms`.
 StatsDelta stats_delta(const ChargeTerms& terms, const charge::ChargeState& before,
                        const events::Event& event, const charge::ChargeState& after);
-
-// units * rate * 100 / 10^decimals, rounded to the nearest minor unit, a half away from zero.
-BigInt fiat_minor_units(const BigInt& units, const money::Rational& rate, unsigned decimals);
 
 // ---- The sums of a batch: one row per key, the projector's upserts ----
 

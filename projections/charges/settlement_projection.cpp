@@ -12,7 +12,7 @@ namespace rep = domain::reports;
 namespace {
 
 std::string fixed(const rep::BigInt& value, unsigned decimals) {
-    auto text = rep::format_fixed(rep::to_decimal(value), decimals);
+    auto text = rep::format_fixed(domain::money::to_decimal(value), decimals);
     if (!text) throw std::logic_error("settlement: an integer that does not format");
     return *text;
 }
@@ -38,9 +38,9 @@ infra::postgres::SettlementRow settlement_row(const infra::postgres::ChargeRow& 
     row.confirmed_at = entry.occurred_at;
     row.reference = charge.reference;
     row.metadata_json = charge.metadata_json;
-    row.amount = rep::to_decimal(priced.amount);
-    row.fee = rep::to_decimal(priced.fee);
-    row.net = rep::to_decimal(priced.net);
+    row.amount = domain::money::to_decimal(priced.amount);
+    row.fee = domain::money::to_decimal(priced.fee);
+    row.net = domain::money::to_decimal(priced.net);
     if (priced.fiat_currency && priced.fiat_rate) {
         row.fiat_currency = std::string(domain::money::to_string(*priced.fiat_currency));
         row.fiat_rate = domain::money::to_string(*priced.fiat_rate);

@@ -137,9 +137,23 @@ class EdgeStream : public ::testing::Test {
         });
         edge_->start();
     }
-    void TearDown() override { edge_->shutdown(); }
+    void TearDown() override {
+        if (fd_ >= 0) ::close(fd_);
+        edge_->shutdown();
+    }
+
+    // The client side of a test: the body the handler streams is `parts` parts of `size` bytes;
+    // connect to the edge (fd_, closed by TearDown) and send `request`.
+    void send_request(int parts, std::size_t size, const std::string& request) {
+        source_.parts = parts;
+        source_.size = size;
+        fd_ = connect_to(port_);
+        ASSERT_GE(fd_, 0);
+        send_all(fd_, request);
+    }
 
     int port_ = 0;
+    int fd_ = -1;
     Source source_;
     std::unique_ptr<HttpEdge> edge_;
 };
@@ -150,13 +164,9 @@ std::size_t head_end(const std::string& raw) {
 }
 
 TEST_F(EdgeStream, ABodyOfManyPartsArrivesChunkedWholeAndTheConnectionGoesOn) {
-    source_.parts = 300;
-    source_.size = 10000;
-    const int fd = connect_to(port_);
-    ASSERT_GE(fd, 0);
-    send_all(fd, "GET /report HTTP/1.1\r\nhost: x\r\n\r\n");
+    ASSERT_NO_FATAL_FAILURE(send_request(300, 10000, "GET /report HTTP/1.1\r\nhost: x\r\n\r\n"));
     auto [raw, closed] = read_until(
-        fd, [](const std::string& in) { return in.find("\r\n0\r\n\r\n") != std::string::npos; });
+        fd_, [](const std::string& in) { return in.find("\r\n0\r\n\r\n") != std::string::npos; });
     EXPECT_FALSE(closed);
     const auto body_at = head_end(raw);
     ASSERT_NE(body_at, std::string::npos) << raw.substr(0, 200);
@@ -172,20 +182,17 @@ TEST_F(EdgeStream, ABodyOfManyPartsArrivesChunkedWholeAndTheConnectionGoesOn) {
     EXPECT_EQ(body, source_.expected("head\r\n"));
     EXPECT_EQ(source_.calls.load(), 300);
     // The same connection answers the next request.
-    send_all(fd, "GET /small HTTP/1.1\r\nhost: x\r\n\r\n");
+    send_all(fd_, "GET /small HTTP/1.1\r\nhost: x\r\n\r\n");
     auto [next, closed2] = read_until(
-        fd, [](const std::string& in) { return in.find("{\"ok\":true}") != std::string::npos; });
+        fd_, [](const std::string& in) { return in.find("{\"ok\":true}") != std::string::npos; });
     EXPECT_FALSE(closed2);
     EXPECT_NE(next.find("content-length: 11\r\n"), std::string::npos) << next;
-    ::close(fd);
 }
 
 TEST_F(EdgeStream, AClientThatDoesNotReadStopsTheProducer) {
-    source_.parts = 4000;  // 256 MB in all
-    source_.size = 64 * 1024;
-    const int fd = connect_to(port_);
-    ASSERT_GE(fd, 0);
-    send_all(fd, "GET /report HTTP/1.1\r\nhost: x\r\n\r\n");
+    // 4000 parts of 64 KiB: 256 MB in all.
+    ASSERT_NO_FATAL_FAILURE(
+        send_request(4000, 64 * 1024, "GET /report HTTP/1.1\r\nhost: x\r\n\r\n"));
     std::this_thread::sleep_for(1500ms);
     const int early = source_.calls.load();
     std::this_thread::sleep_for(500ms);
@@ -200,7 +207,7 @@ TEST_F(EdgeStream, AClientThatDoesNotReadStopsTheProducer) {
     std::string tail;
     const auto until = std::chrono::steady_clock::now() + 60s;
     while (!ended && std::chrono::steady_clock::now() < until) {
-        const auto n = ::recv(fd, buf, sizeof buf, 0);
+        const auto n = ::recv(fd_, buf, sizeof buf, 0);
         if (n <= 0) break;
         bytes += static_cast<std::size_t>(n);
         tail.append(buf, static_cast<std::size_t>(n));
@@ -210,35 +217,26 @@ TEST_F(EdgeStream, AClientThatDoesNotReadStopsTheProducer) {
     EXPECT_TRUE(ended);
     EXPECT_GT(bytes, 4000u * 64 * 1024);
     EXPECT_EQ(source_.calls.load(), 4000);
-    ::close(fd);
 }
 
 TEST_F(EdgeStream, AProducerThatThrowsCutsTheBodyBeforeItsEnd) {
-    source_.parts = 50;
-    source_.size = 1000;
     source_.throw_at = 20;
-    const int fd = connect_to(port_);
-    ASSERT_GE(fd, 0);
-    send_all(fd, "GET /report HTTP/1.1\r\nhost: x\r\n\r\n");
+    ASSERT_NO_FATAL_FAILURE(send_request(50, 1000, "GET /report HTTP/1.1\r\nhost: x\r\n\r\n"));
     auto [raw, closed] = read_until(
-        fd, [](const std::string&) { return false; }, 10s);
+        fd_, [](const std::string&) { return false; }, 10s);
     EXPECT_TRUE(closed);
     bool complete = true;
     const auto body = dechunk(raw, head_end(raw), complete);
     EXPECT_FALSE(complete);
     EXPECT_EQ(body.size(), 6u + 20 * 1000);
     EXPECT_EQ(source_.calls.load(), 21);
-    ::close(fd);
 }
 
 TEST_F(EdgeStream, AnHttp10ClientGetsTheRawBodyEndedByTheClose) {
-    source_.parts = 5;
-    source_.size = 3;
-    const int fd = connect_to(port_);
-    ASSERT_GE(fd, 0);
-    send_all(fd, "GET /report HTTP/1.0\r\nconnection: keep-alive\r\n\r\n");
+    ASSERT_NO_FATAL_FAILURE(
+        send_request(5, 3, "GET /report HTTP/1.0\r\nconnection: keep-alive\r\n\r\n"));
     auto [raw, closed] = read_until(
-        fd, [](const std::string&) { return false; }, 10s);
+        fd_, [](const std::string&) { return false; }, 10s);
     EXPECT_TRUE(closed);
     const auto at = head_end(raw);
     ASSERT_NE(at, std::string::npos);
@@ -246,24 +244,19 @@ TEST_F(EdgeStream, AnHttp10ClientGetsTheRawBodyEndedByTheClose) {
     EXPECT_EQ(head.find("transfer-encoding"), std::string::npos) << head;
     EXPECT_NE(head.find("connection: close\r\n"), std::string::npos) << head;
     EXPECT_EQ(raw.substr(at), source_.expected("head\r\n"));
-    ::close(fd);
 }
 
 TEST_F(EdgeStream, HeadSendsTheHeadAndNeverCallsTheProducer) {
-    source_.parts = 5;
-    source_.size = 3;
-    const int fd = connect_to(port_);
-    ASSERT_GE(fd, 0);
-    send_all(fd, "HEAD /report HTTP/1.1\r\nhost: x\r\n\r\nGET /small HTTP/1.1\r\nhost: x\r\n\r\n");
+    ASSERT_NO_FATAL_FAILURE(send_request(
+        5, 3, "HEAD /report HTTP/1.1\r\nhost: x\r\n\r\nGET /small HTTP/1.1\r\nhost: x\r\n\r\n"));
     auto [raw, closed] = read_until(
-        fd, [](const std::string& in) { return in.find("{\"ok\":true}") != std::string::npos; });
+        fd_, [](const std::string& in) { return in.find("{\"ok\":true}") != std::string::npos; });
     EXPECT_FALSE(closed);
     EXPECT_NE(raw.find("transfer-encoding: chunked\r\n"), std::string::npos) << raw;
     // The HEAD answer has no body: the next bytes are the GET's answer.
     const auto at = head_end(raw);
     EXPECT_EQ(raw.compare(at, 9, "HTTP/1.1 "), 0) << raw;
     EXPECT_EQ(source_.calls.load(), 0);
-    ::close(fd);
 }
 
 TEST(ChunkOf, FramesAPartAndNothingForAnEmptyOne) {

@@ -231,6 +231,56 @@ TEST_F(RefundsApiTest, ResolveRefusalsAppendNothing) {
     EXPECT_EQ(resolve(R"({"note":")" + std::string(500, 'x') + R"("})").status, 200);
 }
 
+// A command's REST answers, byte for byte: a refusal is the error envelope of its code and words
+// (decide's, or the command's own), a 503 also with meta.retryAfterMs and Retry-After.
+TEST_F(RefundsApiTest, CommandAnswersAreTheEnvelopeByteForByte) {
+    // The error envelope written out: message, code, then whatever else meta holds.
+    const auto envelope = [](const std::string& message, const std::string& code,
+                             const std::string& more_meta = "") {
+        return R"({"success":false,"data":null,"error":")" + message + R"(","meta":{"code":")" +
+               code + "\"" + more_meta + "}}";
+    };
+    const auto missing = resolve(R"({"note":"n"})", "0x" + std::string(64, 'f'));
+    EXPECT_EQ(missing.status, 404);
+    EXPECT_EQ(missing.body, envelope("charge not found", "charge_not_found"));
+    const auto nothing = resolve(R"({"note":"n"})");
+    EXPECT_EQ(nothing.status, 409);
+    EXPECT_EQ(nothing.body, envelope("the charge has nothing to resolve: no exception (overpaid, "
+                                     "paid late, partial, wrong token) and no rejected refund",
+                                     "nothing_to_resolve"));
+    const auto not_refundable = call("POST", R"({"txHash":")" + tx + R"("})");
+    EXPECT_EQ(not_refundable.status, 409);
+    EXPECT_EQ(not_refundable.body,
+              envelope("the charge holds none of its token to refund: nothing of it confirmed or "
+                       "late (pending, confirming, expired without deposits, only a wrong-token "
+                       "deposit), or refunded in full",
+                       "charge_not_refundable"));
+    EXPECT_EQ(not_refundable.headers.count("retry-after"), 0U);
+    underpay();
+    world.outcome = AppendStatus::possibly_persisted;
+    const auto unknown = resolve(R"({"note":"n"})");
+    EXPECT_EQ(unknown.status, 503);
+    EXPECT_EQ(unknown.body, envelope("the event log did not confirm the command; retry (a "
+                                     "resolution that landed answers 409 "
+                                     "exception_already_resolved)",
+                                     "event_log_outcome_unknown", R"(,"retryAfterMs":1000)"));
+    ASSERT_EQ(unknown.headers.count("retry-after"), 1U);
+    EXPECT_EQ(unknown.headers.at("retry-after"), "1");
+    world.outcome = AppendStatus::not_persisted;
+    const auto unavailable = call("POST", R"({"txHash":")" + tx + R"("})");
+    EXPECT_EQ(unavailable.status, 503);
+    EXPECT_EQ(unavailable.body, envelope("the event log did not take the command; retry (the same "
+                                         "txHash names the same refund)",
+                                         "event_log_unavailable", R"(,"retryAfterMs":1000)"));
+    world.outcome = AppendStatus::persisted;
+    const auto accepted = call("POST", R"({"txHash":")" + tx + R"("})");
+    EXPECT_EQ(accepted.status, 202);
+    const auto id = domain::charge::refund_id(world.history.front().invoice_id,
+                                              *domain::from_hex_fixed<32>(tx));
+    EXPECT_EQ(accepted.body, R"({"success":true,"data":{"refundId":")" + id +
+                                 R"(","status":"pending","txHash":")" + tx + R"("},"error":null})");
+}
+
 TEST_F(RefundsApiTest, ResolveIsA503WhenTheEventLogDoesNotTakeIt) {
     underpay();
     world.outcome = AppendStatus::possibly_persisted;

@@ -137,23 +137,80 @@ TEST(Conversion, RejectsBadParameters) {
     EXPECT_EQ(fiat_to_token_amount(usd(100), rat(1, 1), 78, 0).error().code, "invalid_decimals");
 }
 
-TEST(FiatValue, ExactAtTheQuotedRateRoundedHalfUpToTheCent) {
-    // 1.5 USDC at 35 THB: 52.50 exactly; 0.4 at 10001/285 THB: 14.0364... -> 14.04, rounded.
-    const auto exact = fiat_value(TokenAmount{1500000}, 6, rat(35, 1));
-    EXPECT_EQ(exact.minor_units, 5250);
-    EXPECT_TRUE(exact.exact);
-    const auto rounded = fiat_value(TokenAmount{400000}, 6, rat(10001, 285));
-    EXPECT_EQ(rounded.minor_units, 1404);
-    EXPECT_FALSE(rounded.exact);
-    // Half a cent rounds up; just below it rounds down.
-    EXPECT_EQ(fiat_value(TokenAmount{5}, 3, rat(1, 1)).minor_units, 1);  // 0.005
-    EXPECT_EQ(fiat_value(TokenAmount{4}, 3, rat(1, 1)).minor_units, 0);  // 0.004
-    // Far beyond a double's precision: the full uint256 range stays exact.
-    const auto huge = fiat_value(TokenAmount{~uint256(0)}, 0, rat(1, 1));
-    EXPECT_EQ(format_minor_units(huge.minor_units),
-              "115792089237316195423570985008687907853269984665640564039457584007913129639935.00");
+// The one fiat rounding (docs/reports.md "Rounding"): units * rate * 100 / 10^decimals exactly,
+// then to the nearest cent, a half away from zero. Expected values worked out by hand / with exact
+// fractions, not by the code under test.
+struct FiatCase {
+    const char* units;
+    unsigned decimals;
+    const char* rate;
+    const char* minor;  // format_minor_units of the result
+    bool exact;
+};
+constexpr const char* kMax =
+    "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+const FiatCase kFiatCases[] = {
+    // An exact half cent goes away from zero (not to even: 0.025 -> 0.03); below it, toward zero.
+    {"5", 3, "1", "0.01", false},
+    {"-5", 3, "1", "-0.01", false},
+    {"15", 3, "1", "0.02", false},
+    {"25", 3, "1", "0.03", false},
+    {"-25", 3, "1", "-0.03", false},
+    {"4", 3, "1", "0.00", false},
+    {"-4", 3, "1", "0.00", false},
+    {"1000000", 6, "35.125", "35.13", false},
+    {"-1000000", 6, "35.125", "-35.13", false},
+    {"1000000", 6, "35.124", "35.12", false},
+    {"-1000000", 6, "35.126", "-35.13", false},
+    {"0", 6, "35.125", "0.00", true},
+    {"1500000", 6, "35", "52.50", true},
+    // Rates with no finite decimal (the dev feeds' THB per USDT).
+    {"1250000", 6, "10001/278", "44.97", false},
+    {"400000", 6, "10001/285", "14.04", false},
+    // 18 decimals: a half cent in wei, one wei below it, one wei alone.
+    {"2500000000000000000", 18, "3000.5", "7501.25", true},
+    {"5000000000000000", 18, "1", "0.01", false},
+    {"-5000000000000000", 18, "1", "-0.01", false},
+    {"4999999999999999", 18, "1", "0.00", false},
+    {"1", 18, "3000.5", "0.00", false},
+    {"-1", 18, "3000.5", "0.00", false},
+    // 0 decimals.
+    {"7", 0, "0.015", "0.11", false},  // 10.5 satang
+    {"-7", 0, "0.015", "-0.11", false},
+    {"3", 0, "0.005", "0.02", false},  // 1.5 satang
+    {"1", 0, "10001/285", "35.09", false},
+    // The whole uint256 range, far beyond a double's precision, stays exact.
+    {kMax, 0, "1",
+     "115792089237316195423570985008687907853269984665640564039457584007913129639935.00", true},
+    {"-115792089237316195423570985008687907853269984665640564039457584007913129639935", 0, "1",
+     "-115792089237316195423570985008687907853269984665640564039457584007913129639935.00", true},
+    {kMax, 18, "35.125", "4067197134460731364252930848430162763346108211380624811885947.64", false},
+    {kMax, 6, "1/3", "38597363079105398474523661669562635951089994888546854679819194669304376.55",
+     false},
+};
+
+TEST(FiatValue, RoundsToTheNearestCentHalfAwayFromZero) {
+    for (const auto& c : kFiatCases) {
+        SCOPED_TRACE(std::string(c.units) + " at " + c.rate + ", " + std::to_string(c.decimals) +
+                     " decimals");
+        const BigInt units(c.units);
+        const auto value = fiat_value(units, c.decimals, parse_rate(c.rate).value());
+        EXPECT_EQ(format_minor_units(value.minor_units), c.minor);
+        EXPECT_EQ(value.exact, c.exact);
+        // A refund is worth exactly minus the same payment.
+        const auto mirrored = fiat_value(BigInt(-units), c.decimals, parse_rate(c.rate).value());
+        EXPECT_EQ(mirrored.minor_units, BigInt(-value.minor_units));
+        EXPECT_EQ(mirrored.exact, value.exact);
+    }
+}
+
+TEST(FiatValue, WritesIntegersAndMinorUnits) {
+    EXPECT_EQ(to_decimal(BigInt(-12)), "-12");
+    EXPECT_EQ(to_decimal(BigInt(0)), "0");
+    EXPECT_EQ(to_decimal(BigInt(kMax)), kMax);
     EXPECT_EQ(format_minor_units(BigInt(-3850)), "-38.50");
     EXPECT_EQ(format_minor_units(BigInt(7)), "0.07");
+    EXPECT_EQ(format_minor_units(BigInt(-7)), "-0.07");
     EXPECT_EQ(format_minor_units(BigInt(0)), "0.00");
 }
 

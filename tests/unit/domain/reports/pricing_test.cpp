@@ -1,4 +1,5 @@
-// What a settlement row is worth (domain/reports/settlement.hpp price, fee_of, fiat_value) and how
+// What a settlement row is worth (domain/reports/settlement.hpp price, fee_of; the fiat rounding is
+// domain/money fiat_value, tested in tests/unit/domain/money/rate_test.cpp) and how
 // its numbers are written (format_fixed, parse_fixed): the rounding rules of docs/reports.md.
 #include <gtest/gtest.h>
 
@@ -40,33 +41,6 @@ TEST(SettlementFee, IsTheFloorOfTheContractsSplit) {
     EXPECT_EQ(fee_of(12345, 10000), 12345);
     const BigInt max = BigInt(~uint256(0));
     EXPECT_EQ(fee_of(max, 10000), max);  // no overflow: BigInt
-}
-
-TEST(SettlementFiat, RoundsToTheNearestMinorUnitHalfAwayFromZero) {
-    // 1 USDT (6 decimals) at 35.125 THB = 3512.5 satang -> 3513; a refund of it -> -3513.
-    EXPECT_EQ(fiat_value(1'000'000, rate("35.125"), 6), 3513);
-    EXPECT_EQ(fiat_value(-1'000'000, rate("35.125"), 6), -3513);
-    // 35.124 -> 3512.4 -> 3512; 35.126 -> 3512.6 -> 3513
-    EXPECT_EQ(fiat_value(1'000'000, rate("35.124"), 6), 3512);
-    EXPECT_EQ(fiat_value(-1'000'000, rate("35.126"), 6), -3513);
-    EXPECT_EQ(fiat_value(0, rate("35.125"), 6), 0);
-    // A rate with no finite decimal (the dev feeds' THB per USDT): 1.25 USDT * 10001/278 =
-    // 44.968525... THB -> 44.97
-    EXPECT_EQ(fiat_value(1'250'000, rate("10001/278"), 6), 4497);
-    // 18 decimals, and one smallest unit: far below a satang -> 0
-    EXPECT_EQ(fiat_value(BigInt("2500000000000000000"), rate("3000.5"), 18), 750125);
-    EXPECT_EQ(fiat_value(1, rate("3000.5"), 18), 0);
-    // 0 decimals
-    EXPECT_EQ(fiat_value(7, rate("0.015"), 0), 11);  // 10.5 satang -> 11
-}
-
-TEST(SettlementFiat, HalfAwayFromZeroDivision) {
-    EXPECT_EQ(divide_round_half_away(5, 2), 3);
-    EXPECT_EQ(divide_round_half_away(-5, 2), -3);
-    EXPECT_EQ(divide_round_half_away(7, 3), 2);
-    EXPECT_EQ(divide_round_half_away(-7, 3), -2);
-    EXPECT_EQ(divide_round_half_away(8, 3), 3);
-    EXPECT_EQ(divide_round_half_away(0, 3), 0);
 }
 
 TEST(SettlementPrice, APaymentPaysTheFeeARefundIsNegativeWithoutOne) {
@@ -122,7 +96,7 @@ TEST(SettlementFormat, ParseFixedIsItsInverse) {
     for (const char* text : {"1.250000", "-1.250000", "0.000001", "0.000000", "-0.000001"}) {
         const auto units = parse_fixed(text, 6);
         ASSERT_TRUE(units) << text;
-        EXPECT_EQ(format_fixed(to_decimal(*units), 6), text);
+        EXPECT_EQ(format_fixed(money::to_decimal(*units), 6), text);
     }
     EXPECT_EQ(parse_fixed("351.75", 2), 35175);
     EXPECT_EQ(parse_fixed("-0.05", 2), -5);
