@@ -11,6 +11,8 @@
 #      rate that held and the first that did not;
 #   2. status: p99 of GET /v1/charges/:id/status at STATUS_RATE reads/s for DURATION s, over the
 #      newest 5,000 test charges of the demo project (the ids status.lua reads).
+# And with PHASES containing "rest" (first, before any traffic): REST_SECONDS s with no request
+# at all, each process's CPU as a share of one core (rest.tsv, the "at rest" line of open.md).
 # Each step after a WARMUP s of creates at RATE_START (not reported) and PAUSE s apart; for each:
 # target and sent rate, p50/p99/max, the share of expected answers (201 / 200), and the CPU per
 # request of each role's process, the supervisor, the Kafka broker and the Postgres cluster
@@ -25,8 +27,8 @@
 #
 # Knobs (defaults; SMOKE=1 in brackets): RATE_START 500 [20], STEP 500 [20], MAX_STEPS 8 [2],
 # BISECT 4 [1], DURATION 60 [3] s per step, P99_MS 25, STATUS_RATE 20000 [200], WARMUP 30 [2] s,
-# PAUSE 10 [1] s between steps, PHASES "create status". The roles read the usual environment
-# (docs/operations.md; e.g. DUEPAY_ACCESS_LOG=0). Longest run: WARMUP + (MAX_STEPS + BISECT + 1)
+# PAUSE 10 [1] s between steps, PHASES "create status" (add "rest"), REST_SECONDS 30 [3]. The
+# roles read the usual environment (docs/operations.md; e.g. DUEPAY_ACCESS_LOG=0). Longest run: WARMUP + (MAX_STEPS + BISECT + 1)
 # x (DURATION + PAUSE), printed at the start (defaults: 940 s).
 #
 # vegeta (github.com/tsenart/vegeta/v12 at VEGETA_VERSION) is installed on demand into
@@ -53,7 +55,7 @@ if [[ "${1:-}" == install ]]; then ensure_vegeta; exit 0; fi
 
 if [[ "${SMOKE:-0}" == 1 ]]; then
   : "${RATE_START:=20}" "${STEP:=20}" "${MAX_STEPS:=2}" "${BISECT:=1}" "${DURATION:=3}"
-  : "${STATUS_RATE:=200}" "${WARMUP:=2}" "${PAUSE:=1}"
+  : "${STATUS_RATE:=200}" "${WARMUP:=2}" "${PAUSE:=1}" "${REST_SECONDS:=3}"
 fi
 RATE_START="${RATE_START:-500}"
 STEP="${STEP:-500}"
@@ -65,6 +67,7 @@ STATUS_RATE="${STATUS_RATE:-20000}"
 WARMUP="${WARMUP:-30}"
 PAUSE="${PAUSE:-10}"
 PHASES="${PHASES:-create status}"
+REST_SECONDS="${REST_SECONDS:-30}"
 
 bench_setup psql curl node
 ensure_vegeta
@@ -179,6 +182,22 @@ step() {
   sleep "$PAUSE"
   [[ "$verdict" == holds ]]
 }
+
+if [[ " $PHASES " == *" rest "* ]]; then
+  log "at rest: $REST_SECONDS s with no request (after 10 s to settle)"
+  sleep 10
+  c0="$(cpu_ticks)"
+  sleep "$REST_SECONDS"
+  c1="$(cpu_ticks)"
+  # Each column's share of one core over the window ("-" for a process that changed or was missing).
+  rest="$(paste -d' ' <(echo "$c0") <(echo "$c1") | awk -v s="$REST_SECONDS" -v hz="$TCK" '{
+    split($1, a, ":"); split($2, b, ":")
+    v = ($1 == "-" || $2 == "-" || a[1] != b[1]) ? "-" : sprintf("%.1f%%", (b[2] - a[2]) / hz / s * 100)
+    printf "%s%s", (NR > 1 ? "\t" : ""), v } END { print "" }')"
+  printf '%s\n%s\n' "$(printf '%s\t' "${CPU_COLUMNS[@]}" | sed 's/\t$//')" "$rest" >"$OUT/rest.tsv"
+  echo "at rest ($REST_SECONDS s): $(paste <(printf '%s\n' "${CPU_COLUMNS[@]}") <(echo "$rest" | tr '\t' '\n') | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }')" |
+    tee "$OUT/rest.result" >&2
+fi
 
 if [[ " $PHASES " == *" create "* ]]; then
   log "warm-up: ${WARMUP} s of creates at $RATE_START/s (not reported)"

@@ -2,14 +2,18 @@
 // LOCKED, a lease, at most N in flight per endpoint), sends them with libcurl multi, signs each
 // attempt afresh, logs every attempt and schedules retries with jitter; disables endpoints failing
 // for too long; purges old attempts.
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "consumers/roles/webhook_loops.hpp"
 #include "domain/webhooks/delivery_log.hpp"
 #include "domain/webhooks/retry_schedule.hpp"
 #include "infra/log/log.hpp"
 #include "infra/metrics/metrics.hpp"
+#include "infra/postgres/notify_listener.hpp"
 #include "infra/postgres/webhook_queue.hpp"
 #include "infra/random/random.hpp"
 #include "infra/webhooks/http_sender.hpp"
@@ -103,6 +107,33 @@ struct DispatcherMetrics {
     }
 };
 
+// A flag set by the listener's thread and taken by the dispatcher's loop, which can wait for it.
+class Wakeup {
+  public:
+    void set() {
+        {
+            std::lock_guard lock(mutex_);
+            set_ = true;
+        }
+        changed_.notify_one();
+    }
+    // Whether it was set since the last take; clears it.
+    bool take() {
+        std::lock_guard lock(mutex_);
+        return std::exchange(set_, false);
+    }
+    // Returns when it is set, or after `at_most`; leaves it set for take().
+    void wait(std::chrono::milliseconds at_most) {
+        std::unique_lock lock(mutex_);
+        changed_.wait_for(lock, at_most, [&] { return set_; });
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    bool set_ = true;  // the first pass claims
+};
+
 }  // namespace
 
 void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic<bool>& stop_flag,
@@ -119,8 +150,14 @@ void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic
     std::uint64_t sent = 0;  // requests this process sent (logged at stop: several share a queue)
     auto last_claim = std::chrono::steady_clock::time_point{};
     // The last claim found work: claim again as soon as a slot is free instead of waiting for the
-    // claim interval, which only paces the polling of an empty (or fully leased) queue.
+    // idle interval, which only paces the polling of an empty (or fully leased) queue.
     bool queue_had_work = false;
+    // A delivery became due now (a new event, a redelivery, a test event): claim at once. A lost
+    // listener connection counts as a wake-up, since a notification may have been missed.
+    Wakeup woken;
+    pg::NotifyListener due_now(
+        s.database_url, "webhook_deliveries", [&](const std::string&) { woken.set(); },
+        [&] { woken.set(); });
     auto last_housekeeping = std::chrono::steady_clock::time_point{};
     kLog.info() << "webhooks: dispatcher, " << s.max_in_flight << " in flight, " << s.per_endpoint
                 << " per endpoint"
@@ -133,7 +170,7 @@ void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic
             queue.connect();
             const auto now = std::chrono::steady_clock::now();
             if (!stopping() && in_flight.size() < s.max_in_flight &&
-                (queue_had_work || now - last_claim >= s.claim_interval)) {
+                (queue_had_work || woken.take() || now - last_claim >= s.idle_claim_interval)) {
                 last_claim = now;
                 auto claimed = queue.claim(s.max_in_flight - in_flight.size(), s.per_endpoint,
                                            s.lease, lease_token());
@@ -177,7 +214,10 @@ void detail::run_webhook_dispatcher(const WebhooksSettings& s, const std::atomic
                                 << s.disable_after.count() << " s with no success";
                 }
             }
-            if (in_flight.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            // Nothing in flight: wait for a wake-up (at most 100 ms, so a stop is seen soon).
+            if (in_flight.empty()) {
+                woken.wait(std::chrono::milliseconds(queue_had_work ? 10 : 100));
+            }
         } catch (const std::exception& e) {
             // A lost claim or record is safe: leased deliveries are claimed again after the lease.
             kLog.warn() << "webhooks: dispatcher database error: " << e.what();

@@ -33,7 +33,10 @@ struct WebhooksSettings {
     domain::webhooks::RetrySchedule retry = domain::webhooks::default_retry_schedule();
     std::size_t max_in_flight = 256;  // per process
     std::size_t per_endpoint = 10;    // in flight per endpoint, across processes
-    std::chrono::milliseconds claim_interval{50};
+    // A claim runs when a delivery became due now (the `webhook_deliveries` notification of
+    // migration 0265), while the last claim found work, and otherwise once per this interval:
+    // retries that came due, leases that ran out, endpoints enabled again.
+    std::chrono::milliseconds idle_claim_interval{1000};
     std::chrono::milliseconds lease{30000};
     std::chrono::seconds disable_after{std::chrono::hours(72)};
     std::chrono::seconds keep_attempts{std::chrono::hours(24 * 30)};

@@ -1,5 +1,6 @@
-// Several dispatchers claiming from one webhook queue at once (label integration, the stack's
-// Postgres, a database of its own so no other test's deliveries are claimed): eight threads, each
+// The webhook queue against the stack's Postgres (label integration), each test in a database of
+// its own so no other test's deliveries are claimed. Several dispatchers claiming from one queue
+// at once: eight threads, each
 // with its own connection, claim and record as fast as they can; every delivery must be claimed
 // exactly once. Before the claim re-checked that a row is due on its newest version, a claim whose
 // snapshot predated another's commit leased the same rows again (a double send; ADR 0100).
@@ -123,6 +124,95 @@ TEST(WebhookClaimRace, EightDispatchersClaimEveryDeliveryExactlyOnce) {
         "webhook_attempt_stats where project_id = 'prj_race' and mode = 'test'");
     EXPECT_EQ(stats[0].as<int>(), kTotal);
     EXPECT_EQ(stats[1].as<int>(), kTotal);
+}
+
+// A database of this test's own, dropped at the end.
+struct OwnDatabase {
+    const StackEnv& env;
+    std::string name;
+    std::string url;
+    OwnDatabase(const StackEnv& e, std::string n)
+        : env(e), name(std::move(n)), url(create_database(env, name)) {}
+    ~OwnDatabase() { drop_database(env, name); }
+};
+
+// Listens on webhook_deliveries while it lives.
+class DueListener final : public pqxx::notification_receiver {
+  public:
+    explicit DueListener(pqxx::connection& c)
+        : pqxx::notification_receiver(c, "webhook_deliveries") {}
+    void operator()(const std::string&, int) override {}
+};
+
+// The notifications `listener` got within `wait`.
+int notifications(pqxx::connection& listener, std::chrono::milliseconds wait) {
+    int n = 0;
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (std::chrono::steady_clock::now() < until) n += listener.await_notification(0, 50'000);
+    return n;
+}
+
+// The dispatcher claims when a delivery becomes due now (migration 0265, ADR 0265): a new
+// delivery and a redelivery notify the channel once per transaction; a claim (a lease) and a
+// recorded retry (due later) do not, so a dispatcher never wakes itself.
+TEST(WebhookQueueNotify, DueDeliveriesNotifyAndLeasesAndRetriesDoNot) {
+    DUEPAY_REQUIRE_STACK(env);
+    OwnDatabase db(env, "duepay_queue_notify_" + std::to_string(getpid()));
+    pqxx::connection listener(db.url);
+    DueListener listening(listener);
+    pqxx::connection c(db.url);
+    const auto run = [&](const auto& work) {
+        pqxx::work tx(c);
+        work(tx);
+        tx.commit();
+    };
+    const auto quiet = std::chrono::milliseconds(300);
+
+    run([](pqxx::work& tx) {
+        tx.exec(
+            "insert into webhook_endpoints (id, project_id, mode, url, events, secret) values "
+            "('we_n1', 'prj_n', 'test', 'https://example.com/h', '{invoice.paid}', 'whsec_x'), "
+            "('we_n2', 'prj_n', 'test', 'https://example.com/h', '{invoice.paid}', 'whsec_x')");
+    });
+    EXPECT_EQ(notifications(listener, quiet), 0) << "an endpoint alone is not a delivery";
+
+    pg::WebhookEventRow row;
+    row.id = "evt_n1";
+    row.type = "invoice.paid";
+    row.project_id = "prj_n";
+    row.mode = "test";
+    row.invoice_id = "inv_n1";
+    row.charge_event_id = "ce_n1";
+    row.body = "{}";
+    run([&](pqxx::work& tx) { EXPECT_EQ(pg::enqueue_webhook_event(tx, row), 2u); });
+    EXPECT_EQ(notifications(listener, quiet), 1) << "two deliveries, one transaction, one wake-up";
+
+    std::vector<pg::ClaimedDelivery> got;
+    run([&](pqxx::work& tx) {
+        got = pg::claim_webhook_deliveries(tx, 10, 10, std::chrono::seconds(30), 7);
+    });
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(notifications(listener, quiet), 0) << "a claim must not wake the dispatchers";
+
+    std::vector<pg::AttemptOutcome> outcomes;
+    for (const auto& g : got) {
+        pg::AttemptOutcome o;
+        o.endpoint_id = g.endpoint_id;
+        o.event_id = g.event_id;
+        o.event_type = g.event_type;
+        o.attempt = 1;
+        o.response_status = 500;
+        o.retry_in = std::chrono::seconds(60);
+        o.lease_token = g.lease_token;
+        outcomes.push_back(o);
+    }
+    run([&](pqxx::work& tx) { pg::record_webhook_attempts(tx, outcomes); });
+    EXPECT_EQ(notifications(listener, quiet), 0) << "a retry due in a minute is not due now";
+
+    run([&](pqxx::work& tx) {
+        EXPECT_TRUE(pg::redeliver_webhook_event(tx, "prj_n", "test", "evt_n1", "we_n1"));
+    });
+    EXPECT_EQ(notifications(listener, quiet), 1) << "a redelivery is due now";
 }
 
 }  // namespace
