@@ -4,6 +4,7 @@
 
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
+#include "infra/postgres/detail/prepared.hpp"
 
 namespace duepay::infra::postgres {
 
@@ -58,43 +59,52 @@ std::string daily_json(const rp::StatsRows& rows) {
     return text_of(b);
 }
 
-}  // namespace
-
-void upsert_charge_stats(pqxx::transaction_base& tx, const rp::StatsRows& rows) {
-    if (!rows.daily.empty()) {
+// The daily upsert, built once: the status columns come from kStatusColumns.
+const std::string& upsert_daily_sql() {
+    static const std::string sql = [] {
         std::string counts;
         std::string columns;
         for (const char* c : kStatusColumns) {
             columns += std::string(c) + ", ";
             counts += std::string(c) + " = d." + c + " + excluded." + c + ", ";
         }
-        tx.exec_params(
-            "insert into charge_stats_daily as d (project_id, mode, day, chain_id, token, "
-            "  fiat_currency, token_symbol, token_decimals, created, converted, " +
-                columns +
-                "  payments, paid_volume, paid_fiat, refunds, refunded_volume, refunded_fiat) "
-                "select project_id, mode, day, chain_id, token, fiat_currency, token_symbol, "
-                "  token_decimals, created, converted, " +
-                columns +
-                "  payments, paid_volume, paid_fiat, refunds, refunded_volume, refunded_fiat "
-                "from jsonb_to_recordset($1::jsonb) as x(seq int, project_id text, mode text, "
-                "  day date, chain_id bigint, token text, fiat_currency text, token_symbol text, "
-                "  token_decimals int, created bigint, converted bigint, entered_pending bigint, "
-                "  entered_confirming bigint, entered_paid bigint, entered_underpaid bigint, "
-                "  entered_expired bigint, entered_failed bigint, entered_refunded bigint, "
-                "  payments bigint, paid_volume numeric, paid_fiat numeric, refunds bigint, "
-                "  refunded_volume numeric, refunded_fiat numeric) order by seq "
-                "on conflict (project_id, mode, day, chain_id, token, fiat_currency) do update set "
-                "  created = d.created + excluded.created, "
-                "  converted = d.converted + excluded.converted, " +
-                counts +
-                "  payments = d.payments + excluded.payments, "
-                "  paid_volume = d.paid_volume + excluded.paid_volume, "
-                "  paid_fiat = d.paid_fiat + excluded.paid_fiat, "
-                "  refunds = d.refunds + excluded.refunds, "
-                "  refunded_volume = d.refunded_volume + excluded.refunded_volume, "
-                "  refunded_fiat = d.refunded_fiat + excluded.refunded_fiat",
-            daily_json(rows));
+        return "insert into charge_stats_daily as d (project_id, mode, day, chain_id, token, "
+               "  fiat_currency, token_symbol, token_decimals, created, converted, " +
+               columns +
+               "  payments, paid_volume, paid_fiat, refunds, refunded_volume, refunded_fiat) "
+               "select project_id, mode, day, chain_id, token, fiat_currency, token_symbol, "
+               "  token_decimals, created, converted, " +
+               columns +
+               "  payments, paid_volume, paid_fiat, refunds, refunded_volume, refunded_fiat "
+               "from jsonb_to_recordset($1::jsonb) as x(seq int, project_id text, mode text, "
+               "  day date, chain_id bigint, token text, fiat_currency text, token_symbol text, "
+               "  token_decimals int, created bigint, converted bigint, entered_pending bigint, "
+               "  entered_confirming bigint, entered_paid bigint, entered_underpaid bigint, "
+               "  entered_expired bigint, entered_failed bigint, entered_refunded bigint, "
+               "  payments bigint, paid_volume numeric, paid_fiat numeric, refunds bigint, "
+               "  refunded_volume numeric, refunded_fiat numeric) order by seq "
+               "on conflict (project_id, mode, day, chain_id, token, fiat_currency) do update set "
+               "  created = d.created + excluded.created, "
+               "  converted = d.converted + excluded.converted, " +
+               counts +
+               "  payments = d.payments + excluded.payments, "
+               "  paid_volume = d.paid_volume + excluded.paid_volume, "
+               "  paid_fiat = d.paid_fiat + excluded.paid_fiat, "
+               "  refunds = d.refunds + excluded.refunds, "
+               "  refunded_volume = d.refunded_volume + excluded.refunded_volume, "
+               "  refunded_fiat = d.refunded_fiat + excluded.refunded_fiat";
+    }();
+    return sql;
+}
+
+}  // namespace
+
+// Each statement prepared (detail::exec_prepared_sql): the projector runs all three per batch,
+// and planning the daily upsert cost more than running it.
+void upsert_charge_stats(pqxx::transaction_base& tx, const rp::StatsRows& rows) {
+    if (!rows.daily.empty()) {
+        detail::exec_prepared_sql(tx, "upsert_charge_stats_daily", upsert_daily_sql(),
+                                  daily_json(rows));
     }
     if (!rows.paid_time.empty()) {
         rapidjson::StringBuffer b;
@@ -112,7 +122,8 @@ void upsert_charge_stats(pqxx::transaction_base& tx, const rp::StatsRows& rows) 
             w.EndObject();
         }
         w.EndArray();
-        tx.exec_params(
+        detail::exec_prepared_sql(
+            tx, "upsert_charge_paid_seconds",
             "insert into charge_paid_seconds as p (project_id, mode, day, bucket, charges) "
             "select project_id, mode, day, bucket, charges from jsonb_to_recordset($1::jsonb) as "
             "  x(seq int, project_id text, mode text, day date, bucket smallint, charges bigint) "
@@ -136,7 +147,8 @@ void upsert_charge_stats(pqxx::transaction_base& tx, const rp::StatsRows& rows) 
     }
     w.EndArray();
     if (seq == 0) return;
-    tx.exec_params(
+    detail::exec_prepared_sql(
+        tx, "upsert_charge_status_counts",
         "insert into charge_status_counts as c (project_id, mode, status, charges) "
         "select project_id, mode, status, charges from jsonb_to_recordset($1::jsonb) as "
         "  x(seq int, project_id text, mode text, status text, charges bigint) "

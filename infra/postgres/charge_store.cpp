@@ -9,6 +9,7 @@
 #include "domain/events/event.hpp"
 #include "infra/error.hpp"
 #include "infra/postgres/detail/charge_columns.hpp"
+#include "infra/postgres/detail/prepared.hpp"
 #include "infra/postgres/detail/sql_text.hpp"
 
 namespace duepay::infra::postgres {
@@ -149,27 +150,6 @@ std::size_t list_fetch_size(std::size_t limit) {
     return limit;
 }
 
-// A Postgres array literal of text elements ({"a","b\"c"}): every element quoted, `"` and `\`
-// escaped. A NUL byte (no Postgres text holds one; a parameter would end there) is refused as
-// std::invalid_argument: the projector quarantines the event, as Postgres' refusal of a \u0000
-// did when the rows went as JSON.
-class ArrayLiteral {
-  public:
-    void add(std::string_view element) {
-        detail::refuse_nul(element, "a journal column");
-        text_ += text_.empty() ? "{\"" : ",\"";
-        for (const char c : element) {
-            if (c == '"' || c == '\\') text_ += '\\';
-            text_ += c;
-        }
-        text_ += '"';
-    }
-    std::string text() const { return text_.empty() ? "{}" : text_ + '}'; }
-
-  private:
-    std::string text_;
-};
-
 constexpr const char* kUpsertTail =
     " on conflict (invoice_id) do update set status = excluded.status, amount_confirmed = "
     "excluded.amount_confirmed, exception = excluded.exception, timeline = excluded.timeline, "
@@ -189,7 +169,7 @@ std::set<std::string> insert_journal_entries(pqxx::transaction_base& tx,
     if (entries.empty()) return inserted;
     // One array per column (unnest): Postgres parses each payload once, straight to jsonb; a
     // JSON document of the rows (json_populate_recordset) cost 4x as much (ADR 0185).
-    ArrayLiteral ids, invoices, topics, partitions, offsets, types, payloads;
+    detail::TextArray ids, invoices, topics, partitions, offsets, types, payloads;
     for (const auto* e : entries) {
         ids.add(e->event_id);
         invoices.add(e->invoice_id);
@@ -393,13 +373,17 @@ void notify_charges(pqxx::transaction_base& tx, const std::vector<std::string>& 
     std::string payload;
     for (const auto& id : invoice_ids) {
         if (payload.size() + id.size() + 1 > 7900) {
-            tx.exec_params("select pg_notify($1, $2)", kChargesChannel, payload);
+            detail::exec_prepared_sql(tx, "notify", "select pg_notify($1, $2)", kChargesChannel,
+                                      payload);
             payload.clear();
         }
         if (!payload.empty()) payload += ',';
         payload += id;
     }
-    if (!payload.empty()) tx.exec_params("select pg_notify($1, $2)", kChargesChannel, payload);
+    if (!payload.empty()) {
+        detail::exec_prepared_sql(tx, "notify", "select pg_notify($1, $2)", kChargesChannel,
+                                  payload);
+    }
 }
 
 }  // namespace duepay::infra::postgres

@@ -1,5 +1,6 @@
 #include "infra/postgres/offset_store.hpp"
 
+#include "infra/postgres/detail/prepared.hpp"
 #include "infra/postgres/transaction_runner.hpp"
 
 namespace duepay::infra::postgres {
@@ -43,7 +44,8 @@ void store_next_offsets(pqxx::transaction_base& tx, const std::string& group_id,
         }
         partitions += '}';
         offsets += '}';
-        tx.exec_params(
+        detail::exec_prepared_sql(
+            tx, "store_next_offsets",
             "insert into consumer_offsets (group_id, topic, partition, next_offset, updated_at) "
             "select $1, $2, p, o, now() from unnest($3::int[], $4::bigint[]) as u(p, o) "
             "on conflict (group_id, topic, partition) do update "

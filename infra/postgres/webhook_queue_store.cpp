@@ -7,6 +7,7 @@
 
 #include "domain/events/json_writer.hpp"
 #include "infra/postgres/charge_stats_store.hpp"
+#include "infra/postgres/detail/prepared.hpp"
 #include "infra/postgres/detail/sql_text.hpp"
 #include "infra/postgres/webhook_store.hpp"
 
@@ -24,13 +25,24 @@ std::string ms_interval(std::chrono::milliseconds ms) {
 std::set<std::string> insert_webhook_journal(pqxx::work& tx,
                                              const std::vector<WebhookJournalEntry>& entries) {
     std::set<std::string> inserted;
+    if (entries.empty()) return inserted;
+    // One statement a batch, one array a column (as the projector's journal).
+    detail::TextArray ids, invoices, partitions, offsets, payloads;
     for (const auto& e : entries) {
-        auto rows = tx.exec_params(
-            "insert into webhook_charge_events (event_id, invoice_id, partition, \"offset\", "
-            "payload) "
-            "values ($1, $2, $3, $4, $5) on conflict (event_id) do nothing returning event_id",
-            e.event_id, e.invoice_id, e.partition, e.offset, e.payload);
-        if (!rows.empty()) inserted.insert(e.event_id);
+        ids.add(e.event_id);
+        invoices.add(e.invoice_id);
+        partitions.add(std::to_string(e.partition));
+        offsets.add(std::to_string(e.offset));
+        payloads.add(e.payload);
+    }
+    for (const auto& r : detail::exec_prepared_sql(
+             tx, "insert_webhook_journal",
+             "insert into webhook_charge_events (event_id, invoice_id, partition, \"offset\", "
+             "payload) "
+             "select * from unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[]) "
+             "on conflict (event_id) do nothing returning event_id",
+             ids.text(), invoices.text(), partitions.text(), offsets.text(), payloads.text())) {
+        inserted.insert(r[0].as<std::string>());
     }
     return inserted;
 }
@@ -39,11 +51,11 @@ std::vector<std::pair<std::string, std::string>> load_webhook_journal(
     pqxx::work& tx, const std::vector<std::string>& invoice_ids) {
     std::vector<std::pair<std::string, std::string>> out;
     if (invoice_ids.empty()) return out;
-    auto rows = tx.exec_params(
-        "select invoice_id, payload from webhook_charge_events "
-        "where invoice_id = any($1::text[]) "
-        "order by invoice_id, partition, \"offset\"",
-        array_literal(invoice_ids));  // 0x-hex ids: no quoting needed
+    auto rows = detail::exec_prepared_sql(tx, "load_webhook_journal",
+                                          "select invoice_id, payload from webhook_charge_events "
+                                          "where invoice_id = any($1::text[]) "
+                                          "order by invoice_id, partition, \"offset\"",
+                                          array_literal(invoice_ids));  // 0x-hex ids: no quoting
     out.reserve(rows.size());
     for (const auto& r : rows) out.emplace_back(r[0].as<std::string>(), r[1].as<std::string>());
     return out;

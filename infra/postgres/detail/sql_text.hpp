@@ -28,4 +28,25 @@ inline void refuse_nul(std::string_view text, const char* where) {
     if (text.find('\0') != std::string_view::npos) throw_nul(where);
 }
 
+// A Postgres array literal of text elements ({"a","b\"c"}): every element quoted, `"` and `\`
+// escaped. A NUL byte (no Postgres text holds one; a parameter would end there) is refused as
+// std::invalid_argument: a consumer quarantines the event, as Postgres' refusal of a \u0000 did
+// when the rows went as JSON.
+class TextArray {
+  public:
+    void add(std::string_view element) {
+        refuse_nul(element, "a journal column");
+        text_ += text_.empty() ? "{\"" : ",\"";
+        for (const char c : element) {
+            if (c == '"' || c == '\\') text_ += '\\';
+            text_ += c;
+        }
+        text_ += '"';
+    }
+    std::string text() const { return text_.empty() ? "{}" : text_ + '}'; }
+
+  private:
+    std::string text_;
+};
+
 }  // namespace duepay::infra::postgres::detail
