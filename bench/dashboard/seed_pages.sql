@@ -6,7 +6,8 @@
 --     refunds), as the projector would have folded those events;
 --   * settlement_lines (migration 0240): one payment row per paid charge at its paid time (fee =
 --     fee_bps of the amount; THB figures at the seed's rate 35.12 for the priced quarter) and the
---     refund row of charge 10;
+--     refund row of charge 10, and their per-day sums in settlement_daily (migration 0250), which
+--     the reports page reads;
 --   * one webhook endpoint (we_bec000000000000000000001) with :rows / 10 invoice.paid events of
 --     paid charges (100,000 at 1,000,000 charges), each delivered (webhook_deliveries) after one
 --     attempt (webhook_attempts; one in 50 after a 500 and a retry a minute later), plus charge
@@ -119,6 +120,8 @@ select f.invoice_id, 'refund', f.refund_tx, 0, :'project', 'test', 80002, c.toke
        f.token_symbol, 6, 1400, f.paid_at + interval '1 hour 1 minute', f.reference,
        f.metadata::text, -250000, 0, -250000, f.refund_id
 from featured f join charges c using (invoice_id);
+-- Their per-day sums, which the projector's insert would have added (migration 0250).
+select settlement_daily_refill(:'project');
 
 -- ---- Webhooks: one endpoint and its deliveries ----
 insert into webhook_endpoints (id, project_id, mode, url, events, description, secret, created_at,
@@ -177,4 +180,5 @@ cross join lateral (values (1, interval '1 second', case when k % 50 = 0 then 50
 where a.n = 1 or k % 50 = 0;
 commit;
 -- Vacuum as well as analyze: the visibility map for index-only scans, and charge 10's old row.
-vacuum (analyze) charges, settlement_lines, webhook_events, webhook_deliveries, webhook_attempts;
+vacuum (analyze) charges, settlement_lines, settlement_daily, webhook_events, webhook_deliveries,
+  webhook_attempts;

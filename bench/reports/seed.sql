@@ -2,9 +2,10 @@
 -- through the topic: :rows rows of settlement_lines for project prj_bench_reports (test mode), one
 -- every 10 ms from 2026-01-01T00:00:00Z on (1,000,000 rows span ~2.8 hours), 90% payments and 10%
 -- refunds, half of them priced in THB, references rep-<n> (one in 50 with a comma and a quote, so
--- the CSV quotes), metadata {"order_id": "rep-<n>"}. Read-model rows only (no events): a bench of
--- the read path, never a state to replay. Re-running replaces the project's rows. The key :'key' is
--- stored hash-only, as duepay admin does.
+-- the CSV quotes), metadata {"order_id": "rep-<n>"}, and their per-day sums in settlement_daily
+-- (migration 0250; the dashboard's reports page reads them). Read-model rows only (no events): a
+-- bench of the read path, never a state to replay. Re-running replaces the project's rows. The key
+-- :'key' is stored hash-only, as duepay admin does.
 --   psql -v rows=1000000 -v key=dp_test_... -f bench/reports/seed.sql
 \set ON_ERROR_STOP on
 begin;
@@ -39,5 +40,6 @@ cross join lateral (
   select case when g % 10 = 0 then 'refund' else 'payment' end as kind,
          case when g % 10 = 0 then -1 else 1 end as sign,
          case when g % 10 = 0 then 0 else floor(a.units / 100) end as fee) k;
+select settlement_daily_refill('prj_bench_reports');
 commit;
-analyze settlement_lines;
+analyze settlement_lines, settlement_daily;

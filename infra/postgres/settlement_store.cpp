@@ -35,6 +35,26 @@ constexpr const char* kPeriod =
     "and confirmed_at >= timestamptz 'epoch' + $3::bigint * interval '1 millisecond' "
     "and confirmed_at < timestamptz 'epoch' + $4::bigint * interval '1 millisecond'";
 
+// settlement_daily's columns after (project_id, mode, day), and their values over a set of
+// settlement_lines rows grouped by (project_id, mode, day, chain_id, token, fiat key): what the
+// insert adds and what the totals read from the rows of a period's partial days.
+constexpr const char* kDailyColumns =
+    "chain_id, token, fiat_currency, token_symbol, token_decimals, payments, refunds, paid, "
+    "refunded, fee, net, fiat_amount, fiat_fee, fiat_net";
+constexpr const char* kDailySums =
+    "chain_id, token, coalesce(fiat_currency, ''), min(token_symbol), min(token_decimals), "
+    "count(*) filter (where kind = 'payment'), count(*) filter (where kind = 'refund'), "
+    "coalesce(sum(amount) filter (where kind = 'payment'), 0), "
+    "coalesce(sum(amount) filter (where kind = 'refund'), 0), sum(fee), sum(net), "
+    "coalesce(sum(fiat_amount), 0), coalesce(sum(fiat_fee), 0), coalesce(sum(fiat_net), 0)";
+// The UTC day of a settlement_lines row.
+constexpr const char* kDayOf = "(confirmed_at at time zone 'utc')::date";
+
+constexpr std::int64_t kDayMs = 86'400'000;
+std::int64_t floor_day(std::int64_t ms) {
+    return (ms / kDayMs - (ms % kDayMs < 0 ? 1 : 0)) * kDayMs;
+}
+
 SettlementRow row_of(const pqxx::row& r) {
     SettlementRow row;
     auto it = r.begin();
@@ -122,9 +142,24 @@ void insert_settlements(pqxx::transaction_base& tx, const std::vector<Settlement
         w.EndObject();
     }
     w.EndArray();
+    // The per-day sums (settlement_daily, ADR 0250) add the rows this statement really inserted:
+    // a row already there returns nothing. One row per key, in key order (writers lock the sums
+    // in the same order).
     tx.exec_params(
-        "insert into settlement_lines select * from "
-        "json_populate_recordset(null::settlement_lines, $1::json) on conflict do nothing",
+        std::string("with added as (insert into settlement_lines select * from "
+                    "json_populate_recordset(null::settlement_lines, $1::json) "
+                    "on conflict do nothing returning *) "
+                    "insert into settlement_daily as d (project_id, mode, day, ") +
+            kDailyColumns + ") select project_id, mode, " + kDayOf + ", " + kDailySums +
+            " from added group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6 "
+            "on conflict (project_id, mode, day, chain_id, token, fiat_currency) do update set "
+            "token_symbol = least(d.token_symbol, excluded.token_symbol), "
+            "token_decimals = least(d.token_decimals, excluded.token_decimals), "
+            "payments = d.payments + excluded.payments, refunds = d.refunds + excluded.refunds, "
+            "paid = d.paid + excluded.paid, refunded = d.refunded + excluded.refunded, "
+            "fee = d.fee + excluded.fee, net = d.net + excluded.net, "
+            "fiat_amount = d.fiat_amount + excluded.fiat_amount, "
+            "fiat_fee = d.fiat_fee + excluded.fiat_fee, fiat_net = d.fiat_net + excluded.fiat_net",
         std::string(buffer.GetString(), buffer.GetSize()));
 }
 
@@ -156,42 +191,62 @@ std::vector<SettlementRow> settlement_page(pqxx::transaction_base& tx,
 rep::SettlementTotals settlement_totals(pqxx::transaction_base& tx,
                                         const ports::SettlementQuery& q) {
     const std::string mode(domain::events::to_string(q.mode));
+    // The whole UTC days of the period, [first, last), from settlement_daily; the rows before
+    // `first` and from `last` on (partial days) from settlement_lines. No whole day: every row
+    // from settlement_lines (first = last = to).
+    auto first = floor_day(q.from_ms) + (floor_day(q.from_ms) < q.from_ms ? kDayMs : 0);
+    auto last = floor_day(q.to_ms);
+    if (first >= last) first = last = q.to_ms;
+    const auto at = [](int n) {
+        return "timestamptz 'epoch' + $" + std::to_string(n) +
+               "::bigint * interval '1 millisecond'";
+    };
+    const auto lines = [&](int from, int to) {
+        return "select * from settlement_lines where project_id = $1 and mode = $2 and "
+               "confirmed_at >= " +
+               at(from) + " and confirmed_at < " + at(to);
+    };
+    const auto day = [&](int n) { return "((" + at(n) + ") at time zone 'utc')::date"; };
+    const std::string sql =
+        "with edges as (" + lines(3, 5) + " union all " + lines(6, 4) +
+        // settlement_daily first: it names the union's columns.
+        "), parts as (select " + kDailyColumns +
+        " from settlement_daily where project_id = $1 and mode = $2 and day >= " + day(5) +
+        " and day < " + day(6) + " union all select " + kDailySums +
+        " from edges group by 1, 2, 3) "
+        // Per token (the fiat key rolled up) and per fiat currency (rows with a quote only).
+        "select grouping(fiat_currency) = 1, chain_id, token, fiat_currency, min(token_symbol), "
+        "min(token_decimals), sum(payments), sum(refunds), sum(paid), -sum(refunded), "
+        "sum(paid) + sum(refunded), sum(fee), sum(net), sum(fiat_amount), sum(fiat_fee), "
+        "sum(fiat_net) from parts group by grouping sets ((chain_id, token), (fiat_currency)) "
+        "having grouping(fiat_currency) = 1 or fiat_currency <> '' "
+        "order by grouping(fiat_currency) desc, chain_id, token, fiat_currency";
     rep::SettlementTotals totals;
-    for (const auto& r : tx.exec_params(
-             std::string("select chain_id, token, min(token_symbol), min(token_decimals), "
-                         "count(*) filter (where kind = 'payment'), "
-                         "count(*) filter (where kind = 'refund'), "
-                         "sum(amount) filter (where kind = 'payment'), "
-                         "-sum(amount) filter (where kind = 'refund'), "
-                         "sum(amount), sum(fee), sum(net) from settlement_lines where ") +
-                 kPeriod + " group by chain_id, token order by chain_id, token",
-             q.project_id.value, mode, q.from_ms, q.to_ms)) {
-        rep::TokenTotal t;
-        t.chain_id = r[0].as<std::uint64_t>();
-        t.token = r[1].as<std::string>();
-        t.symbol = r[2].is_null() ? std::string() : r[2].as<std::string>();
-        t.decimals = r[3].as<unsigned>();
-        t.payments = r[4].as<std::uint64_t>();
-        t.refunds = r[5].as<std::uint64_t>();
-        t.paid = summed(r[6], 0);
-        t.refunded = summed(r[7], 0);
-        t.amount = summed(r[8], 0);
-        t.fees = summed(r[9], 0);
-        t.net = summed(r[10], 0);
-        totals.tokens.push_back(std::move(t));
-    }
-    for (const auto& r : tx.exec_params(
-             std::string("select fiat_currency, count(*), sum(fiat_amount), "
-                         "sum(fiat_fee), sum(fiat_net) from settlement_lines where ") +
-                 kPeriod + " and fiat_currency is not null group by fiat_currency order by 1",
-             q.project_id.value, mode, q.from_ms, q.to_ms)) {
-        rep::FiatTotal f;
-        f.currency = r[0].as<std::string>();
-        f.rows = r[1].as<std::uint64_t>();
-        f.amount = summed(r[2], domain::money::kFiatMinorDigits);
-        f.fees = summed(r[3], domain::money::kFiatMinorDigits);
-        f.net = summed(r[4], domain::money::kFiatMinorDigits);
-        totals.fiat.push_back(std::move(f));
+    for (const auto& r :
+         tx.exec_params(sql, q.project_id.value, mode, q.from_ms, q.to_ms, first, last)) {
+        if (r[0].as<bool>()) {
+            rep::TokenTotal t;
+            t.chain_id = r[1].as<std::uint64_t>();
+            t.token = r[2].as<std::string>();
+            t.symbol = r[4].is_null() ? std::string() : r[4].as<std::string>();
+            t.decimals = r[5].as<unsigned>();
+            t.payments = r[6].as<std::uint64_t>();
+            t.refunds = r[7].as<std::uint64_t>();
+            t.paid = summed(r[8], 0);
+            t.refunded = summed(r[9], 0);
+            t.amount = summed(r[10], 0);
+            t.fees = summed(r[11], 0);
+            t.net = summed(r[12], 0);
+            totals.tokens.push_back(std::move(t));
+        } else {
+            rep::FiatTotal f;
+            f.currency = r[3].as<std::string>();
+            f.rows = r[6].as<std::uint64_t>() + r[7].as<std::uint64_t>();
+            f.amount = summed(r[13], domain::money::kFiatMinorDigits);
+            f.fees = summed(r[14], domain::money::kFiatMinorDigits);
+            f.net = summed(r[15], domain::money::kFiatMinorDigits);
+            totals.fiat.push_back(std::move(f));
+        }
     }
     return totals;
 }

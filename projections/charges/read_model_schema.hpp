@@ -15,10 +15,12 @@
 namespace duepay::projections::charges {
 
 // The rebuilt tables, in the order the projector writes them (and the swap locks them): the
-// journal, the charges, the settlement lines (ADR 0240) and the stats read model (ADR 0245).
+// journal, the charges, the settlement lines (ADR 0240) with their per-day sums (ADR 0250) and
+// the stats read model (ADR 0245).
 inline constexpr const char* kRebuiltTables[] = {"charge_events",       "charges",
-                                                 "settlement_lines",    "charge_stats_daily",
-                                                 "charge_paid_seconds", "charge_status_counts"};
+                                                 "settlement_lines",    "settlement_daily",
+                                                 "charge_stats_daily",  "charge_paid_seconds",
+                                                 "charge_status_counts"};
 
 // The rebuilt tables whose non-unique indexes a shadow gets only once it is loaded (bulk-load
 // cost, ADR 0185): `charges` (six list indexes) and `settlement_lines` (the report's period

@@ -3,7 +3,8 @@
 // downloads the CSV through the page's form (its Download CSV button's formaction, fetched in the
 // page with the session's cookie); the file equals the REST report's for the same days. The rows
 // are read-model rows seeded by SQL on a day of 2001 that no charge of the stack falls on (the
-// page and REST read the same table; what a row is, is tested in the domain and reports_js).
+// page reads their per-day sums, which the seed recomputes as the projector would have added them,
+// and REST the rows; what a row is, is tested in the domain and reports_js).
 // axe-core on the page; screenshots in build/e2e-screenshots/dashboard-reports-*.png.
 import {Wallet} from "ethers";
 import assert from "node:assert/strict";
@@ -46,6 +47,7 @@ insert into settlement_lines (invoice_id, kind, tx_hash, log_index, project_id, 
 ('0x${"e2".repeat(32)}', 'payment', '0x${"a3".repeat(32)}', 1, 'prj_demo', 'test', 80002,
  '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512', 'USDC', 6, 60, '${DAY}T23:59:59.999Z',
  null, null, 5000000, 50000, 4950000, null, null, null, null, null, null);
+select settlement_daily_refill('prj_demo');
 insert into project_members (project_id, address, role) values ('prj_demo', '${viewer.wallet.address}', 'viewer')
  on conflict do nothing;`;
 

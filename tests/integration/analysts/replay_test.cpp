@@ -82,6 +82,13 @@ TEST_F(ReplayTest, ResumesAfterAKillRefusesADifferenceAndSwapsWhileTheApiServes)
                     "select count(*) from (select * from public.settlement_lines except "
                     "select * from rebuild_a.settlement_lines) d"),
               0);
+    // Their per-day sums (ADR 0250), rebuilt with them: the same rows both ways.
+    EXPECT_GT(count(db, "select count(*) from rebuild_a.settlement_daily"), 0);
+    EXPECT_EQ(count(db,
+                    "select count(*) from ((select * from public.settlement_daily except "
+                    "select * from rebuild_a.settlement_daily) union all (select * from "
+                    "rebuild_a.settlement_daily except select * from public.settlement_daily)) d"),
+              0);
     EXPECT_EQ(count(db, unlogged), 0);  // made durable before the comparison
     EXPECT_EQ(count(db,
                     "select count(*) from pg_tables where schemaname = 'rebuild_a' and "

@@ -6,17 +6,31 @@
 // topic is produced a second time (the projector applies an event once); and equal again after
 // `duepay replay --swap` rebuilt them from the topic (the live ones spoiled first, so only the
 // rebuild can make them right).
+//
+// The settlement report's per-day sums (settlement_daily, ADR 0250) are checked at the same three
+// points: equal to a GROUP BY over settlement_lines, and the report's totals (settlement_totals:
+// whole days from the sums, partial days from the rows) equal to the sums of every row of the
+// period read page by page. A second test writes rows of its own over three days (payments and
+// refunds, two tokens, THB, USD and no quote, rows at midnight, a batch written twice) and checks
+// the totals of whole, partial, empty and one-instant periods.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "domain/events/event.hpp"
+#include "domain/reports/settlement_totals.hpp"
+#include "infra/postgres/settlement_store.hpp"
 #include "tests/integration/analysts/replay_fixture.hpp"
 #include "tests/integration/pipeline/event_stream.hpp"
 
 namespace duepay::tests {
 namespace {
+
+namespace rep = domain::reports;
+namespace pg = infra::postgres;
 
 // Rows of a query as text lines ("a|b|c"), in the query's order.
 std::vector<std::string> lines(pqxx::connection& db, const std::string& sql,
@@ -84,8 +98,120 @@ const Figure kFigures[] = {
      "select day, bucket, count(*) from b group by 1, 2 order by 1, 2"},
 };
 
+// settlement_daily, and the same rows computed by a GROUP BY over settlement_lines (migration
+// 0250's columns), each in key order.
+constexpr const char* kDailyRows =
+    "select mode, day, chain_id, token, fiat_currency, token_symbol, token_decimals, payments, "
+    "refunds, paid, refunded, fee, net, fiat_amount, fiat_fee, fiat_net from settlement_daily "
+    "where project_id = $1 order by 1, 2, 3, 4, 5";
+constexpr const char* kDailyFromLines =
+    "select mode, (confirmed_at at time zone 'utc')::date, chain_id, token, "
+    "  coalesce(fiat_currency, ''), min(token_symbol), min(token_decimals), "
+    "  count(*) filter (where kind = 'payment'), count(*) filter (where kind = 'refund'), "
+    "  coalesce(sum(amount) filter (where kind = 'payment'), 0), "
+    "  coalesce(sum(amount) filter (where kind = 'refund'), 0), sum(fee), sum(net), "
+    "  coalesce(sum(fiat_amount), 0), coalesce(sum(fiat_fee), 0), coalesce(sum(fiat_net), 0) "
+    "from settlement_lines where project_id = $1 group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5";
+
+// A row as the totals read it (the REST report's reading, api/http/reports_api.cpp).
+rep::TotalsInput totals_input(const ports::SettlementLine& l) {
+    const auto integer = [](const std::string& text) { return *rep::parse_integer(text); };
+    const auto minor = [](const std::optional<std::string>& text) {
+        return *rep::parse_fixed(*text, 2);
+    };
+    rep::TotalsInput in;
+    in.chain_id = l.chain_id;
+    in.token = l.token;
+    in.symbol = l.token_symbol ? std::string_view(*l.token_symbol) : std::string_view();
+    in.decimals = static_cast<unsigned>(l.token_decimals);
+    in.kind = l.kind == "refund" ? rep::RowKind::refund : rep::RowKind::payment;
+    in.amount = integer(l.amount);
+    in.fee = integer(l.fee);
+    in.net = integer(l.net);
+    if (l.fiat_currency) {
+        in.fiat_currency = *l.fiat_currency;
+        in.fiat_amount = minor(l.fiat_amount);
+        in.fiat_fee = minor(l.fiat_fee);
+        in.fiat_net = minor(l.fiat_net);
+    }
+    return in;
+}
+
+std::string describe(const rep::SettlementTotals& t) {
+    std::ostringstream out;
+    for (const auto& k : t.tokens) {
+        out << k.chain_id << ' ' << k.token << ' ' << k.symbol << '/' << k.decimals << ' '
+            << k.payments << ' ' << k.refunds << ' ' << k.paid << ' ' << k.refunded << ' '
+            << k.amount << ' ' << k.fees << ' ' << k.net << '\n';
+    }
+    for (const auto& f : t.fiat) {
+        out << f.currency << ' ' << f.rows << ' ' << f.amount << ' ' << f.fees << ' ' << f.net
+            << '\n';
+    }
+    return out.str();
+}
+
+// The totals of [from, to) of the project's test mode twice: settlement_totals (ADR 0250), and
+// the sums of every row of the period read in pages of 2 (the direct sums). Returns the latter.
+rep::SettlementTotals expect_totals_equal(pqxx::connection& db, const std::string& project,
+                                          std::int64_t from_ms, std::int64_t to_ms) {
+    pqxx::read_transaction tx(db);
+    ports::SettlementQuery q;
+    q.project_id.value = project;
+    q.from_ms = from_ms;
+    q.to_ms = to_ms;
+    q.limit = 2;
+    rep::TotalsAccumulator direct;
+    for (;;) {
+        const auto page = pg::settlement_page(tx, q);
+        for (const auto& line : page) direct.add(totals_input(line));
+        if (page.size() < q.limit) break;
+        q.after = ports::position_of(page.back());
+    }
+    const auto want = direct.totals();
+    const auto got = pg::settlement_totals(tx, q);
+    EXPECT_EQ(got, want) << "period " << domain::events::format_rfc3339_millis_utc(from_ms)
+                         << " .. " << domain::events::format_rfc3339_millis_utc(to_ms)
+                         << "\nrollup:\n"
+                         << describe(got) << "direct:\n"
+                         << describe(want);
+    return want;
+}
+
+constexpr std::int64_t kDay = 86'400'000;
+
 class StatsTest : public ReplayTest {
   protected:
+    // settlement_daily equals a GROUP BY over settlement_lines, and the totals of periods around
+    // the project's rows (whole days, partial days, no day, one instant, empty) the direct sums.
+    void expect_settlement_sums_match(pqxx::connection& db, const std::string& when) {
+        const auto want = lines(db, kDailyFromLines, project_);
+        EXPECT_FALSE(want.empty()) << when;
+        EXPECT_EQ(lines(db, kDailyRows, project_), want) << when;
+        const auto first = count(db,
+                                 "select (extract(epoch from min(confirmed_at)) * 1000)::bigint "
+                                 "from settlement_lines where project_id = '" +
+                                     project_ + "'");
+        const auto last = count(db,
+                                "select (extract(epoch from max(confirmed_at)) * 1000)::bigint "
+                                "from settlement_lines where project_id = '" +
+                                    project_ + "'");
+        const auto day = first - first % kDay;
+        SCOPED_TRACE(when);
+        const auto whole = expect_totals_equal(db, project_, day - kDay, last - last % kDay + kDay);
+        // The five paid charges (one underpaid), all in Amoy's USDT; one priced in THB.
+        ASSERT_EQ(whole.tokens.size(), 1u) << describe(whole);
+        EXPECT_EQ(whole.tokens[0].payments, 5u) << describe(whole);
+        ASSERT_EQ(whole.fiat.size(), 1u) << describe(whole);
+        EXPECT_EQ(whole.fiat[0].rows, 1u) << describe(whole);
+        expect_totals_equal(db, project_, first, last + 1);
+        expect_totals_equal(db, project_, first + 1, last + kDay);
+        expect_totals_equal(db, project_, day - kDay + 5, last + kDay + 7);
+        EXPECT_FALSE(expect_totals_equal(db, project_, first, first + 1).tokens.empty());
+        EXPECT_EQ(expect_totals_equal(db, project_, day - 3 * kDay, day - kDay),
+                  rep::SettlementTotals{});
+    }
+
     void expect_stats_match_charges(pqxx::connection& db, const std::string& when) {
         for (const auto& f : kFigures) {
             const auto want = lines(db, f.charges, project_);
@@ -158,6 +284,7 @@ TEST_F(StatsTest, StatsEqualADirectAggregateLiveAfterDuplicatesAndAfterAReplay) 
         << chainwatch.log() << server_.process->log();
     EXPECT_EQ(status(unpaid), "pending");
     expect_stats_match_charges(db, "live");
+    expect_settlement_sums_match(db, "live");
     // The figures the overview shows, spelled out: 6 created, 4 paid, 1 underpaid, 1 pending.
     EXPECT_EQ(count(db, "select sum(created) from charge_stats_daily where project_id = '" +
                             project_ + "'"),
@@ -186,6 +313,7 @@ TEST_F(StatsTest, StatsEqualADirectAggregateLiveAfterDuplicatesAndAfterAReplay) 
         },
         std::chrono::seconds(60)));
     expect_stats_match_charges(db, "after every record twice");
+    expect_settlement_sums_match(db, "after every record twice");
 
     // Spoil the live stats, then rebuild: only the replay's tables can match again.
     {
@@ -193,12 +321,139 @@ TEST_F(StatsTest, StatsEqualADirectAggregateLiveAfterDuplicatesAndAfterAReplay) 
         tx.exec("update charge_status_counts set charges = charges + 7");
         tx.exec("update charge_stats_daily set created = created + 1, paid_volume = 0");
         tx.exec("delete from charge_paid_seconds");
+        tx.exec("update settlement_daily set payments = payments + 1, paid = 0");
         tx.commit();
     }
     std::string out;
     ASSERT_EQ(replay({"--schema", "stats_rebuild", "--swap"}, out), 0) << out;
     ASSERT_TRUE(parse(out)["swapped"].GetBool()) << out;
     expect_stats_match_charges(db, "after the replay");
+    expect_settlement_sums_match(db, "after the replay");
+}
+
+// A settlement row of the project prj_rollup (test mode unless `mode`), `amount` etc. signed.
+pg::SettlementRow line(const std::string& kind, int n, const std::string& at, std::uint64_t chain,
+                       const std::string& token, const std::string& amount, const std::string& fee,
+                       const std::string& net, std::optional<std::string> currency = std::nullopt,
+                       const std::vector<std::string>& fiat = {},
+                       const std::string& mode = "test") {
+    pg::SettlementRow r;
+    r.invoice_id = "0x" + std::string(62, '0') + (n < 10 ? "0" : "") + std::to_string(n);
+    r.kind = kind;
+    r.tx_hash = "0x" + std::string(63, 'a') + std::to_string(n % 10);
+    r.log_index = n;
+    r.project_id = "prj_rollup";
+    r.mode = mode;
+    r.chain_id = chain;
+    r.token = token;
+    r.token_symbol = chain == 1 ? "USDT" : "USDC";
+    r.token_decimals = 6;
+    r.block_number = 100 + static_cast<std::uint64_t>(n);
+    r.confirmed_at = at;
+    r.amount = amount;
+    r.fee = fee;
+    r.net = net;
+    if (currency) {
+        r.fiat_currency = currency;
+        r.fiat_rate = "35";
+        r.fiat_amount = fiat.at(0);
+        r.fiat_fee = fiat.at(1);
+        r.fiat_net = fiat.at(2);
+    }
+    if (kind == "refund") r.refund_id = "rf_" + std::to_string(n);
+    return r;
+}
+
+// settlement_daily and the totals over rows written straight through the projector's insert:
+// three days of payments and refunds in two tokens, priced in THB, USD or not at all, rows at
+// and next to midnight, a row of the live mode, and batches written twice.
+TEST(SettlementDailyTest, TotalsFromTheDailySumsEqualTheDirectSumsForEveryPeriod) {
+    std::string missing;
+    const auto env = stack_env(missing);
+    if (!env) GTEST_SKIP() << "integration stack not configured: " << missing;
+    const std::string name = "duepay_rollup_test_" + std::to_string(getpid());
+    const auto url = create_database(*env, name);
+    // Dropped on every way out (declared before the connection, so after it closes).
+    struct Dropped {
+        const StackEnv& env;
+        std::string name;
+        ~Dropped() { drop_database(env, name); }
+    } dropped{*env, name};
+    pqxx::connection db(url);
+    const std::string a = "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582";
+    const std::string b = "0xdAC17F958D2ee523a2206206994597C13D831ec7";
+    const std::vector<pg::SettlementRow> rows{
+        line("payment", 1, "2026-03-01T10:00:00.000Z", 80002, a, "1000000", "10000", "990000",
+             "THB", {"35.00", "0.35", "34.65"}),
+        line("payment", 2, "2026-03-01T23:59:59.999Z", 80002, a, "2000000", "20000", "1980000"),
+        line("refund", 3, "2026-03-02T00:00:00.000Z", 80002, a, "-500000", "0", "-500000", "THB",
+             {"-17.50", "0.00", "-17.50"}),
+        line("payment", 4, "2026-03-02T12:00:00.000Z", 1, b, "7", "0", "7", "USD",
+             {"1.23", "0.01", "1.22"}),
+        line("payment", 5, "2026-03-03T00:00:00.001Z", 80002, a, "3000000", "30000", "2970000",
+             "USD", {"3.00", "0.03", "2.97"}),
+        line("refund", 6, "2026-03-03T18:00:00.000Z", 1, b, "-7", "0", "-7", "USD",
+             {"-1.23", "0.00", "-1.23"}),
+        line("payment", 7, "2026-03-02T08:00:00.000Z", 80002, a, "9", "0", "9", std::nullopt, {},
+             "live"),
+    };
+    const auto write = [&](std::size_t from, std::size_t to) {
+        pqxx::work tx(db);
+        pg::insert_settlements(tx, {rows.begin() + static_cast<std::ptrdiff_t>(from),
+                                    rows.begin() + static_cast<std::ptrdiff_t>(to)});
+        tx.commit();
+    };
+    write(0, 4);
+    write(2, 7);  // rows 3 and 4 again: kept once, counted once
+    write(0, 7);  // every row again: nothing added
+    EXPECT_EQ(count(db, "select count(*) from settlement_daily"), 7);  // 6 test keys, 1 live
+    EXPECT_EQ(count(db, "select sum(payments + refunds) from settlement_daily"), 7);
+    EXPECT_EQ(lines(db, kDailyRows, "prj_rollup"), lines(db, kDailyFromLines, "prj_rollup"));
+
+    const auto at = [](const char* text) { return *domain::events::parse_rfc3339_millis(text); };
+    const auto d1 = at("2026-03-01T00:00:00.000Z");
+    const auto d2 = d1 + kDay;
+    const auto d3 = d2 + kDay;
+    // Whole days: every test-mode row, spelled out once.
+    const auto all = expect_totals_equal(db, "prj_rollup", d1, d3 + kDay);
+    ASSERT_EQ(all.tokens.size(), 2u) << describe(all);
+    EXPECT_EQ(all.tokens[0].chain_id, 1u);
+    EXPECT_EQ(all.tokens[0].payments, 1u);
+    EXPECT_EQ(all.tokens[0].refunds, 1u);
+    EXPECT_EQ(all.tokens[0].amount, rep::BigInt(0));
+    EXPECT_EQ(all.tokens[1].symbol, "USDC");
+    EXPECT_EQ(all.tokens[1].payments, 3u);
+    EXPECT_EQ(all.tokens[1].refunds, 1u);
+    EXPECT_EQ(all.tokens[1].paid, rep::BigInt(6000000));
+    EXPECT_EQ(all.tokens[1].refunded, rep::BigInt(500000));
+    EXPECT_EQ(all.tokens[1].amount, rep::BigInt(5500000));
+    EXPECT_EQ(all.tokens[1].fees, rep::BigInt(60000));
+    EXPECT_EQ(all.tokens[1].net, rep::BigInt(5440000));
+    ASSERT_EQ(all.fiat.size(), 2u) << describe(all);
+    EXPECT_EQ(all.fiat[0].currency, "THB");
+    EXPECT_EQ(all.fiat[0].rows, 2u);
+    EXPECT_EQ(all.fiat[0].amount, rep::BigInt(1750));
+    EXPECT_EQ(all.fiat[1].currency, "USD");
+    EXPECT_EQ(all.fiat[1].rows, 3u);
+    EXPECT_EQ(all.fiat[1].net, rep::BigInt(296));
+    expect_totals_equal(db, "prj_rollup", d2, d3);  // one whole day
+    expect_totals_equal(db, "prj_rollup", d1 - 5 * kDay, d3 + 5 * kDay);
+    // Partial days on both sides of whole ones, on one side only, and inside a single day.
+    EXPECT_EQ(expect_totals_equal(db, "prj_rollup", d1 + 10 * 3600000, d3 + 12 * 3600000)
+                  .tokens.at(1)
+                  .payments,
+              3u);
+    expect_totals_equal(db, "prj_rollup", d1 + 1, d3);
+    expect_totals_equal(db, "prj_rollup", d2, d3 + 1);
+    expect_totals_equal(db, "prj_rollup", d2 + 1, d2 + 13 * 3600000);
+    expect_totals_equal(db, "prj_rollup", d2 - 1, d2 + 1);  // the rows either side of midnight
+    // One instant: the refund at midnight, the payment 1 ms after the next one.
+    EXPECT_EQ(expect_totals_equal(db, "prj_rollup", d2, d2 + 1).tokens.at(0).refunds, 1u);
+    EXPECT_EQ(expect_totals_equal(db, "prj_rollup", d3 + 1, d3 + 2).fiat.at(0).rows, 1u);
+    // Empty: days before the rows, and an hour of a day with rows.
+    EXPECT_EQ(expect_totals_equal(db, "prj_rollup", d1 - 2 * kDay, d1), rep::SettlementTotals{});
+    EXPECT_EQ(expect_totals_equal(db, "prj_rollup", d1 + 11 * 3600000, d1 + 12 * 3600000),
+              rep::SettlementTotals{});
 }
 
 }  // namespace
