@@ -6,6 +6,7 @@
 #include <string>
 
 #include "domain/events/event.hpp"
+#include "infra/postgres/detail/prepared.hpp"
 
 namespace duepay::infra::postgres {
 namespace {
@@ -145,22 +146,24 @@ void insert_settlements(pqxx::transaction_base& tx, const std::vector<Settlement
     // The per-day sums (settlement_daily, ADR 0250) add the rows this statement really inserted:
     // a row already there returns nothing. One row per key, in key order (writers lock the sums
     // in the same order).
-    tx.exec_params(
-        std::string("with added as (insert into settlement_lines select * from "
-                    "json_populate_recordset(null::settlement_lines, $1::json) "
-                    "on conflict do nothing returning *) "
-                    "insert into settlement_daily as d (project_id, mode, day, ") +
-            kDailyColumns + ") select project_id, mode, " + kDayOf + ", " + kDailySums +
-            " from added group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6 "
-            "on conflict (project_id, mode, day, chain_id, token, fiat_currency) do update set "
-            "token_symbol = least(d.token_symbol, excluded.token_symbol), "
-            "token_decimals = least(d.token_decimals, excluded.token_decimals), "
-            "payments = d.payments + excluded.payments, refunds = d.refunds + excluded.refunds, "
-            "paid = d.paid + excluded.paid, refunded = d.refunded + excluded.refunded, "
-            "fee = d.fee + excluded.fee, net = d.net + excluded.net, "
-            "fiat_amount = d.fiat_amount + excluded.fiat_amount, "
-            "fiat_fee = d.fiat_fee + excluded.fiat_fee, fiat_net = d.fiat_net + excluded.fiat_net",
-        std::string(buffer.GetString(), buffer.GetSize()));
+    static const std::string sql =
+        std::string(
+            "with added as (insert into settlement_lines select * from "
+            "json_populate_recordset(null::settlement_lines, $1::json) "
+            "on conflict do nothing returning *) "
+            "insert into settlement_daily as d (project_id, mode, day, ") +
+        kDailyColumns + ") select project_id, mode, " + kDayOf + ", " + kDailySums +
+        " from added group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6 "
+        "on conflict (project_id, mode, day, chain_id, token, fiat_currency) do update set "
+        "token_symbol = least(d.token_symbol, excluded.token_symbol), "
+        "token_decimals = least(d.token_decimals, excluded.token_decimals), "
+        "payments = d.payments + excluded.payments, refunds = d.refunds + excluded.refunds, "
+        "paid = d.paid + excluded.paid, refunded = d.refunded + excluded.refunded, "
+        "fee = d.fee + excluded.fee, net = d.net + excluded.net, "
+        "fiat_amount = d.fiat_amount + excluded.fiat_amount, "
+        "fiat_fee = d.fiat_fee + excluded.fiat_fee, fiat_net = d.fiat_net + excluded.fiat_net";
+    detail::exec_prepared_sql(tx, "insert_settlements", sql,
+                              std::string(buffer.GetString(), buffer.GetSize()));
 }
 
 std::vector<SettlementRow> settlement_page(pqxx::transaction_base& tx,
