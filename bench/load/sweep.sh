@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The create/status sweep (bench/README.md, "sweep"; figures in bench/RESULTS.md):
 #   1. the floor of a create, measured first on the same stack (build/bench/floor/floor_bench);
-#   2. its own `duepay dev` (api + projector), warmed up with $WARMUP (30) s of creates;
+#   2. its own `duepay dev`, warmed up with $WARMUP (30) s of creates: by default every role as
+#      a deployment runs them, each its own process (`dev --supervise --with-chainwatch
+#      --with-webhooks`: api, checkout, projector, chainwatch, webhooks, dashboard; the duepay
+#      columns sum them and the supervisor); ROLES=api+projector runs those two in one process;
 #   3. for each connection count (1 8 32 64 128): wrk on create.lua, status.lua, create_full.lua;
 #      throughput, p50, p99, non-2xx, and CPU per request of the duepay process, the Kafka broker
 #      and the Postgres cluster (utime + stime from /proc over the wrk run, children included);
@@ -9,6 +12,7 @@
 #
 #   make stack-up && bench/load/sweep.sh                      # uses var/dev.env
 #   CONNECTIONS_LIST="8 64" DURATION=5 ROUTES="create" bench/load/sweep.sh
+#   ROLES=api+projector bench/load/sweep.sh                   # the earlier sweeps' variant
 #   PERF=1 bench/load/sweep.sh    # then one more run per route at 64 connections under perf record
 #
 # Output in var/bench/sweep-<UTC time>/. Needs wrk, gnuplot, psql; nothing may answer on
@@ -29,6 +33,12 @@ CONNECTIONS_LIST="${CONNECTIONS_LIST:-1 8 32 64 128}"
 ROUTES="${ROUTES:-create status create_full}"
 FLOOR_COUNT="${FLOOR_COUNT:-500}"
 PERF="${PERF:-0}"
+ROLES="${ROLES:-all}"
+case "$ROLES" in
+  all) DEV_ARGS=(--supervise --with-chainwatch --with-webhooks) ;;
+  api+projector) DEV_ARGS=() ;;
+  *) echo "ROLES must be all or api+projector, not $ROLES" >&2; exit 2 ;;
+esac
 PERF_CONNECTIONS="${PERF_CONNECTIONS:-64}"
 BASE="${DUEPAY_BASE_URL:-http://127.0.0.1:8080}"
 OUT="${OUT:-$ROOT/var/bench/sweep-$(date -u +%Y%m%dT%H%M%SZ)}"
@@ -44,10 +54,12 @@ export DUEPAY_DEMO_TEST_KEY
 # ticks_of, tree_ticks: CPU ticks of a process, and with its children.
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-# Context switches of a process, all its threads (voluntary + involuntary): each is a thread that
-# slept or was preempted, the kernel time the profile shows as finish_task_switch.
+# Context switches of a process and its children (the roles of --supervise), all their threads
+# (voluntary + involuntary): each is a thread that slept or was preempted, the kernel time the
+# profile shows as finish_task_switch.
 switches_of() {
-  cat /proc/"$1"/task/*/status 2>/dev/null |
+  local p
+  for p in "$1" $(pgrep -P "$1" || true); do cat /proc/"$p"/task/*/status 2>/dev/null; done |
     awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
 }
 # The machine's CPU ticks (all cpus) from /proc/stat: "busy idle steal". CPU per request is only
@@ -65,7 +77,7 @@ if curl -sf -m 2 "$BASE/healthz" >/dev/null; then
 fi
 {
   echo "# sweep $(date -u +%FT%TZ) on $(hostname), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# $("$BIN" --version 2>/dev/null || echo "$BIN"), git $(git -C "$ROOT" rev-parse --short HEAD)"
+  echo "# $("$BIN" --version 2>/dev/null || echo "$BIN"), git $(git -C "$ROOT" rev-parse --short HEAD), roles: $ROLES (duepay dev ${DEV_ARGS[*]})"
 } >"$OUT/sweep.meta"
 
 log "floor: $FLOOR_BIN --count $FLOOR_COUNT"
@@ -73,8 +85,8 @@ log "floor: $FLOOR_BIN --count $FLOOR_COUNT"
 FLOOR_P50="$(sed -n 's/^floor:.* sum_p50_ms=\([0-9.]*\).*/\1/p' "$OUT/floor.txt")"
 FLOOR_P99="$(sed -n 's/^floor:.* sum_p99_ms=\([0-9.]*\).*/\1/p' "$OUT/floor.txt")"
 
-log "starting $BIN dev (log $OUT/dev.log)"
-"$BIN" dev >"$OUT/dev.log" 2>&1 &
+log "starting $BIN dev ${DEV_ARGS[*]} (log $OUT/dev.log)"
+"$BIN" dev "${DEV_ARGS[@]}" >"$OUT/dev.log" 2>&1 &
 DEV_PID=$!
 PERF_PID=""
 cleanup() {
@@ -106,10 +118,10 @@ for route in $ROUTES; do
     threads=$((c < 2 ? c : 2))
     s0="$(switches_of "$DEV_PID")"
     read -r m_busy0 m_idle0 m_steal0 < <(machine_ticks)
-    d0="$(ticks_of "$DEV_PID")"; k0="$(ticks_of "${KAFKA_PID:-0}")"; p0="$(tree_ticks "${PG_PID:-0}")"
+    d0="$(tree_ticks "$DEV_PID")"; k0="$(ticks_of "${KAFKA_PID:-0}")"; p0="$(tree_ticks "${PG_PID:-0}")"
     line="$(wrk -t"$threads" -c"$c" -d"${DURATION}s" --latency -s "$ROOT/bench/load/$route.lua" \
       "$BASE" | tee "$OUT/$route-$c.txt" | grep -E "^$route: ")"
-    d1="$(ticks_of "$DEV_PID")"; k1="$(ticks_of "${KAFKA_PID:-0}")"; p1="$(tree_ticks "${PG_PID:-0}")"
+    d1="$(tree_ticks "$DEV_PID")"; k1="$(ticks_of "${KAFKA_PID:-0}")"; p1="$(tree_ticks "${PG_PID:-0}")"
     s1="$(switches_of "$DEV_PID")"
     read -r m_busy1 m_idle1 m_steal1 < <(machine_ticks)
     read -r idle_pct steal_pct < <(awk -v b=$((m_busy1 - m_busy0)) -v i=$((m_idle1 - m_idle0)) \
@@ -133,7 +145,8 @@ done
 if [[ "$PERF" == 1 ]]; then
   for route in $ROUTES; do
     perf_file="$OUT/perf-$route-$PERF_CONNECTIONS.data"
-    perf record -F 999 -g -o "$perf_file" -p "$DEV_PID" 2>"$OUT/perf-$route.log" &
+    pids="$(printf '%s,' "$DEV_PID" $(pgrep -P "$DEV_PID" || true))"
+    perf record -F 999 -g -o "$perf_file" -p "${pids%,}" 2>"$OUT/perf-$route.log" &
     PERF_PID=$!
     wrk -t2 -c"$PERF_CONNECTIONS" -d"${DURATION}s" -s "$ROOT/bench/load/$route.lua" "$BASE" \
       >"$OUT/perf-$route-wrk.txt"
