@@ -178,8 +178,8 @@ PgProjectionWaiter::PgProjectionWaiter(ConnectionPool& pool, const std::string& 
                                        Hooks hooks)
     : pool_(pool), hooks_(std::move(hooks)) {
     sweeper_ = std::thread([this] { sweep_loop(); });
-    listener_ = std::make_unique<NotifyListener>(
-        database_url, kChargesChannel, [this](const std::string& p) { on_payload(p); },
+    subscription_ = ChargesChannel::subscribe(
+        database_url, [this](const std::string& p) { on_payload(p); },
         [this] {
             if (hooks_.reconnected) hooks_.reconnected();
             std::lock_guard lock(mutex_);
@@ -189,7 +189,7 @@ PgProjectionWaiter::PgProjectionWaiter(ConnectionPool& pool, const std::string& 
 }
 
 PgProjectionWaiter::~PgProjectionWaiter() {
-    listener_.reset();
+    subscription_.reset();
     {
         std::lock_guard lock(mutex_);
         stop_ = true;

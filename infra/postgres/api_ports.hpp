@@ -19,7 +19,7 @@
 
 #include "domain/ports/api.hpp"
 #include "infra/postgres/charge_row.hpp"
-#include "infra/postgres/notify_listener.hpp"
+#include "infra/postgres/charges_channel.hpp"
 #include "infra/postgres/pool.hpp"
 
 namespace duepay::infra::postgres {
@@ -90,7 +90,7 @@ class PgProjectionWaiter final : public ports::ProjectionWaiter {
     void wait(const std::string& invoice_id, std::chrono::milliseconds timeout,
               std::function<void(bool projected)> done) override;
 
-    bool listening() const { return listener_ && listener_->listening(); }
+    bool listening() const { return subscription_ && subscription_->listening(); }
 
   private:
     struct Waiter {
@@ -111,7 +111,7 @@ class PgProjectionWaiter final : public ports::ProjectionWaiter {
     bool recheck_ = false;
     bool stop_ = false;
     std::thread sweeper_;
-    std::unique_ptr<NotifyListener> listener_;
+    std::unique_ptr<ChargesChannel::Subscription> subscription_;
 };
 
 }  // namespace duepay::infra::postgres

@@ -1,6 +1,7 @@
 // The ChargeChanges port (domain/ports/checkout.hpp) over Postgres: each subscription is one
-// NotifyListener on duepay_charges, the channel the projector notifies after each batch with the
-// changed invoice ids, comma-separated; on a reconnect the subscriber hears `missed`.
+// subscriber of the process's shared LISTEN on duepay_charges (charges_channel.hpp), the channel
+// the projector notifies after each batch with the changed invoice ids, comma-separated; on a
+// reconnect the subscriber hears `missed`.
 #pragma once
 
 #include <memory>

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "infra/kafka/kafka_consumer.hpp"
@@ -114,6 +115,18 @@ DevServer start_dev_server(const StackEnv& env, const std::string& name,
 // to it (of the stack's role) and the autovacuum workers in it, and waits for them.
 std::string create_database(const StackEnv& env, const std::string& name);
 void drop_database(const StackEnv& env, const std::string& name);
+
+// create_database for the life of a test: dropped when it goes out of scope.
+struct ScopedDatabase {
+    ScopedDatabase(const StackEnv& stack, std::string database)
+        : env(stack), name(std::move(database)), url(create_database(env, name)) {}
+    ~ScopedDatabase() { drop_database(env, name); }
+    ScopedDatabase(const ScopedDatabase&) = delete;
+    ScopedDatabase& operator=(const ScopedDatabase&) = delete;
+    const StackEnv& env;
+    const std::string name;
+    const std::string url;
+};
 
 // The rows of `project_id` in the stack's charges read model.
 std::int64_t count_charges(const StackEnv& env, const std::string& project_id);

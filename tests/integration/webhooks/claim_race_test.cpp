@@ -47,13 +47,8 @@ void fill_queue(const std::string& url) {
 
 TEST(WebhookClaimRace, EightDispatchersClaimEveryDeliveryExactlyOnce) {
     DUEPAY_REQUIRE_STACK(env);
-    const std::string name = "duepay_claim_race_" + std::to_string(getpid());
-    const auto url = create_database(env, name);
-    struct Drop {
-        const StackEnv& env;
-        std::string name;
-        ~Drop() { drop_database(env, name); }
-    } drop{env, name};
+    const ScopedDatabase db(env, "duepay_claim_race_" + std::to_string(getpid()));
+    const auto& url = db.url;
     fill_queue(url);
 
     std::mutex mutex;
@@ -126,16 +121,6 @@ TEST(WebhookClaimRace, EightDispatchersClaimEveryDeliveryExactlyOnce) {
     EXPECT_EQ(stats[1].as<int>(), kTotal);
 }
 
-// A database of this test's own, dropped at the end.
-struct OwnDatabase {
-    const StackEnv& env;
-    std::string name;
-    std::string url;
-    OwnDatabase(const StackEnv& e, std::string n)
-        : env(e), name(std::move(n)), url(create_database(env, name)) {}
-    ~OwnDatabase() { drop_database(env, name); }
-};
-
 // Listens on webhook_deliveries while it lives.
 class DueListener final : public pqxx::notification_receiver {
   public:
@@ -157,7 +142,7 @@ int notifications(pqxx::connection& listener, std::chrono::milliseconds wait) {
 // recorded retry (due later) do not, so a dispatcher never wakes itself.
 TEST(WebhookQueueNotify, DueDeliveriesNotifyAndLeasesAndRetriesDoNot) {
     DUEPAY_REQUIRE_STACK(env);
-    OwnDatabase db(env, "duepay_queue_notify_" + std::to_string(getpid()));
+    const ScopedDatabase db(env, "duepay_queue_notify_" + std::to_string(getpid()));
     pqxx::connection listener(db.url);
     DueListener listening(listener);
     pqxx::connection c(db.url);
