@@ -68,7 +68,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
 
     pool = std::make_unique<infra::postgres::ConnectionPool>(
         database_url, static_cast<std::size_t>(env_int_or("DUEPAY_DASHBOARD_DB_POOL", 4, 1, 256)),
-        infra::postgres::prepare_api_statements, "dashboard");
+        infra::accounts::prepare_dashboard_statements, "dashboard");
     // Test keys are derived from the server secret, as `duepay admin key create` does (ADR 0080).
     auto secret = domain::from_hex(require_env("DUEPAY_SERVER_SECRET"));
     if (!secret || secret->size() < 16) {
