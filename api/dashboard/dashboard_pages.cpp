@@ -24,6 +24,12 @@ using ports::Mode;
 
 std::string e(std::string_view s) { return escape_html(s); }
 
+// The token's symbol, else its EIP-55 address. Not value_or(to_checksum(...)): that hashes the
+// address (keccak) for every amount shown, symbol or not.
+std::string token_label(const ports::ChargeView& v) {
+    return v.token_symbol ? *v.token_symbol : domain::evm::to_checksum(v.token);
+}
+
 std::string head(Lang lang, std::string_view title, std::string_view csrf,
                  std::string_view asset_version) {
     std::string h = "<!doctype html>\n<html lang=\"";
@@ -71,6 +77,7 @@ std::string lang_links(Lang lang, std::string_view path) {
 std::string layout(const Chrome& c, std::string_view title, std::string_view main) {
     const Lang L = c.lang;
     Html h;
+    h.out.reserve(main.size() + 8192);  // the chrome is a few kB: one allocation, no regrowth
     h << head(L, title, c.csrf, c.asset_version) << "<body class=\"mode-"
       << domain::events::to_string(c.mode) << "\">";
     h << "<a class=\"skip\" href=\"#main\">" << tr(L, "skip") << "</a>";
@@ -433,7 +440,7 @@ std::string amount_text(const ports::ChargeView& v) {
     std::string out = v.token_decimals ? domain::money::format_units(v.amount, *v.token_decimals)
                                        : domain::money::to_string(v.amount);
     out += " ";
-    out += v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+    out += token_label(v);
     return out;
 }
 
@@ -535,7 +542,7 @@ std::string amount_in(const ports::ChargeView& v, const domain::Address& token,
     }
     return (v.token_decimals ? domain::money::format_units(amount, *v.token_decimals)
                              : domain::money::to_string(amount)) +
-           " " + v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+           " " + token_label(v);
 }
 
 // A transaction hash: linked to the chain's explorer when it has one (another origin: no opener,
@@ -663,7 +670,9 @@ std::string token_text(const ports::ChargeView& v, const domain::TokenAmount& am
     std::string out = negative && amount.value != 0 ? "-" : "";
     out += v.token_decimals ? domain::money::format_units(amount, *v.token_decimals)
                             : domain::money::to_string(amount);
-    return out + " " + v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+    out += ' ';
+    out += token_label(v);
+    return out;
 }
 
 // The charge's fiat quote (charge.created's): currency and rate, when it was priced in fiat.
@@ -729,6 +738,8 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
     const Lang L = c.lang;
     const std::string base = "/p/" + (c.project ? c.project->project_id.value : std::string());
     Html h;
+    // A row with its two forms is under 2 kB: the page grows its buffer once, not by doubling.
+    h.out.reserve(4096 + page.charges.size() * 2048);
     h << "<h1>" << tr(L, "exceptions") << "</h1><p>" << tr(L, "exceptions_lead") << "</p>";
     h << "<nav aria-label=\"" << tr(L, "exceptions") << "\"><ul class=\"tabs\">"
       << "<li><a href=\"" << e(base) << "/exceptions\" data-test=\"tab-open\""
