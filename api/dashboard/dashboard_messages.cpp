@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace duepay::api::dashboard {
 namespace {
@@ -297,13 +298,26 @@ constexpr Words kWords[] = {
 };
 // clang-format on
 
+// The table by key, built once: a page asks for tens of words a row (the exceptions page: five
+// a row of a hundred), and a scan of the table was a few hundred comparisons each.
+const std::unordered_map<std::string_view, const Words*>& words_by_key() {
+    // emplace keeps the first of a repeated key, as the scan did.
+    static const auto by_key = [] {
+        std::unordered_map<std::string_view, const Words*> m;
+        m.reserve(std::size(kWords));
+        for (const auto& w : kWords) m.emplace(w.key, &w);
+        return m;
+    }();
+    return by_key;
+}
+
 }  // namespace
 
 std::string_view tr(Lang lang, std::string_view key) {
-    for (const auto& w : kWords) {
-        if (w.key == key) return lang == Lang::th ? w.th : w.en;
-    }
-    throw std::out_of_range("dashboard: no words for " + std::string(key));
+    const auto& by_key = words_by_key();
+    const auto it = by_key.find(key);
+    if (it == by_key.end()) throw std::out_of_range("dashboard: no words for " + std::string(key));
+    return lang == Lang::th ? it->second->th : it->second->en;
 }
 
 std::size_t word_count() { return std::size(kWords); }

@@ -24,6 +24,12 @@ using ports::Mode;
 
 std::string e(std::string_view s) { return escape_html(s); }
 
+// The token's symbol, else its EIP-55 address. Not value_or(to_checksum(...)): that hashes the
+// address (keccak) for every amount shown, symbol or not.
+std::string token_label(const ports::ChargeView& v) {
+    return v.token_symbol ? *v.token_symbol : domain::evm::to_checksum(v.token);
+}
+
 std::string head(Lang lang, std::string_view title, std::string_view csrf,
                  std::string_view asset_version) {
     std::string h = "<!doctype html>\n<html lang=\"";
@@ -71,6 +77,7 @@ std::string lang_links(Lang lang, std::string_view path) {
 std::string layout(const Chrome& c, std::string_view title, std::string_view main) {
     const Lang L = c.lang;
     Html h;
+    h.out.reserve(main.size() + 8192);  // the chrome is a few kB: one allocation, no regrowth
     h << head(L, title, c.csrf, c.asset_version) << "<body class=\"mode-"
       << domain::events::to_string(c.mode) << "\">";
     h << "<a class=\"skip\" href=\"#main\">" << tr(L, "skip") << "</a>";
@@ -433,7 +440,7 @@ std::string amount_text(const ports::ChargeView& v) {
     std::string out = v.token_decimals ? domain::money::format_units(v.amount, *v.token_decimals)
                                        : domain::money::to_string(v.amount);
     out += " ";
-    out += v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+    out += token_label(v);
     return out;
 }
 
@@ -535,7 +542,7 @@ std::string amount_in(const ports::ChargeView& v, const domain::Address& token,
     }
     return (v.token_decimals ? domain::money::format_units(amount, *v.token_decimals)
                              : domain::money::to_string(amount)) +
-           " " + v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+           " " + token_label(v);
 }
 
 // A transaction hash: linked to the chain's explorer when it has one (another origin: no opener,
@@ -549,17 +556,21 @@ std::string tx_cell(Lang L, const std::string& explorer_url, const std::string& 
            std::string(tr(L, "opens_explorer")) + "\">" + code + "</a></td>";
 }
 
-// The record-a-refund form (the exceptions page's rows and the charge page), posting to
-// `action`; `id` keeps its input's id unique on the page.
-std::string refund_form(const Chrome& c, const std::string& action, const std::string& id) {
-    const Lang L = c.lang;
-    Html h;
-    h << "<form method=\"post\" action=\"" << e(action) << "\" class=\"stack\">" << csrf_field(c)
-      << "<label for=\"tx-" << e(id) << "\">" << tr(L, "refund_tx_hash")
-      << "</label><input id=\"tx-" << e(id)
-      << "\" name=\"tx_hash\" required pattern=\"0x[0-9a-fA-F]{64}\" size=\"30\" "
+// The record-a-refund form into `h`, from pieces already escaped: the CSRF input (csrf_field),
+// the URL it posts to, and the id that keeps its input's id unique on the page.
+void put_refund_form(Html& h, Lang L, std::string_view csrf_input, std::string_view action,
+                     std::string_view id) {
+    h << "<form method=\"post\" action=\"" << action << "\" class=\"stack\">" << csrf_input
+      << "<label for=\"tx-" << id << "\">" << tr(L, "refund_tx_hash") << "</label><input id=\"tx-"
+      << id << "\" name=\"tx_hash\" required pattern=\"0x[0-9a-fA-F]{64}\" size=\"30\" "
       << "data-test=\"tx-hash\"><button type=\"submit\" class=\"secondary\" "
       << "data-test=\"record-refund\">" << tr(L, "record_refund") << "</button></form>";
+}
+
+// The record-a-refund form (the charge page), posting to `action`.
+std::string refund_form(const Chrome& c, const std::string& action, const std::string& id) {
+    Html h;
+    put_refund_form(h, c.lang, csrf_field(c), e(action), e(id));
     return h.out;
 }
 
@@ -663,7 +674,9 @@ std::string token_text(const ports::ChargeView& v, const domain::TokenAmount& am
     std::string out = negative && amount.value != 0 ? "-" : "";
     out += v.token_decimals ? domain::money::format_units(amount, *v.token_decimals)
                             : domain::money::to_string(amount);
-    return out + " " + v.token_symbol.value_or(domain::evm::to_checksum(v.token));
+    out += ' ';
+    out += token_label(v);
+    return out;
 }
 
 // The charge's fiat quote (charge.created's): currency and rate, when it was priced in fiat.
@@ -729,6 +742,11 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
     const Lang L = c.lang;
     const std::string base = "/p/" + (c.project ? c.project->project_id.value : std::string());
     Html h;
+    // A row with its two forms is under 2 kB: the page grows its buffer once, not by doubling.
+    h.out.reserve(4096 + page.charges.size() * 2048);
+    // Escaped once for the page, not once a row: the project's path and the forms' CSRF input.
+    const std::string base_e = e(base);
+    const std::string csrf_input = csrf_field(c);
     h << "<h1>" << tr(L, "exceptions") << "</h1><p>" << tr(L, "exceptions_lead") << "</p>";
     h << "<nav aria-label=\"" << tr(L, "exceptions") << "\"><ul class=\"tabs\">"
       << "<li><a href=\"" << e(base) << "/exceptions\" data-test=\"tab-open\""
@@ -765,11 +783,11 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
             h << "</td>";
         };
         const std::string issue = issue_of(v);
-        h << "<tr data-test=\"exception-row\" data-invoice=\"" << e(v.invoice_id)
-          << "\"><td><a href=\"" << e(base) << "/charges/" << e(v.invoice_id) << "\"><code>"
-          << e(v.invoice_id.substr(0, 10)) << "…" << e(v.invoice_id.substr(v.invoice_id.size() - 6))
-          << "</code></a><br><small>" << domain::charge::to_string(v.status)
-          << "</small></td><td data-test=\"exception\">"
+        const std::string id = e(v.invoice_id);  // escaped once, shown six times
+        h << "<tr data-test=\"exception-row\" data-invoice=\"" << id << "\"><td><a href=\""
+          << base_e << "/charges/" << id << "\"><code>" << e(v.invoice_id.substr(0, 10)) << "…"
+          << e(v.invoice_id.substr(v.invoice_id.size() - 6)) << "</code></a><br><small>"
+          << domain::charge::to_string(v.status) << "</small></td><td data-test=\"exception\">"
           << (issue.empty() ? std::string() : std::string(tr(L, "exception_" + issue))) << "</td>";
         cell(v.amount, false, "due");
         cell(received, false, "received");
@@ -778,14 +796,14 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
         if (page.resolved) {
             h << resolution_text(L, v);
         } else if (page.can_act) {
-            const std::string action = base + "/exceptions/" + v.invoice_id;
-            h << "<form method=\"post\" action=\"" << e(action) << "/resolve\" class=\"stack\">"
-              << csrf_field(c) << "<label for=\"note-" << e(v.invoice_id) << "\">"
-              << tr(L, "resolution_note") << "</label><textarea id=\"note-" << e(v.invoice_id)
+            const std::string action = base_e + "/exceptions/" + id;
+            h << "<form method=\"post\" action=\"" << action << "/resolve\" class=\"stack\">"
+              << csrf_input << "<label for=\"note-" << id << "\">" << tr(L, "resolution_note")
+              << "</label><textarea id=\"note-" << id
               << "\" name=\"note\" required maxlength=\"500\" rows=\"2\" data-test=\"note\">"
               << "</textarea><button type=\"submit\" data-test=\"resolve\">" << tr(L, "resolve")
               << "</button></form>";
-            h << refund_form(c, action + "/refund", v.invoice_id);
+            put_refund_form(h, L, csrf_input, action + "/refund", id);
         } else {
             h << "<small>" << tr(L, "viewer_cannot_act") << "</small>";
         }

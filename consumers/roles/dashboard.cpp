@@ -66,9 +66,21 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     std::string origin = env_or("DUEPAY_DASHBOARD_URL", "http://127.0.0.1:8082");
     while (!origin.empty() && origin.back() == '/') origin.pop_back();
 
+    const int threads = options.threads > 0
+                            ? options.threads
+                            : static_cast<int>(env_int_or("DUEPAY_DASHBOARD_THREADS", 2, 1, 64));
+    const auto pool_size =
+        static_cast<std::size_t>(env_int_or("DUEPAY_DASHBOARD_DB_POOL", 4, 1, 256));
+    // A page runs on its server thread, which leases one connection at a time for it; the live
+    // charges list and a report download's read-ahead lease theirs from other threads. Fewer
+    // connections than threads + 1 and pages queue for a lease
+    // (duepay_postgres_pool_waits_total{pool="dashboard"}).
+    if (pool_size < static_cast<std::size_t>(threads) + 1) {
+        kLog.warn() << "dashboard: DUEPAY_DASHBOARD_DB_POOL " << pool_size << " is below the "
+                    << threads << " server threads + 1: pages will wait for a connection";
+    }
     pool = std::make_unique<infra::postgres::ConnectionPool>(
-        database_url, static_cast<std::size_t>(env_int_or("DUEPAY_DASHBOARD_DB_POOL", 4, 1, 256)),
-        infra::postgres::prepare_api_statements, "dashboard");
+        database_url, pool_size, infra::accounts::prepare_dashboard_statements, "dashboard");
     // Test keys are derived from the server secret, as `duepay admin key create` does (ADR 0080).
     auto secret = domain::from_hex(require_env("DUEPAY_SERVER_SECRET"));
     if (!secret || secret->size() < 16) {
@@ -144,9 +156,7 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     settings.listen = !options.listen.empty()
                           ? options.listen
                           : env_or("DUEPAY_DASHBOARD_LISTEN", listen_of_url(origin));
-    settings.threads = options.threads > 0
-                           ? options.threads
-                           : static_cast<int>(env_int_or("DUEPAY_DASHBOARD_THREADS", 2, 1, 64));
+    settings.threads = threads;
     settings.access_log = env_or("DUEPAY_ACCESS_LOG", "1") != "0";
     server = std::make_unique<api::ApiServer>(*pipeline, settings);
     server->start();

@@ -35,8 +35,8 @@ ports::ProjectView view_of(pg::ProjectRecord p) { return project_view(std::move(
 }  // namespace
 
 std::optional<ports::ProjectView> PgAccounts::find_project(const ports::ProjectId& project) {
-    return view_of(pool_.with_transaction(
-        [&](pqxx::work& tx) { return pg::find_project(tx, project.value); }));
+    return view_of(pool_.with_single_statement(
+        [&](pqxx::transaction_base& tx) { return pg::find_project(tx, project.value); }));
 }
 
 ports::KeyRoll key_roll(NewKey rolled) {

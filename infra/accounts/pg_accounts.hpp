@@ -1,9 +1,9 @@
 // The Postgres adapter of the API's Accounts port (domain/ports/api.hpp, ADR 0198): each call is
-// one transaction of the pool running the shared account rules of account_changes.hpp (the same
-// ones `duepay admin` runs) with its audit row. It lives beside those rules rather than in
-// infra/postgres, which they depend on. Rows are translated into the port's vocabulary; an
-// unreachable database is DatabaseUnavailable (the pool's retry, then the throw), never a driver
-// exception.
+// one transaction of the pool (find_project, one statement, runs outside one) running the shared
+// account rules of account_changes.hpp (the same ones `duepay admin` runs) with its audit row. It
+// lives beside those rules rather than in infra/postgres, which they depend on. Rows are translated
+// into the port's vocabulary; an unreachable database is DatabaseUnavailable (the pool's retry,
+// then the throw), never a driver exception.
 #pragma once
 
 #include <optional>

@@ -7,6 +7,7 @@
 #include "infra/accounts/account_changes.hpp"
 #include "infra/accounts/pg_accounts.hpp"
 #include "infra/postgres/account_store.hpp"
+#include "infra/postgres/api_ports.hpp"
 #include "infra/postgres/charge_store.hpp"
 #include "infra/random/key_material.hpp"
 
@@ -31,7 +32,42 @@ std::string role_text(MemberRole role) { return std::string(domain::accounts::ro
 
 pqxx::binarystring bytes(const ports::TokenHash& h) { return {h.data(), h.size()}; }
 
+// The hot statements of every signed-in page, planned once per connection
+// (prepare_dashboard_statements).
+constexpr const char* kTouchSession = "dashboard_touch_session";
+constexpr const char* kMembership = "dashboard_membership";
+constexpr const char* kKeys = "dashboard_keys";
+
+ports::ProjectMembership membership_of(const pqxx::row& r) {
+    return {ports::ProjectId{r[0].as<std::string>()}, r[1].as<std::string>(),
+            role_of(r[2].as<std::string>()), r[3].as<std::string>()};
+}
+
 }  // namespace
+
+void prepare_dashboard_statements(pqxx::connection& conn) {
+    pg::prepare_api_statements(conn);  // the charge reader's, which the pages use too
+    // One statement, so atomic without an explicit transaction: the CTE's update and the select
+    // share the statement's snapshot, and the row lock the update takes is released when the
+    // statement commits by itself. Two requests of one session that both find the touch due both
+    // update last_seen_at to now(); the second waits for the first's lock only for the length of
+    // that statement, and either way each answers the session as its snapshot saw it.
+    conn.prepare(kTouchSession,
+                 "with s as (select id, address, csrf, last_seen_at from dashboard_sessions "
+                 "where token_hash = $1 and ended_at is null and expires_at > now() and "
+                 "last_seen_at > now() - make_interval(secs => $2::int)), "
+                 "touched as (update dashboard_sessions d set last_seen_at = now() from s "
+                 "where d.id = s.id and s.last_seen_at <= now() - make_interval(secs => $3::int)) "
+                 "select id, address, csrf from s");
+    conn.prepare(kMembership, "select p.id, p.name, m.role, " + pg::iso_utc("p.created_at") +
+                                  " from project_members m join projects p on p.id = "
+                                  "m.project_id where m.project_id = $1 and m.address = $2");
+    conn.prepare(kKeys, "select id, mode, key_prefix, " + pg::iso_utc("created_at") + ", " +
+                            pg::iso_utc("revoked_at") + ", " + pg::iso_utc("expires_at") +
+                            ", replaced_by, key_hash, revoked_at is null and (expires_at is null "
+                            "or expires_at > now()) from api_keys where project_id = $1 order by "
+                            "created_at desc, id");
+}
 
 // ---- Sign-in nonces ----
 
@@ -81,19 +117,17 @@ ports::DashboardSession PgDashboard::open_session(const ports::TokenHash& token,
 
 std::optional<ports::DashboardSession> PgDashboard::touch_session(
     const ports::TokenHash& token, const ports::SessionLimits& limits) {
-    return pool_.with_transaction([&](pqxx::work& tx) -> std::optional<ports::DashboardSession> {
-        auto rows = tx.exec_params(
-            "with s as (select id, address, csrf, last_seen_at from dashboard_sessions "
-            "where token_hash = $1 and ended_at is null and expires_at > now() and "
-            "last_seen_at > now() - make_interval(secs => $2::int)), "
-            "touched as (update dashboard_sessions d set last_seen_at = now() from s "
-            "where d.id = s.id and s.last_seen_at <= now() - make_interval(secs => $3::int)) "
-            "select id, address, csrf from s",
-            bytes(token), limits.idle_seconds, limits.touch_every_seconds());
-        if (rows.empty()) return std::nullopt;
-        return ports::DashboardSession{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(),
-                                       rows[0][2].as<std::string>()};
-    });
+    // The read and the update that may come with it are one statement, atomic outside an
+    // explicit transaction (prepare_dashboard_statements says why): one round trip, not three.
+    return pool_.with_single_statement(
+        [&](pqxx::transaction_base& tx) -> std::optional<ports::DashboardSession> {
+            auto rows = tx.exec_prepared(kTouchSession, bytes(token), limits.idle_seconds,
+                                         limits.touch_every_seconds());
+            if (rows.empty()) return std::nullopt;
+            return ports::DashboardSession{rows[0][0].as<std::string>(),
+                                           rows[0][1].as<std::string>(),
+                                           rows[0][2].as<std::string>()};
+        });
 }
 
 void PgDashboard::end_session(const std::string& session_id) {
@@ -117,17 +151,14 @@ int PgDashboard::end_sessions_of(const std::string& address) {
 // ---- Projects and members ----
 
 std::vector<ports::ProjectMembership> PgDashboard::projects_of(const std::string& address) {
-    return pool_.with_transaction([&](pqxx::work& tx) {
+    return pool_.with_single_statement([&](pqxx::transaction_base& tx) {
         auto rows = tx.exec_params("select p.id, p.name, m.role, " + pg::iso_utc("p.created_at") +
                                        " from project_members m join projects p on p.id = "
                                        "m.project_id where m.address = $1 order by p.created_at, "
                                        "p.id",
                                    address);
         std::vector<ports::ProjectMembership> out;
-        for (const auto& r : rows) {
-            out.push_back({ports::ProjectId{r[0].as<std::string>()}, r[1].as<std::string>(),
-                           role_of(r[2].as<std::string>()), r[3].as<std::string>()});
-        }
+        for (const auto& r : rows) out.push_back(membership_of(r));
         return out;
     });
 }
@@ -166,7 +197,7 @@ std::vector<std::pair<ports::ProjectId, ports::Mode>> PgDashboard::charge_scopes
     }
     array += '}';
     if (array.size() == 2) return {};
-    return pool_.with_transaction([&](pqxx::work& tx) {
+    return pool_.with_single_statement([&](pqxx::transaction_base& tx) {
         auto rows = tx.exec_params(
             "select distinct project_id, mode from charges where invoice_id = any($1::text[])",
             array);
@@ -182,21 +213,16 @@ std::vector<std::pair<ports::ProjectId, ports::Mode>> PgDashboard::charge_scopes
 
 std::optional<ports::ProjectMembership> PgDashboard::membership(const ports::ProjectId& project,
                                                                 const std::string& address) {
-    return pool_.with_transaction([&](pqxx::work& tx) -> std::optional<ports::ProjectMembership> {
-        auto rows = tx.exec_params("select p.id, p.name, m.role, " + pg::iso_utc("p.created_at") +
-                                       " from project_members m join projects p on p.id = "
-                                       "m.project_id where m.project_id = $1 and m.address = $2",
-                                   project.value, address);
-        if (rows.empty()) return std::nullopt;
-        const auto& r = rows[0];
-        return ports::ProjectMembership{ports::ProjectId{r[0].as<std::string>()},
-                                        r[1].as<std::string>(), role_of(r[2].as<std::string>()),
-                                        r[3].as<std::string>()};
-    });
+    return pool_.with_single_statement(
+        [&](pqxx::transaction_base& tx) -> std::optional<ports::ProjectMembership> {
+            auto rows = tx.exec_prepared(kMembership, project.value, address);
+            if (rows.empty()) return std::nullopt;
+            return membership_of(rows[0]);
+        });
 }
 
 std::vector<ports::Member> PgDashboard::members(const ports::ProjectId& project) {
-    return pool_.with_transaction([&](pqxx::work& tx) {
+    return pool_.with_single_statement([&](pqxx::transaction_base& tx) {
         auto rows = tx.exec_params(
             "select address, role, " + pg::iso_utc("added_at") +
                 ", added_by from project_members where project_id = $1 order by role = 'owner' "
@@ -255,14 +281,8 @@ bool PgDashboard::remove_member(const ports::ProjectId& project, const std::stri
 // ---- Keys ----
 
 std::vector<ports::KeySummary> PgDashboard::keys(const ports::ProjectId& project) {
-    return pool_.with_transaction([&](pqxx::work& tx) {
-        auto rows = tx.exec_params(
-            "select id, mode, key_prefix, " + pg::iso_utc("created_at") + ", " +
-                pg::iso_utc("revoked_at") + ", " + pg::iso_utc("expires_at") +
-                ", replaced_by, key_hash, revoked_at is null and (expires_at is null or "
-                "expires_at > now()) from api_keys where project_id = $1 order by created_at "
-                "desc, id",
-            project.value);
+    return pool_.with_single_statement([&](pqxx::transaction_base& tx) {
+        auto rows = tx.exec_prepared(kKeys, project.value);
         std::vector<ports::KeySummary> out;
         for (const auto& r : rows) {
             ports::KeySummary k;
@@ -396,7 +416,7 @@ domain::Result<ports::ProjectView> PgDashboard::verify_wallet(
 
 std::vector<ports::AuditEntry> PgDashboard::audit(const ports::ProjectId& project,
                                                   std::size_t limit) {
-    return pool_.with_transaction([&](pqxx::work& tx) {
+    return pool_.with_single_statement([&](pqxx::transaction_base& tx) {
         auto rows = tx.exec_params("select id, " + pg::iso_utc("at") +
                                        ", actor_kind, actor, session_id, action, changes::text "
                                        "from account_audit where project_id = $1 order by id "

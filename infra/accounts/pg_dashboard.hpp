@@ -1,5 +1,6 @@
 // The Postgres adapter of the dashboard's store (domain/ports/dashboard.hpp; tables of migration
-// 0210): each call one transaction of the pool; account changes run the shared rules of
+// 0210): a read of one statement runs outside an explicit transaction (one round trip), every
+// other call in one transaction of the pool; account changes run the shared rules of
 // account_changes.hpp (the ones the REST API and `duepay admin` run) with an audit row naming the
 // wallet and its session. An unreachable database is DatabaseUnavailable (a
 // ports::StoreUnavailable), never a driver exception.
@@ -14,10 +15,16 @@
 
 namespace duepay::infra::accounts {
 
+// The dashboard pool's on_connect hook, which PgDashboard needs: prepares the API's statements
+// (postgres::prepare_api_statements: the charge reader's) and those every signed-in page runs (the
+// session touch, the membership, the keys list) on a connection.
+void prepare_dashboard_statements(pqxx::connection& conn);
+
 class PgDashboard final : public ports::DashboardStore {
   public:
-    // `test_keys`: the server secret test keys are derived from (DUEPAY_SERVER_SECRET, ADR 0080),
-    // so a test key is shown again by deriving it; nothing secret is stored.
+    // `pool`: its on_connect hook runs prepare_dashboard_statements. `test_keys`: the server secret
+    // test keys are derived from (DUEPAY_SERVER_SECRET, ADR 0080), so a test key is shown again by
+    // deriving it; nothing secret is stored.
     PgDashboard(postgres::ConnectionPool& pool, std::vector<std::uint8_t> test_keys)
         : pool_(pool), test_keys_(std::move(test_keys)) {}
 

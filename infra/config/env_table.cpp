@@ -51,7 +51,8 @@ constexpr EnvVar kTable[] = {
     {"DUEPAY_DASHBOARD_ABSOLUTE_SECONDS", K::defaulted, "43200", "dashboard",
      "a dashboard session ends this long after sign-in (1..604800)"},
     {"DUEPAY_DASHBOARD_DB_POOL", K::defaulted, "4", "dashboard",
-     "Postgres connections of the dashboard (1..256)"},
+     "Postgres connections of the dashboard (1..256); below its threads + 1 pages wait for one "
+     "(a warning at start)"},
     {"DUEPAY_DASHBOARD_IDLE_SECONDS", K::defaulted, "1800", "dashboard",
      "a dashboard session ends after this long without a request (1..86400)"},
     {"DUEPAY_DASHBOARD_LISTEN", K::optional, "the host:port of DUEPAY_DASHBOARD_URL", "dashboard",

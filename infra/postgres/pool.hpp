@@ -87,6 +87,20 @@ class ConnectionPool {
         }
     }
 
+    // Runs `work(pqxx::transaction_base&)` on a leased connection outside any explicit
+    // transaction (a pqxx::nontransaction: each statement commits by itself), retrying once on a
+    // broken connection as with_connection does. For work of one statement (a read, or a single
+    // statement that may write and may run twice): one round trip, where with_transaction's
+    // BEGIN, statement, COMMIT are three. Work of several statements that must see one snapshot,
+    // or write together, belongs in with_transaction.
+    template <class F>
+    auto with_single_statement(F&& work) {
+        return with_connection([&](pqxx::connection& conn) {
+            pqxx::nontransaction tx(conn);
+            return work(static_cast<pqxx::transaction_base&>(tx));
+        });
+    }
+
     // Runs `work` in a transaction on a leased connection, retrying once on a broken connection
     // (before COMMIT nothing was written). A connection lost during COMMIT is DatabaseUnavailable.
     template <class F>

@@ -101,7 +101,7 @@ ports::WebhookEndpoint PgWebhookEndpoints::create(const ports::WebhookEndpoint& 
 std::vector<ports::WebhookEndpoint> PgWebhookEndpoints::list(
     const ports::ProjectId& project, ports::Mode mode, std::size_t limit,
     const std::optional<std::string>& starting_after) {
-    auto rows = pool_.with_transaction([&](pqxx::work& tx) {
+    auto rows = pool_.with_single_statement([&](pqxx::transaction_base& tx) {
         return list_webhook_endpoints(tx, project.value, mode_text(mode), limit, starting_after);
     });
     std::vector<ports::WebhookEndpoint> out;
@@ -113,7 +113,7 @@ std::vector<ports::WebhookEndpoint> PgWebhookEndpoints::list(
 std::optional<ports::WebhookEndpoint> PgWebhookEndpoints::find(const ports::ProjectId& project,
                                                                ports::Mode mode,
                                                                const std::string& id) {
-    return endpoint_of(pool_.with_transaction([&](pqxx::work& tx) {
+    return endpoint_of(pool_.with_single_statement([&](pqxx::transaction_base& tx) {
         return find_webhook_endpoint(tx, project.value, mode_text(mode), id);
     }));
 }
@@ -185,7 +185,7 @@ std::optional<std::vector<ports::WebhookAttempt>> PgDashboardWebhooks::attempts(
 
 std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>>
 PgDashboardWebhooks::attempt_counts(const std::vector<std::string>& endpoint_ids) {
-    return pool_.with_transaction([&](pqxx::work& tx) {
+    return pool_.with_single_statement([&](pqxx::transaction_base& tx) {
         return count_webhook_attempts(tx, endpoint_ids,
                                       std::chrono::hours(domain::webhooks::kHealthWindowHours),
                                       domain::webhooks::kHealthAttemptCap);
@@ -195,7 +195,7 @@ PgDashboardWebhooks::attempt_counts(const std::vector<std::string>& endpoint_ids
 std::vector<ports::ChargeDelivery> PgDashboardWebhooks::charge_deliveries(
     const ports::ProjectId& project, ports::Mode mode, const std::string& invoice_id,
     std::size_t limit) {
-    return pool_.with_transaction([&](pqxx::work& tx) {
+    return pool_.with_single_statement([&](pqxx::transaction_base& tx) {
         return list_charge_webhook_deliveries(tx, project.value, mode_text(mode), invoice_id,
                                               limit);
     });

@@ -1,7 +1,8 @@
 // The Postgres adapter of the WebhookEndpoints port (domain/ports/api.hpp, ADR 0198), used by the
 // /v1/webhook-* routes and by `duepay admin webhook`: one transaction of the pool per call over
-// webhook_store, the rows translated into the port's vocabulary. An unreachable database is
-// DatabaseUnavailable (the pool's retry, then the throw); no driver exception leaves it.
+// webhook_store (a read of one statement runs outside one), the rows translated into the port's
+// vocabulary. An unreachable database is DatabaseUnavailable (the pool's retry, then the throw);
+// no driver exception leaves it.
 #pragma once
 
 #include <optional>

@@ -75,8 +75,8 @@ WebhookEndpoint insert_webhook_endpoint(pqxx::work& tx, const WebhookEndpoint& e
 }
 
 std::vector<WebhookEndpoint> list_webhook_endpoints(
-    pqxx::work& tx, const std::string& project_id, const std::string& mode, std::size_t limit,
-    const std::optional<std::string>& starting_after) {
+    pqxx::transaction_base& tx, const std::string& project_id, const std::string& mode,
+    std::size_t limit, const std::optional<std::string>& starting_after) {
     auto rows = tx.exec_params(
         std::string("select ") + kEndpointColumns +
             " from webhook_endpoints where project_id = $1 and mode = $2 and ($3::text is null or "
@@ -88,7 +88,8 @@ std::vector<WebhookEndpoint> list_webhook_endpoints(
     return out;
 }
 
-std::optional<WebhookEndpoint> find_webhook_endpoint(pqxx::work& tx, const std::string& project_id,
+std::optional<WebhookEndpoint> find_webhook_endpoint(pqxx::transaction_base& tx,
+                                                     const std::string& project_id,
                                                      const std::string& mode,
                                                      const std::string& id) {
     return first_endpoint(tx.exec_params(
@@ -217,8 +218,8 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::str
 }
 
 std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webhook_attempts(
-    pqxx::work& tx, const std::vector<std::string>& endpoint_ids, std::chrono::hours window,
-    std::int64_t cap) {
+    pqxx::transaction_base& tx, const std::vector<std::string>& endpoint_ids,
+    std::chrono::hours window, std::int64_t cap) {
     std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> out;
     if (endpoint_ids.empty()) return out;
     auto rows = tx.exec_params(
@@ -237,7 +238,7 @@ std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webho
     return out;
 }
 
-std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::work& tx,
+std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::transaction_base& tx,
                                                                   const std::string& project_id,
                                                                   const std::string& mode,
                                                                   const std::string& invoice_id,

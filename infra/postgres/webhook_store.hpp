@@ -44,9 +44,10 @@ struct EndpointPatch {
 WebhookEndpoint insert_webhook_endpoint(pqxx::work& tx, const WebhookEndpoint& endpoint);
 // Newest first; `starting_after` is the id of the last endpoint of the previous page.
 std::vector<WebhookEndpoint> list_webhook_endpoints(
-    pqxx::work& tx, const std::string& project_id, const std::string& mode, std::size_t limit,
-    const std::optional<std::string>& starting_after);
-std::optional<WebhookEndpoint> find_webhook_endpoint(pqxx::work& tx, const std::string& project_id,
+    pqxx::transaction_base& tx, const std::string& project_id, const std::string& mode,
+    std::size_t limit, const std::optional<std::string>& starting_after);
+std::optional<WebhookEndpoint> find_webhook_endpoint(pqxx::transaction_base& tx,
+                                                     const std::string& project_id,
                                                      const std::string& mode,
                                                      const std::string& id);
 std::optional<WebhookEndpoint> update_webhook_endpoint(pqxx::work& tx,
@@ -93,11 +94,11 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::str
 // Per endpoint of `endpoint_ids`: its attempts since `window` ago, at most `cap` of the newest
 // (webhook_attempts_endpoint_time_idx, migration 0235), and how many of them got a 2xx.
 std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webhook_attempts(
-    pqxx::work& tx, const std::vector<std::string>& endpoint_ids, std::chrono::hours window,
-    std::int64_t cap);
+    pqxx::transaction_base& tx, const std::vector<std::string>& endpoint_ids,
+    std::chrono::hours window, std::int64_t cap);
 // The deliveries of a charge's events of the project and mode, newest event first, at most
 // `limit` (webhook_events_invoice_idx, migration 0235).
-std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::work& tx,
+std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::transaction_base& tx,
                                                                   const std::string& project_id,
                                                                   const std::string& mode,
                                                                   const std::string& invoice_id,

@@ -501,6 +501,17 @@ TEST_F(Dashboard, NonMemberGetsNotFoundOnEveryProjectRoute) {
     EXPECT_EQ(get(stranger, "/p/prj_nope").status, 404);
 }
 
+TEST(DashboardWords, LookupByKeyAnswersAsTheTableReadsAndRefusesAnUnknownKey) {
+    EXPECT_EQ(tr(Lang::en, "title"), "duepay dashboard");  // the table's first entry
+    EXPECT_EQ(tr(Lang::en, "resolve"), "Resolve");
+    EXPECT_EQ(tr(Lang::th, "resolve"), "ทำเครื่องหมายว่าดำเนินการแล้ว");
+    EXPECT_EQ(tr(Lang::en, "refund_pending_amount"), "known once verified");  // its last
+    // A key the table holds twice answers its first entry, as a scan from the top did.
+    EXPECT_EQ(tr(Lang::en, "refunded"), "Refunded (refunds)");
+    EXPECT_THROW(tr(Lang::en, "no_such_word"), std::out_of_range);
+    EXPECT_THROW(tr(Lang::th, ""), std::out_of_range);
+}
+
 TEST_F(Dashboard, EveryPageRendersInEnglishAndThai) {
     for (std::size_t i = 0; i < word_count(); ++i) {
         EXPECT_FALSE(tr(Lang::en, word_key(i)).empty()) << word_key(i);

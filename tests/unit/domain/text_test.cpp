@@ -54,5 +54,17 @@ TEST(Text, EscapeHtmlTurnsMarkupIntoText) {
     EXPECT_EQ(escape_html(""), "");
 }
 
+TEST(Text, EscapeHtmlKeepsThePlainRunsAroundEachEntity) {
+    // Specials first, last, back to back and alone: the runs between them are copied whole.
+    EXPECT_EQ(escape_html("&"), "&amp;");
+    EXPECT_EQ(escape_html("<<"), "&lt;&lt;");
+    EXPECT_EQ(escape_html("'a"), "&#39;a");
+    EXPECT_EQ(escape_html("a\""), "a&quot;");
+    EXPECT_EQ(escape_html("0xab>cd&&ef"), "0xab&gt;cd&amp;&amp;ef");
+    EXPECT_EQ(escape_html(std::string_view("a\0<b", 4)), std::string("a\0&lt;b", 7));
+    const std::string plain(5000, 'x');
+    EXPECT_EQ(escape_html(plain), plain);
+}
+
 }  // namespace
 }  // namespace duepay::domain
