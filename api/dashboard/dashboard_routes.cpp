@@ -33,44 +33,6 @@
 namespace duepay::api::dashboard {
 namespace {
 
-// The charge's token movements from its events, each keyed by (txHash, logIndex) and in the order
-// first seen, with the state its latest event gave it: seen (detected, below confirmation depth),
-// confirmed, late (a deposit after expiry), wrong_token, reorged (its block left the chain).
-std::vector<ChargePayment> payments_of(const std::vector<domain::events::Event>& events) {
-    namespace ev = domain::events;
-    std::vector<ChargePayment> out;
-    std::map<std::pair<std::string, std::uint32_t>, std::size_t> index;
-    auto note = [&](const ev::Payment& p, std::string status, const std::string& at) {
-        const auto key = std::make_pair(domain::to_hex(p.tx_hash), p.log_index);
-        auto [it, fresh] = index.try_emplace(key, out.size());
-        if (fresh) out.push_back({key.first, p.token, p.amount, {}, {}});
-        out[it->second].status = std::move(status);
-        out[it->second].at = at;
-    };
-    for (const auto& e : events) {
-        if (const auto* d = std::get_if<ev::PaymentDetected>(&e.data)) {
-            note(d->payment, "seen", e.occurred_at);
-        } else if (const auto* s = std::get_if<ev::DepositSeen>(&e.data)) {
-            note(s->payment, "confirmed", e.occurred_at);
-        } else if (const auto* p = std::get_if<ev::ChargePaid>(&e.data)) {
-            note(p->payment, "confirmed", e.occurred_at);
-        } else if (const auto* u = std::get_if<ev::ChargeUnderpaid>(&e.data)) {
-            note(u->payment, "confirmed", e.occurred_at);
-        } else if (const auto* l = std::get_if<ev::LateDeposit>(&e.data)) {
-            note(l->payment, "late", e.occurred_at);
-        } else if (const auto* f = std::get_if<ev::ChargeFailed>(&e.data)) {
-            note(f->payment, "wrong_token", e.occurred_at);
-        } else if (const auto* r = std::get_if<ev::PaymentReorged>(&e.data)) {
-            const auto key = std::make_pair(domain::to_hex(r->tx_hash), r->log_index);
-            if (auto it = index.find(key); it != index.end()) {
-                out[it->second].status = "reorged";
-                out[it->second].at = e.occurred_at;
-            }
-        }
-    }
-    return out;
-}
-
 namespace acc = domain::accounts;
 namespace siwe = domain::accounts::siwe;
 using domain::json::str;
@@ -731,7 +693,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             events.push_back(std::move(*event));
         }
         const auto state = domain::charge::fold(events);
-        money.payments = payments_of(events);
+        money.payments = state.payments;
         money.refunds = state.refunds;
         if (auto it = deps_.explorers.find(charge->chain_id.value); it != deps_.explorers.end())
             money.explorer_url = it->second;
