@@ -1,6 +1,7 @@
 #include "api/dashboard/dashboard_routes.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <tuple>
@@ -51,6 +52,10 @@ std::string authority_of(std::string_view origin) {
     const auto scheme = origin.find("://");
     return std::string(scheme == std::string_view::npos ? origin : origin.substr(scheme + 3));
 }
+
+// The flash of a refund just recorded on the charge `invoice_id` (0x + 64 hex digits): named
+// with the charge, so the notice shows on that charge's page only.
+std::string refund_flash(const std::string& invoice_id) { return "refund_recorded_" + invoice_id; }
 
 std::string random_hex16() { return domain::to_hex(infra::random::random_bytes<16>()).substr(2); }
 
@@ -708,14 +713,20 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     };
     routes.add("GET", "/p/:projectId/charges/:invoiceId", RouteOptions{Auth::session, true},
                in_project(A::read, "charges", [charge_answer](const RouteCall& call, Context& ctx) {
+                   // `refund`: the notice's parameter before the flash; an old link still opens
+                   // the page, without the notice.
                    if (auto unknown = call.request.unknown_query_param({"refund"})) {
                        return bad_request("unknown_field", "unknown query parameter " + *unknown);
                    }
+                   const auto& id = call.params[1];
                    ChargeMoney money;
-                   // Back from recording a refund (below): say so.
-                   if (call.request.query_param("refund") == "recorded")
+                   // Back from recording a refund of this charge (below): say so, once.
+                   const std::string recorded = refund_flash(id);
+                   const std::array<std::string_view, 1> known{recorded};
+                   if (flash_of(call.request, known))
                        money.notice = std::string(tr(ctx.chrome.lang, "refund_notice"));
-                   return charge_answer(ctx, call.params[1], 200, std::move(money));
+                   return flash_shown(call.request, "/p/" + ctx.project.value,
+                                      charge_answer(ctx, id, 200, std::move(money)));
                }));
     // The charge page's record-a-refund form: the exceptions page's handler; taken, back to the
     // charge page with the notice; refused, the charge page with decide's words.
@@ -730,8 +741,9 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                                   commands, call, ctx,
                                   [&](ProjectContext& c, const FormOutcome& o) {
                                       if (o.taken) {
-                                          return redirect("/p/" + c.project.value + "/charges/" +
-                                                          id + "?refund=recorded");
+                                          const auto project = "/p/" + c.project.value;
+                                          return redirect_with_flash(project + "/charges/" + id,
+                                                                     project, refund_flash(id));
                                       }
                                       ChargeMoney money;
                                       money.error = o.message;
