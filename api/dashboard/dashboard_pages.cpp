@@ -588,11 +588,13 @@ std::string charge_money_sections(const Chrome& c, const ports::ChargeView& v,
           << tr(L, "network") << "</th><th scope=\"col\">" << tr(L, "time")
           << "</th></tr></thead><tbody>";
         for (const auto& p : money.payments) {
-            h << "<tr data-test=\"payment\" data-status=\"" << e(p.status) << "\">"
-              << tx_cell(L, money.explorer_url, p.tx_hash) << "<td data-test=\"amount\">"
-              << e(amount_in(v, p.token, p.amount)) << "</td><td data-test=\"status\">"
-              << e(p.status) << "</td><td>" << std::to_string(v.chain_id.value) << "</td><td><time>"
-              << e(p.at) << "</time></td></tr>";
+            const auto state = domain::charge::to_string(p.state);
+            h << "<tr data-test=\"payment\" data-status=\"" << state << "\">"
+              << tx_cell(L, money.explorer_url, domain::to_hex(p.key.tx_hash))
+              << "<td data-test=\"amount\">" << e(amount_in(v, p.token, p.amount))
+              << "</td><td data-test=\"status\">" << state << "</td><td>"
+              << std::to_string(v.chain_id.value) << "</td><td><time>" << e(p.at)
+              << "</time></td></tr>";
         }
         h << kTableClose;
     }

@@ -75,19 +75,10 @@ struct ChargeTimelineEntry {
     std::string type;
     std::string detail;  // a resolution: its note and who wrote it (ADR 0230); else empty
 };
-// One token movement of the charge, as its events tell it (keyed by txHash and logIndex): its
-// latest state (seen, confirmed, late, wrong_token, reorged) and when that was.
-struct ChargePayment {
-    std::string tx_hash;  // 0x + 64 hex
-    domain::Address token;
-    domain::TokenAmount amount;
-    std::string status;
-    std::string at;  // the occurredAt of its latest event
-};
 // The charge page's payments and refunds, and its record-a-refund form.
 struct ChargeMoney {
-    std::vector<ChargePayment> payments;
-    std::vector<domain::charge::RefundRecord> refunds;  // in request order
+    std::vector<domain::charge::PaymentRecord> payments;  // in the order first seen
+    std::vector<domain::charge::RefundRecord> refunds;    // in request order
     std::string explorer_url;  // the chain's block explorer; empty: none (hashes as plain text)
     // The form shows: decide would take a refund request (something is refundable) and the role
     // may record one.

@@ -1,6 +1,7 @@
 #include "api/dashboard/dashboard_routes.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <tuple>
@@ -33,44 +34,6 @@
 namespace duepay::api::dashboard {
 namespace {
 
-// The charge's token movements from its events, each keyed by (txHash, logIndex) and in the order
-// first seen, with the state its latest event gave it: seen (detected, below confirmation depth),
-// confirmed, late (a deposit after expiry), wrong_token, reorged (its block left the chain).
-std::vector<ChargePayment> payments_of(const std::vector<domain::events::Event>& events) {
-    namespace ev = domain::events;
-    std::vector<ChargePayment> out;
-    std::map<std::pair<std::string, std::uint32_t>, std::size_t> index;
-    auto note = [&](const ev::Payment& p, std::string status, const std::string& at) {
-        const auto key = std::make_pair(domain::to_hex(p.tx_hash), p.log_index);
-        auto [it, fresh] = index.try_emplace(key, out.size());
-        if (fresh) out.push_back({key.first, p.token, p.amount, {}, {}});
-        out[it->second].status = std::move(status);
-        out[it->second].at = at;
-    };
-    for (const auto& e : events) {
-        if (const auto* d = std::get_if<ev::PaymentDetected>(&e.data)) {
-            note(d->payment, "seen", e.occurred_at);
-        } else if (const auto* s = std::get_if<ev::DepositSeen>(&e.data)) {
-            note(s->payment, "confirmed", e.occurred_at);
-        } else if (const auto* p = std::get_if<ev::ChargePaid>(&e.data)) {
-            note(p->payment, "confirmed", e.occurred_at);
-        } else if (const auto* u = std::get_if<ev::ChargeUnderpaid>(&e.data)) {
-            note(u->payment, "confirmed", e.occurred_at);
-        } else if (const auto* l = std::get_if<ev::LateDeposit>(&e.data)) {
-            note(l->payment, "late", e.occurred_at);
-        } else if (const auto* f = std::get_if<ev::ChargeFailed>(&e.data)) {
-            note(f->payment, "wrong_token", e.occurred_at);
-        } else if (const auto* r = std::get_if<ev::PaymentReorged>(&e.data)) {
-            const auto key = std::make_pair(domain::to_hex(r->tx_hash), r->log_index);
-            if (auto it = index.find(key); it != index.end()) {
-                out[it->second].status = "reorged";
-                out[it->second].at = e.occurred_at;
-            }
-        }
-    }
-    return out;
-}
-
 namespace acc = domain::accounts;
 namespace siwe = domain::accounts::siwe;
 using domain::json::str;
@@ -89,6 +52,10 @@ std::string authority_of(std::string_view origin) {
     const auto scheme = origin.find("://");
     return std::string(scheme == std::string_view::npos ? origin : origin.substr(scheme + 3));
 }
+
+// The flash of a refund just recorded on the charge `invoice_id` (0x + 64 hex digits): named
+// with the charge, so the notice shows on that charge's page only.
+std::string refund_flash(const std::string& invoice_id) { return "refund_recorded_" + invoice_id; }
 
 std::string random_hex16() { return domain::to_hex(infra::random::random_bytes<16>()).substr(2); }
 
@@ -731,7 +698,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             events.push_back(std::move(*event));
         }
         const auto state = domain::charge::fold(events);
-        money.payments = payments_of(events);
+        money.payments = state.payments;
         money.refunds = state.refunds;
         if (auto it = deps_.explorers.find(charge->chain_id.value); it != deps_.explorers.end())
             money.explorer_url = it->second;
@@ -746,14 +713,20 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
     };
     routes.add("GET", "/p/:projectId/charges/:invoiceId", RouteOptions{Auth::session, true},
                in_project(A::read, "charges", [charge_answer](const RouteCall& call, Context& ctx) {
+                   // `refund`: the notice's parameter before the flash; an old link still opens
+                   // the page, without the notice.
                    if (auto unknown = call.request.unknown_query_param({"refund"})) {
                        return bad_request("unknown_field", "unknown query parameter " + *unknown);
                    }
+                   const auto& id = call.params[1];
                    ChargeMoney money;
-                   // Back from recording a refund (below): say so.
-                   if (call.request.query_param("refund") == "recorded")
+                   // Back from recording a refund of this charge (below): say so, once.
+                   const std::string recorded = refund_flash(id);
+                   const std::array<std::string_view, 1> known{recorded};
+                   if (flash_of(call.request, known))
                        money.notice = std::string(tr(ctx.chrome.lang, "refund_notice"));
-                   return charge_answer(ctx, call.params[1], 200, std::move(money));
+                   return flash_shown(call.request, "/p/" + ctx.project.value,
+                                      charge_answer(ctx, id, 200, std::move(money)));
                }));
     // The charge page's record-a-refund form: the exceptions page's handler; taken, back to the
     // charge page with the notice; refused, the charge page with decide's words.
@@ -768,8 +741,9 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                                   commands, call, ctx,
                                   [&](ProjectContext& c, const FormOutcome& o) {
                                       if (o.taken) {
-                                          return redirect("/p/" + c.project.value + "/charges/" +
-                                                          id + "?refund=recorded");
+                                          const auto project = "/p/" + c.project.value;
+                                          return redirect_with_flash(project + "/charges/" + id,
+                                                                     project, refund_flash(id));
                                       }
                                       ChargeMoney money;
                                       money.error = o.message;

@@ -34,6 +34,30 @@ std::optional<std::string> cookie(const ApiRequest& request, std::string_view na
     return cookie_value(*header, name);
 }
 
+ApiResponse redirect_with_flash(std::string location, std::string_view path,
+                                std::string_view flash) {
+    auto r = redirect(std::move(location));
+    r.headers["set-cookie"] = std::string(kFlashCookie) + "=" + std::string(flash) +
+                              "; Path=" + std::string(path) +
+                              "; Max-Age=60; HttpOnly; SameSite=Lax";
+    return r;
+}
+
+std::optional<std::string> flash_of(const ApiRequest& request,
+                                    std::span<const std::string_view> known) {
+    auto value = cookie(request, kFlashCookie);
+    if (!value || std::find(known.begin(), known.end(), *value) == known.end()) return std::nullopt;
+    return value;
+}
+
+ApiResponse flash_shown(const ApiRequest& request, std::string_view path, ApiResponse answer) {
+    if (cookie(request, kFlashCookie)) {
+        answer.headers["set-cookie"] = std::string(kFlashCookie) + "=; Path=" + std::string(path) +
+                                       "; Max-Age=0; HttpOnly; SameSite=Lax";
+    }
+    return answer;
+}
+
 Lang lang_of(const ApiRequest& request) {
     const auto chosen = cookie(request, kLangCookie).value_or("");
     return checkout::choose_lang(chosen, request.header("accept-language").value_or(""));

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,12 +22,25 @@ using Form = std::map<std::string, std::string>;
 
 inline constexpr std::string_view kLangCookie = "duepay_lang";
 inline constexpr std::string_view kModeCookie = "duepay_mode";
+// A flash: a notice for the one page a form post's 303 leads to (docs/dashboard.md).
+inline constexpr std::string_view kFlashCookie = "duepay_flash";
 
 ApiResponse html(int status, std::string body, Lang lang);
 // 303 to `location` (the answer to every form POST).
 ApiResponse redirect(std::string location);
 
 std::optional<std::string> cookie(const ApiRequest& request, std::string_view name);
+
+// The flash, one-shot: redirect_with_flash is the 303 with a cookie naming `flash` (a short-lived,
+// HttpOnly, SameSite=Lax cookie whose Path is `path`, the part of the project the notice is for);
+// the page it leads to reads it with flash_of and answers through flash_shown, which clears it,
+// so a reload or a shared link does not show the notice again. The value comes back from the
+// browser: a page shows only a flash it names itself (`known`), never the value as it is.
+ApiResponse redirect_with_flash(std::string location, std::string_view path,
+                                std::string_view flash);
+std::optional<std::string> flash_of(const ApiRequest& request,
+                                    std::span<const std::string_view> known);
+ApiResponse flash_shown(const ApiRequest& request, std::string_view path, ApiResponse answer);
 Lang lang_of(const ApiRequest& request);
 ports::Mode mode_of(const ApiRequest& request);
 // A path of ours to come back to: "/..." of printable ASCII but not "//..." (another host),

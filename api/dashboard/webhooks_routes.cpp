@@ -23,7 +23,6 @@ namespace {
 namespace dw = domain::webhooks;
 using A = domain::accounts::ProjectAction;
 
-constexpr std::string_view kFlashCookie = "duepay_flash";
 // The only texts a flash may name (the cookie is the browser's: never shown as it is).
 constexpr std::array<std::string_view, 6> kFlashes = {"wh_flash_saved",     "wh_flash_disabled",
                                                       "wh_flash_enabled",   "wh_flash_deleted",
@@ -41,28 +40,7 @@ ApiResponse not_found(const ProjectContext& ctx) {
 // 303 to `location` with a flash for the next page under /p/:id/webhooks.
 ApiResponse redirect_with_flash(const ProjectContext& ctx, const std::string& location,
                                 std::string_view flash) {
-    auto r = redirect(location);
-    r.headers["set-cookie"] = std::string(kFlashCookie) + "=" + std::string(flash) +
-                              "; Path=" + base_of(ctx) + "; Max-Age=60; HttpOnly; SameSite=Lax";
-    return r;
-}
-
-// The flash the request carries, when it names one of kFlashes.
-std::optional<std::string> flash_of(const RouteCall& call) {
-    auto value = cookie(call.request, kFlashCookie);
-    if (!value || std::find(kFlashes.begin(), kFlashes.end(), *value) == kFlashes.end()) {
-        return std::nullopt;
-    }
-    return value;
-}
-
-// `answer` (a page that showed the flash), clearing the flash cookie if the request had one.
-ApiResponse flash_shown(const RouteCall& call, const ProjectContext& ctx, ApiResponse answer) {
-    if (cookie(call.request, kFlashCookie)) {
-        answer.headers["set-cookie"] = std::string(kFlashCookie) + "=; Path=" + base_of(ctx) +
-                                       "; Max-Age=0; HttpOnly; SameSite=Lax";
-    }
-    return answer;
+    return dashboard::redirect_with_flash(location, base_of(ctx), flash);
 }
 
 // The form's fields, repeated ones (the event checkboxes) included.
@@ -181,8 +159,8 @@ void add_webhook_routes(RouteTable& routes, const ProjectScope& scope,
         "GET", list, page,
         scope.guard(A::read, "webhooks", [&store](const RouteCall& call, ProjectContext& ctx) {
             auto view = list_view(store, ctx);
-            view.flash = flash_of(call);
-            return flash_shown(call, ctx,
+            view.flash = flash_of(call.request, kFlashes);
+            return flash_shown(call.request, base_of(ctx),
                                html(200, webhooks_page(ctx.chrome, view), ctx.chrome.lang));
         }));
     routes.add("POST", list, form,
@@ -229,8 +207,8 @@ void add_webhook_routes(RouteTable& routes, const ProjectScope& scope,
             }
             auto view = endpoint_view(store, ctx, call.params[1], before);
             if (!view) return not_found(ctx);
-            view->flash = flash_of(call);
-            return flash_shown(call, ctx,
+            view->flash = flash_of(call.request, kFlashes);
+            return flash_shown(call.request, base_of(ctx),
                                html(200, endpoint_page(ctx.chrome, *view), ctx.chrome.lang));
         }));
     routes.add(

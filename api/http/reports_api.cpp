@@ -4,10 +4,13 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
-#include <future>
+#include <condition_variable>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -127,15 +130,96 @@ std::string date_of(std::int64_t ms) {
     return domain::events::format_rfc3339_millis_utc(ms).substr(0, 10);
 }
 
-// The state of one streamed report between the edge's calls: the page being written, where the
-// next starts, and (JSON) the totals of the rows sent so far.
+// The pages after the first, read on one thread of the stream's own while the current page is
+// written, so Postgres and this process work at once. The thread reads a page only when the slot
+// is free, so at most two pages are in memory: the one being written and the one read ahead. A
+// short page is the last; a failed read is handed over like a page, and take() throws it. The
+// destructor (the client went away, or the body ended) stops the thread and joins it; a read in
+// progress is waited for, and no further page is read.
+class PageReader {
+  public:
+    using Page = std::vector<ports::SettlementLine>;
+
+    // Starts reading after the full first page `first`.
+    PageReader(ports::SettlementReports& reports, ports::SettlementQuery query, const Page& first)
+        : reports_(reports), query_(std::move(query)) {
+        query_.after = ports::position_of(first.back());
+        thread_ = std::thread([this] { run(); });
+    }
+    PageReader(const PageReader&) = delete;
+    PageReader& operator=(const PageReader&) = delete;
+    ~PageReader() {
+        {
+            const std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        changed_.notify_all();
+        thread_.join();
+    }
+
+    // The next page, once read; nullopt after the last; the read's exception if it failed.
+    std::optional<Page> take() {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return slot_ || failure_ || ended_; });
+        if (slot_) {
+            auto page = std::move(*slot_);
+            slot_.reset();
+            changed_.notify_all();
+            return page;
+        }
+        if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+        return std::nullopt;
+    }
+
+  private:
+    void run() {
+        for (;;) {
+            {
+                std::unique_lock lock(mutex_);
+                changed_.wait(lock, [this] { return stop_ || !slot_; });
+                if (stop_) return;
+            }
+            Page page;
+            try {
+                page = reports_.page(query_);
+            } catch (...) {
+                const std::lock_guard lock(mutex_);
+                failure_ = std::current_exception();
+                changed_.notify_all();
+                return;
+            }
+            const bool last = page.size() < query_.limit;
+            if (!last) query_.after = ports::position_of(page.back());
+            const std::lock_guard lock(mutex_);
+            if (!page.empty()) slot_ = std::move(page);
+            ended_ = last;
+            changed_.notify_all();
+            if (last) return;
+        }
+    }
+
+    ports::SettlementReports& reports_;
+    ports::SettlementQuery query_;  // the reader thread's own: where the next page starts
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::optional<Page> slot_;    // a page read ahead, not yet taken
+    std::exception_ptr failure_;  // the read that failed
+    bool ended_ = false;          // the last page was read
+    bool stop_ = false;           // the stream is gone
+    std::thread thread_;          // last: started once the rest is set
+};
+
+// The state of one streamed report between the edge's calls: the page being written, the reader
+// of the next ones, and (JSON) the totals of the rows sent so far.
 class SettlementStream {
   public:
-    SettlementStream(ports::SettlementReports& reports, ports::SettlementQuery query,
+    SettlementStream(ports::SettlementReports& reports, const ports::SettlementQuery& query,
                      SettlementRequest request)
-        : reports_(reports), query_(std::move(query)), request_(request) {
-        page_ = reports_.page(query_);
-        read_ahead();
+        : request_(request) {
+        // The first page before the answer: a store that is down is the answer's error.
+        page_ = reports.page(query);
+        if (page_.size() == query.limit)
+            ahead_ = std::make_unique<PageReader>(reports, query, page_);
     }
 
     // The body's start: the CSV header, or the JSON answer up to its first row.
@@ -144,14 +228,18 @@ class SettlementStream {
                                                     : R"({"success":true,"data":[)";
     }
 
-    // The edge's BodyProducer: rows until the part is full; false with the body's end.
+    // The edge's BodyProducer: rows until the part is full; false with the body's end. A page
+    // that could not be read throws, and the edge cuts the body before its end.
     bool produce(std::string& out) {
         while (out.size() < kPartBytes) {
             if (next_ == page_.size()) {
-                if (!ahead_.valid()) return finish(out);
-                page_ = ahead_.get();
+                auto page = ahead_ ? ahead_->take() : std::nullopt;
+                if (!page) {
+                    ahead_.reset();
+                    return finish(out);
+                }
+                page_ = std::move(*page);
                 next_ = 0;
-                read_ahead();
                 continue;
             }
             write(out, page_[next_++]);
@@ -160,15 +248,6 @@ class SettlementStream {
     }
 
   private:
-    // Unless this page was the last (short) one, reads the next page on a thread of its own while
-    // this one is written, so Postgres and this process work at once. One read at a time.
-    void read_ahead() {
-        if (page_.size() < query_.limit) return;
-        query_.after = ports::position_of(page_.back());
-        ahead_ = std::async(std::launch::async,
-                            [&reports = reports_, query = query_] { return reports.page(query); });
-    }
-
     void write(std::string& out, const ports::SettlementLine& line) {
         ++rows_;
         if (request_.format == ReportFormat::csv) return append_settlement_csv(out, line);
@@ -189,11 +268,9 @@ class SettlementStream {
         return false;
     }
 
-    ports::SettlementReports& reports_;
-    ports::SettlementQuery query_;
     SettlementRequest request_;
     std::vector<ports::SettlementLine> page_;
-    std::future<std::vector<ports::SettlementLine>> ahead_;  // the next page, being read
+    std::unique_ptr<PageReader> ahead_;  // null: the page being written is the last
     std::size_t next_ = 0;
     std::uint64_t rows_ = 0;
     rep::TotalsAccumulator totals_;
@@ -351,7 +428,7 @@ ApiResponse settlement_report(ports::SettlementReports& reports, const domain::P
     query.from_ms = request.from_ms;
     query.to_ms = request.to_ms;
     query.limit = std::max<std::size_t>(page_rows, 1);
-    auto stream = std::make_shared<SettlementStream>(reports, std::move(query), request);
+    auto stream = std::make_shared<SettlementStream>(reports, query, request);
     ApiResponse r;
     r.status = 200;
     r.body = stream->start();

@@ -92,6 +92,23 @@ struct RefundRecord {
     bool operator==(const RefundRecord&) const = default;
 };
 
+// What the latest fact about one payment made of it: detected below confirmation depth (seen),
+// confirmed in the window, confirmed after expiry (late), in a token the charge does not accept
+// (wrong_token), or its detection withdrawn with its block (reorged).
+enum class PaymentState { seen, confirmed, late, wrong_token, reorged };
+std::string_view to_string(PaymentState state);
+
+// One token movement of the charge as its facts tell it (the dashboard's Payments table): the
+// token and amount it was first seen with, its latest state and when that was.
+struct PaymentRecord {
+    PaymentKey key;
+    Address token;
+    TokenAmount amount;
+    PaymentState state = PaymentState::seen;
+    std::string at;  // the occurredAt of the fact that gave it its state
+    bool operator==(const PaymentRecord&) const = default;
+};
+
 struct ChargeState {
     bool created = false;  // false: nothing but charge.created is applied
     InvoiceId invoice_id;
@@ -123,6 +140,7 @@ struct ChargeState {
     std::map<PaymentKey, TokenAmount> confirmed;
     std::map<PaymentKey, TokenAmount> late;
     std::map<PaymentKey, TokenAmount> wrong_token;
+    std::vector<PaymentRecord> payments;  // each payment once, in the order first seen
 
     std::vector<RefundRecord> refunds;    // in request order
     std::vector<Resolution> resolutions;  // in log order, one per issue at most

@@ -43,11 +43,28 @@ RefundRecord* refund_record(ChargeState& s, const std::string& refund_id, const 
     return &s.refunds.back();
 }
 
+// The payment `key` now has `state`, since `at`; a payment seen for the first time is added with
+// the token and amount of `p` (nullptr: not added).
+void note(ChargeState& s, const PaymentKey& key, const Payment* p, PaymentState state,
+          const std::string& at) {
+    auto it = std::find_if(s.payments.begin(), s.payments.end(),
+                           [&](const PaymentRecord& r) { return r.key == key; });
+    if (it == s.payments.end()) {
+        if (p == nullptr) return;
+        s.payments.push_back(PaymentRecord{key, p->token, p->amount, state, at});
+        return;
+    }
+    it->state = state;
+    it->at = at;
+}
+
 // A payment reached confirmation depth inside the charge's window.
-void confirm(ChargeState& s, const Payment& p) {
+void confirm(ChargeState& s, const Payment& p, const std::string& at) {
     const auto key = key_of(p);
     s.unconfirmed.erase(key);
-    if (!s.late.contains(key)) s.confirmed.emplace(key, p.amount);
+    if (s.late.contains(key)) return;
+    s.confirmed.emplace(key, p.amount);
+    note(s, key, &p, PaymentState::confirmed, at);
 }
 
 Status derive_status(const ChargeState& s) {
@@ -101,18 +118,25 @@ bool record(ChargeState& s, const Event& event) {
                 const auto key = key_of(d.payment);
                 if (decided(s, key)) return true;
                 s.unconfirmed[key] = Unconfirmed{d.payment.block_hash, d.payment.amount};
+                note(s, key, &d.payment, PaymentState::seen, event.occurred_at);
             } else if constexpr (std::is_same_v<T, PaymentReorged>) {
-                const auto it = s.unconfirmed.find(PaymentKey{d.tx_hash, d.log_index});
-                if (it != s.unconfirmed.end() && it->second.block_hash == d.block_hash)
+                const PaymentKey key{d.tx_hash, d.log_index};
+                const auto it = s.unconfirmed.find(key);
+                if (it != s.unconfirmed.end() && it->second.block_hash == d.block_hash) {
                     s.unconfirmed.erase(it);
+                    note(s, key, nullptr, PaymentState::reorged, event.occurred_at);
+                }
             } else if constexpr (std::is_same_v<T, DepositSeen> || std::is_same_v<T, ChargePaid> ||
                                  std::is_same_v<T, ChargeUnderpaid>) {
-                confirm(s, d.payment);
+                confirm(s, d.payment, event.occurred_at);
                 if (d.payment.rail == Rail::transfer) s.deposit_received = true;
             } else if constexpr (std::is_same_v<T, LateDeposit>) {
                 const auto key = key_of(d.payment);
                 s.unconfirmed.erase(key);
-                if (!s.confirmed.contains(key)) s.late.emplace(key, d.payment.amount);
+                if (!s.confirmed.contains(key)) {
+                    s.late.emplace(key, d.payment.amount);
+                    note(s, key, &d.payment, PaymentState::late, event.occurred_at);
+                }
                 s.deposit_received = true;
             } else if constexpr (std::is_same_v<T, ChargeExpired>) {
                 s.expired = true;
@@ -155,6 +179,7 @@ bool record(ChargeState& s, const Event& event) {
                 const auto key = key_of(d.payment);
                 s.unconfirmed.erase(key);
                 s.wrong_token.emplace(key, d.payment.amount);
+                note(s, key, &d.payment, PaymentState::wrong_token, event.occurred_at);
                 s.failed = true;
                 s.deposit_received = true;
             }
@@ -289,6 +314,22 @@ bool final_status(Status status) {
 
 bool decided(const ChargeState& s, const PaymentKey& key) {
     return s.confirmed.contains(key) || s.late.contains(key) || s.wrong_token.contains(key);
+}
+
+std::string_view to_string(PaymentState state) {
+    switch (state) {
+        case PaymentState::seen:
+            return "seen";
+        case PaymentState::confirmed:
+            return "confirmed";
+        case PaymentState::late:
+            return "late";
+        case PaymentState::wrong_token:
+            return "wrong_token";
+        case PaymentState::reorged:
+            return "reorged";
+    }
+    return "seen";
 }
 
 std::string_view to_string(Exception exception) {

@@ -1,12 +1,15 @@
 // An in-memory double of ports::SettlementReports (domain/ports/reports.hpp) for the unit tests
 // of the REST report and the dashboard's reports page: the rows a test puts in, filtered by
 // project, mode and period, in the report's order, in keyset pages; totals by the domain's
-// accumulator. It counts the pages asked for, and can fail (StoreUnavailable) from a page on.
+// accumulator. It counts the pages asked for and those being read, can fail (StoreUnavailable)
+// from a page on, and can hold a read until the test lets it go (`hold_from_page`, `release`).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -25,9 +28,30 @@ class FakeSettlementReports final : public ports::SettlementReports {
     std::vector<ports::SettlementLine> lines;
     std::atomic<std::size_t> pages = 0;  // the report reads the next page on another thread
     std::size_t fail_from_page = static_cast<std::size_t>(-1);  // 0: the first page fails
+    std::size_t hold_from_page = static_cast<std::size_t>(-1);  // these reads wait for release()
+    std::atomic<int> reading = 0;                               // reads in progress
+
+    // Lets the held reads (and any later one) go on.
+    void release() {
+        {
+            const std::lock_guard lock(mutex_);
+            released_ = true;
+        }
+        released_cv_.notify_all();
+    }
 
     std::vector<ports::SettlementLine> page(const ports::SettlementQuery& q) override {
-        if (pages++ >= fail_from_page) throw ports::StoreUnavailable("the store is down");
+        ++reading;
+        struct Done {
+            std::atomic<int>& reading;
+            ~Done() { --reading; }
+        } done{reading};
+        const std::size_t n = pages++;
+        if (n >= hold_from_page) {
+            std::unique_lock lock(mutex_);
+            released_cv_.wait(lock, [this] { return released_; });
+        }
+        if (n >= fail_from_page) throw ports::StoreUnavailable("the store is down");
         auto rows = period(q);
         std::vector<ports::SettlementLine> out;
         for (const auto& l : rows) {
@@ -63,6 +87,10 @@ class FakeSettlementReports final : public ports::SettlementReports {
     }
 
   private:
+    std::mutex mutex_;
+    std::condition_variable released_cv_;
+    bool released_ = false;
+
     std::vector<ports::SettlementLine> period(const ports::SettlementQuery& q) const {
         std::vector<ports::SettlementLine> out;
         for (const auto& l : lines) {

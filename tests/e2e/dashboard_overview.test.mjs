@@ -176,8 +176,13 @@ test("the charge page lists the payment and records a refund that chainwatch ver
 
   await page.type("[data-test=tx-hash]", sent.hash);
   await clickAndWait(page, "[data-test=record-refund]");
-  assert.equal(new URL(page.url()).search, "?refund=recorded");
+  // Back on the charge page, its URL clean: the notice came in a one-shot flash cookie that the
+  // page cleared, so a reload (or the URL shared) does not say it again.
+  assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, `/p/${projectId}/charges/${id}`);
   assert.equal(await text(page, "[data-test=notice]"), "Refund recorded; the chain watcher verifies it.");
+  await page.reload({waitUntil: "load"});
+  assert.ok(await page.$("[data-test=charge]"), await page.content());
+  assert.equal(await page.$("[data-test=notice]"), null);
   // The request is in the event log; the page lists it once the projector has it (pending until
   // chainwatch's verdict, which may come first), then verified.
   await waitFor(async () => {

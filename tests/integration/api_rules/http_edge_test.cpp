@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/integration/pipeline/dev_server_suite.hpp"
+#include "tests/support/loopback_client.hpp"
 
 namespace duepay::tests {
 namespace {
@@ -85,15 +86,8 @@ RawAnswer exchange(int port, const std::string& bytes, std::chrono::milliseconds
                    std::chrono::milliseconds close_wait = 2s, std::size_t split = std::string::npos,
                    std::chrono::milliseconds gap = 0ms) {
     RawAnswer out;
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return out;
-    }
+    const int fd = loopback::connect_to(port);
+    if (fd < 0) return out;
     const auto started = Clock::now();
     // A writer thread, so a server that answers before reading everything cannot block us.
     std::thread writer([fd, &bytes, split, gap] {
@@ -298,14 +292,9 @@ TEST_F(HttpEdge, ExpectContinueGetsA100ThenTheAnswer) {
         "Expect: 100-continue\r\nConnection: close\r\nContent-Length: " +
         std::to_string(body.size()) + "\r\n\r\n";
     // Head only first: the 100 must come before any body byte is sent.
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port()));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
-              static_cast<ssize_t>(request.size()));
+    const int fd = loopback::connect_to(port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(loopback::send_all(fd, request));
     pollfd p{fd, POLLIN, 0};
     ASSERT_EQ(::poll(&p, 1, 2000), 1);
     char buf[256];
@@ -319,28 +308,10 @@ TEST_F(HttpEdge, ExpectContinueGetsA100ThenTheAnswer) {
 // it is still open after `limit`.
 double seconds_until_closed(int fd, Clock::time_point since, std::chrono::seconds limit,
                             std::string& received) {
-    char buf[4096];
-    while (Clock::now() < since + limit) {
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, 100) <= 0) continue;
-        const auto n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) return std::chrono::duration<double>(Clock::now() - since).count();
-        received.append(buf, static_cast<std::size_t>(n));
-    }
-    return -1;
-}
-
-int connect_to(int port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(since + limit - Clock::now());
+    if (!loopback::read_into(fd, received, loopback::until_closed, left)) return -1;
+    return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
 TEST_F(HttpEdge, IdleConnectionsAreClosedAfterTheIdleTimeout) {
@@ -348,27 +319,22 @@ TEST_F(HttpEdge, IdleConnectionsAreClosedAfterTheIdleTimeout) {
     // after its last byte (the API's idle_timeout), and not before. Both clients run at once: one
     // never sends a byte, one is answered on a keep-alive connection and then says nothing.
     auto silent = std::async(std::launch::async, [this] {
-        const int fd = connect_to(port());
+        const int fd = loopback::connect_to(port());
         std::string received;
         const double seconds = fd < 0 ? -2 : seconds_until_closed(fd, Clock::now(), 25s, received);
         if (fd >= 0) ::close(fd);
         return std::make_pair(seconds, received);
     });
     auto kept = std::async(std::launch::async, [this] {
-        const int fd = connect_to(port());
+        const int fd = loopback::connect_to(port());
         if (fd < 0) return std::make_pair(-2.0, std::string());
-        const std::string request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-        ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+        loopback::send_all(fd, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         std::string received;
         RawAnswer answer;
-        while (parse_response(received, answer) == 0) {  // the answer, then the idle clock
-            pollfd p{fd, POLLIN, 0};
-            char buf[4096];
-            if (::poll(&p, 1, 5000) <= 0) break;
-            const auto n = ::recv(fd, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            received.append(buf, static_cast<std::size_t>(n));
-        }
+        // The answer, then the idle clock.
+        loopback::read_into(
+            fd, received,
+            [&answer](const std::string& in) { return parse_response(in, answer) != 0; }, 5s);
         const double seconds = seconds_until_closed(fd, Clock::now(), 25s, received);
         ::close(fd);
         return std::make_pair(seconds, received);

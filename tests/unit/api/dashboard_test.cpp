@@ -1048,13 +1048,37 @@ TEST_F(Dashboard, ChargePageListsPaymentsAndRefundsAndRecordsARefund) {
     EXPECT_NE(bad.body.find(std::string(kInvalidTxHash)), std::string::npos);
     auto recorded = post_form(dev_member, base + "/charges/" + amoy + "/refund", refund_tx);
     EXPECT_EQ(recorded.status, 303) << recorded.body.substr(0, 400);
-    EXPECT_EQ(recorded.headers["location"], base + "/charges/" + amoy + "?refund=recorded");
+    // Back to the charge page, its URL clean: the notice rides a one-shot flash cookie for the
+    // project's paths.
+    EXPECT_EQ(recorded.headers["location"], base + "/charges/" + amoy);
+    const auto& set = recorded.headers["set-cookie"];
+    const std::string flash = "duepay_flash=refund_recorded_" + amoy;
+    EXPECT_EQ(set, flash + "; Path=" + base + "; Max-Age=60; HttpOnly; SameSite=Lax");
     ASSERT_EQ(log.records.size(), 1U);
     EXPECT_TRUE(
         std::holds_alternative<ev::RefundRequested>(ev::decode_event(log.records[0].value)->data));
-    auto back = get(dev_member, base + "/charges/" + amoy + "?refund=recorded");
-    EXPECT_NE(back.body.find(std::string(tr(Lang::en, "refund_notice"))), std::string::npos)
+    const std::string notice(tr(Lang::en, "refund_notice"));
+    auto back =
+        call("GET", base + "/charges/" + amoy, {{"cookie", dev_member.cookie + "; " + flash}});
+    EXPECT_EQ(back.status, 200);
+    EXPECT_NE(back.body.find(notice), std::string::npos)
         << back.status << back.body.substr(0, 2000);
+    // The page that showed it clears it: the browser sends it no more, and the page says nothing.
+    EXPECT_EQ(back.headers["set-cookie"],
+              "duepay_flash=; Path=" + base + "; Max-Age=0; HttpOnly; SameSite=Lax");
+    auto reload = get(dev_member, base + "/charges/" + amoy);
+    EXPECT_EQ(reload.status, 200);
+    EXPECT_EQ(reload.body.find(notice), std::string::npos);
+    EXPECT_EQ(reload.headers["set-cookie"].find("duepay_flash"), std::string::npos);
+    // Another charge's flash, or a value of the browser's own, says nothing (and is cleared).
+    auto other = call("GET", base + "/charges/" + amoy,
+                      {{"cookie", dev_member.cookie + "; duepay_flash=refund_recorded_0x00"}});
+    EXPECT_EQ(other.body.find(notice), std::string::npos);
+    EXPECT_NE(other.headers["set-cookie"].find("Max-Age=0"), std::string::npos);
+    // A link from before the flash still opens the page, without the notice.
+    auto old_link = get(dev_member, base + "/charges/" + amoy + "?refund=recorded");
+    EXPECT_EQ(old_link.status, 200);
+    EXPECT_EQ(old_link.body.find(notice), std::string::npos);
     // Nothing left to refund (refunded in full): no form, and decide's refusal on the page.
     auto full = get(owner, base + "/charges/" + returned);
     EXPECT_NE(full.body.find("data-test=\"refund\" data-status=\"succeeded\""), std::string::npos);

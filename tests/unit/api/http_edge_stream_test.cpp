@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,11 +19,16 @@
 
 #include "api/http/http_edge.hpp"
 #include "api/http/http_parser.hpp"
+#include "tests/support/loopback_client.hpp"
 
 namespace duepay::api {
 namespace {
 
 using namespace std::chrono_literals;
+using tests::loopback::connect_to;
+using tests::loopback::read_until;
+using tests::loopback::send_all;
+using tests::loopback::until_closed;
 
 int free_port() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -36,41 +40,6 @@ int free_port() {
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
     ::close(fd);
     return ntohs(addr.sin_port);
-}
-
-int connect_to(int port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-void send_all(int fd, const std::string& bytes) {
-    ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
-              static_cast<ssize_t>(bytes.size()));
-}
-
-// Reads until `done(received)` or the peer closes or `limit` passes; returns what came and
-// whether the peer closed.
-template <class Done>
-std::pair<std::string, bool> read_until(int fd, Done done, std::chrono::milliseconds limit = 20s) {
-    std::string in;
-    char buf[65536];
-    const auto until = std::chrono::steady_clock::now() + limit;
-    while (!done(in) && std::chrono::steady_clock::now() < until) {
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, 100) <= 0) continue;
-        const auto n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) return {in, true};
-        in.append(buf, static_cast<std::size_t>(n));
-    }
-    return {in, false};
 }
 
 // Decodes a chunked body starting at `at`; sets `complete` when the last chunk was there.
@@ -149,7 +118,7 @@ class EdgeStream : public ::testing::Test {
         source_.size = size;
         fd_ = connect_to(port_);
         ASSERT_GE(fd_, 0);
-        send_all(fd_, request);
+        ASSERT_TRUE(send_all(fd_, request));
     }
 
     int port_ = 0;
@@ -182,7 +151,7 @@ TEST_F(EdgeStream, ABodyOfManyPartsArrivesChunkedWholeAndTheConnectionGoesOn) {
     EXPECT_EQ(body, source_.expected("head\r\n"));
     EXPECT_EQ(source_.calls.load(), 300);
     // The same connection answers the next request.
-    send_all(fd_, "GET /small HTTP/1.1\r\nhost: x\r\n\r\n");
+    ASSERT_TRUE(send_all(fd_, "GET /small HTTP/1.1\r\nhost: x\r\n\r\n"));
     auto [next, closed2] = read_until(
         fd_, [](const std::string& in) { return in.find("{\"ok\":true}") != std::string::npos; });
     EXPECT_FALSE(closed2);
@@ -222,8 +191,7 @@ TEST_F(EdgeStream, AClientThatDoesNotReadStopsTheProducer) {
 TEST_F(EdgeStream, AProducerThatThrowsCutsTheBodyBeforeItsEnd) {
     source_.throw_at = 20;
     ASSERT_NO_FATAL_FAILURE(send_request(50, 1000, "GET /report HTTP/1.1\r\nhost: x\r\n\r\n"));
-    auto [raw, closed] = read_until(
-        fd_, [](const std::string&) { return false; }, 10s);
+    auto [raw, closed] = read_until(fd_, until_closed, 10s);
     EXPECT_TRUE(closed);
     bool complete = true;
     const auto body = dechunk(raw, head_end(raw), complete);
@@ -235,8 +203,7 @@ TEST_F(EdgeStream, AProducerThatThrowsCutsTheBodyBeforeItsEnd) {
 TEST_F(EdgeStream, AnHttp10ClientGetsTheRawBodyEndedByTheClose) {
     ASSERT_NO_FATAL_FAILURE(
         send_request(5, 3, "GET /report HTTP/1.0\r\nconnection: keep-alive\r\n\r\n"));
-    auto [raw, closed] = read_until(
-        fd_, [](const std::string&) { return false; }, 10s);
+    auto [raw, closed] = read_until(fd_, until_closed, 10s);
     EXPECT_TRUE(closed);
     const auto at = head_end(raw);
     ASSERT_NE(at, std::string::npos);

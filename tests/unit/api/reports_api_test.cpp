@@ -1,11 +1,17 @@
 // GET /v1/reports/settlements (api/http/reports_api.hpp) over the in-memory SettlementReports
 // double: the parameters and their refusals, the CSV (RFC 4180) and JSON bodies drained from the
-// streamed answer page by page, the totals summed from the rows sent, a store that fails.
+// streamed answer page by page, the totals summed from the rows sent, a store that fails; the
+// stream's reader of the next page: many pages in order, a failed page ending the body after the
+// pages before it, and a stream abandoned mid-body that stops and joins its reader.
 #include "api/http/reports_api.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "domain/json.hpp"
 #include "tests/doubles/settlement_reports.hpp"
@@ -60,7 +66,10 @@ std::string drain(ApiResponse& r) {
     std::string body = r.body;
     if (!r.stream) return body;
     for (int i = 0; i < 10000; ++i) {
-        if (!r.stream(body)) return body;
+        std::string part;  // as the edge does: each call fills a part of its own
+        const bool more = r.stream(part);
+        body += part;
+        if (!more) return body;
     }
     ADD_FAILURE() << "the producer never ended";
     return body;
@@ -207,6 +216,131 @@ TEST_F(Reports, AStoreThatFailsFailsTheAnswerOrItsBody) {
             }
         },
         ports::StoreUnavailable);
+}
+
+// `count` rows of prj_a in test mode, invoice ids in the report's order (confirmed_us rises).
+std::vector<ports::SettlementLine> many(int count) {
+    std::vector<ports::SettlementLine> out;
+    for (int i = 0; i < count; ++i) {
+        auto l = line(i, "payment", "1000000", "10000");
+        const auto n = std::to_string(i);
+        l.invoice_id = "0x" + std::string(64 - n.size(), '0') + n;
+        out.push_back(std::move(l));
+    }
+    return out;
+}
+
+// The invoice id of each CSV record after the header (no field of these rows holds a CRLF; the
+// kind, first, holds no comma).
+std::vector<std::string> invoice_ids(const std::string& csv) {
+    std::vector<std::string> out;
+    std::size_t at = csv.find("\r\n") + 2;  // past the header
+    while (at < csv.size()) {
+        const auto end = csv.find("\r\n", at);
+        const auto comma = csv.find(',', at);
+        out.push_back(csv.substr(comma + 1, csv.find(',', comma + 1) - comma - 1));
+        if (end == std::string::npos) break;
+        at = end + 2;
+    }
+    return out;
+}
+
+// Runs `f` on a thread of its own; true when it returned within `limit`. A test that fails this
+// leaves the thread behind rather than hang.
+template <class F>
+bool returns_within(std::chrono::milliseconds limit, F f) {
+    std::promise<void> done;
+    auto returned = done.get_future();
+    std::thread([f = std::move(f), done = std::move(done)]() mutable {
+        f();
+        done.set_value();
+    }).detach();
+    return returned.wait_for(limit) == std::future_status::ready;
+}
+
+// Polls `condition` every 10 ms for up to 5 s.
+template <class C>
+bool eventually(C condition) {
+    for (int i = 0; i < 500 && !condition(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return condition();
+}
+
+TEST_F(Reports, ManyPagesArriveWholeAndInOrder) {
+    store.lines = many(250);
+    auto r = report("from=2026-11-01&to=2027-01-01&format=csv", 7);
+    const auto ids = invoice_ids(drain(r));
+    ASSERT_EQ(ids.size(), 250u);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        ASSERT_EQ(ids[i], store.lines[i].invoice_id) << "row " << i;
+    EXPECT_EQ(store.pages.load(), 36u);  // 35 full pages of 7, then a short one of 5
+    EXPECT_EQ(store.reading.load(), 0);
+}
+
+TEST_F(Reports, AFailedPageEndsTheBodyAfterThePagesBeforeIt) {
+    store.lines = many(250);
+    store.fail_from_page = 4;  // pages 0 to 3 are read: 28 rows
+    auto r = report("from=2026-11-01&to=2027-01-01&format=csv", 7);
+    ASSERT_TRUE(r.stream);
+    std::string body = r.body;
+    EXPECT_THROW(
+        {
+            while (r.stream(body)) {
+            }
+        },
+        ports::StoreUnavailable);
+    const auto ids = invoice_ids(body);
+    ASSERT_EQ(ids.size(), 28u);
+    EXPECT_EQ(ids.back(), store.lines[27].invoice_id);
+    // Nothing is read after the failure.
+    r.stream = nullptr;
+    EXPECT_EQ(store.pages.load(), 5u);
+    EXPECT_EQ(store.reading.load(), 0);
+}
+
+TEST_F(Reports, AStreamAbandonedWhileItsNextPageWaitsStopsItsReader) {
+    // Pages of 500 rows (far more than one part of the body): after the first part, the reader
+    // has read page 2 and waits for the writer to take it.
+    store.lines = many(3000);
+    auto r = report("from=2026-11-01&to=2027-01-01&format=csv", 500);
+    std::string body = r.body;
+    ASSERT_TRUE(r.stream(body));
+    ASSERT_TRUE(eventually([&] { return store.pages.load() == 2 && store.reading.load() == 0; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(store.pages.load(), 2u) << "read ahead of more than one page";
+    // The client goes away: the edge drops the producer.
+    EXPECT_TRUE(returns_within(std::chrono::seconds(5), [s = std::move(r.stream)]() mutable {
+        s = nullptr;
+    })) << "the stream did not stop its reader";
+    EXPECT_EQ(store.pages.load(), 2u);
+    EXPECT_EQ(store.reading.load(), 0);
+}
+
+TEST_F(Reports, AStreamAbandonedDuringARead) {
+    store.lines = many(3000);
+    store.hold_from_page = 1;  // the read ahead of page 2 waits for release()
+    auto r = report("from=2026-11-01&to=2027-01-01&format=csv", 500);
+    std::string body = r.body;
+    ASSERT_TRUE(r.stream(body));
+    ASSERT_TRUE(eventually([&] { return store.reading.load() == 1; }));
+    std::promise<void> dropped;
+    auto gone = dropped.get_future();
+    std::thread drop([s = std::move(r.stream), &dropped]() mutable {
+        s = nullptr;
+        dropped.set_value();
+    });
+    // The stream waits for the read in progress (its thread is joined, not left to run on) ...
+    EXPECT_EQ(gone.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+    store.release();
+    // ... and then ends without reading another page.
+    EXPECT_EQ(gone.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+    if (gone.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        drop.join();
+    } else {
+        drop.detach();
+    }
+    EXPECT_EQ(store.pages.load(), 2u);
+    EXPECT_EQ(store.reading.load(), 0);
 }
 
 }  // namespace
