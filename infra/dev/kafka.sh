@@ -12,6 +12,9 @@
 #
 # External broker: when KAFKA_BOOTSTRAP is set to anything but our own 127.0.0.1:19092, start only
 # waits for it and create-topic creates the topic there; stop is a no-op.
+# KAFKA_DIR (default var/kafka): where a broker of its own keeps its config, pid, log and data
+# (data/); the jars stay in var/kafka/libs. A test with a broker of its own in a network namespace
+# of its own uses it (tests/integration/ops/kafka_disk_full_test.sh).
 set -euo pipefail
 DEV_COMPONENT=kafka
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -27,8 +30,8 @@ START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-30}"
 HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 
-KDIR="$VAR/kafka"
-LIBS="$KDIR/libs"
+KDIR="${KAFKA_DIR:-$VAR/kafka}"
+LIBS="$VAR/kafka/libs"
 DATA="$KDIR/data"
 PIDFILE="$KDIR/kafka.pid"
 LOGFILE="$KDIR/kafka.log"

@@ -47,16 +47,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 
-# N distinct free TCP ports of 127.0.0.1 (held together while chosen, so never the same twice).
-free_ports() {
-  python3 - "$1" <<'PY'
-import socket, sys
-socks = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-for s in socks: s.close()
-PY
-}
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 read -r -a port <<<"$(free_ports 2)"
 ((${#port[@]} == 2)) || fail "no free ports"
 suffix="$$-$RANDOM"
