@@ -160,8 +160,11 @@ void upsert_charge_stats(pqxx::transaction_base& tx, const rp::StatsRows& rows) 
 StoredStats read_project_stats(pqxx::transaction_base& tx, const std::string& project_id,
                                const std::string& mode, const std::string& first_day,
                                const std::string& last_day) {
+    // Each statement prepared: the overview runs all four per request, and with a handful of
+    // rows each, planning them cost as much as reading them.
     StoredStats out;
-    for (const auto& r : tx.exec_params(
+    for (const auto& r : detail::exec_prepared_sql(
+             tx, "overview_daily",
              "select day::text, chain_id, token, fiat_currency, token_symbol, token_decimals, "
              "  created, converted, entered_paid, payments, paid_volume::text, paid_fiat::text, "
              "  refunds, refunded_volume::text, refunded_fiat::text "
@@ -187,23 +190,26 @@ StoredStats read_project_stats(pqxx::transaction_base& tx, const std::string& pr
         d.refunded_fiat = r[14].as<std::string>();
         out.daily.push_back(std::move(d));
     }
-    for (const auto& r : tx.exec_params(
+    for (const auto& r : detail::exec_prepared_sql(
+             tx, "overview_statuses",
              "select status, charges from charge_status_counts where project_id = $1 and "
              "mode = $2 order by status",
              project_id, mode)) {
         out.statuses.emplace_back(r[0].as<std::string>(), r[1].as<std::int64_t>());
     }
-    for (const auto& r : tx.exec_params(
+    for (const auto& r : detail::exec_prepared_sql(
+             tx, "overview_paid_time",
              "select bucket, sum(charges)::bigint from charge_paid_seconds where project_id = $1 "
              "and mode = $2 and day between $3::date and $4::date group by bucket order by bucket",
              project_id, mode, first_day, last_day)) {
         out.paid_time.emplace_back(r[0].as<int>(), r[1].as<std::int64_t>());
     }
-    const auto w = tx.exec_params1(
+    const auto w = detail::exec_prepared_sql(
+        tx, "overview_webhook_attempts",
         "select coalesce(sum(attempts), 0)::bigint, coalesce(sum(succeeded), 0)::bigint "
         "from webhook_attempt_stats where project_id = $1 and mode = $2 "
         "and day between $3::date and $4::date",
-        project_id, mode, first_day, last_day);
+        project_id, mode, first_day, last_day)[0];
     out.webhook_attempts = w[0].as<std::int64_t>();
     out.webhook_succeeded = w[1].as<std::int64_t>();
     return out;
