@@ -158,8 +158,12 @@ void apply_decoded(pqxx::transaction_base& tx, const std::vector<Decoded>& recor
                            std::make_move_iterator(folded.new_rows.end()));
     }
     infra::postgres::upsert_charges(tx, folded.rows);
-    infra::postgres::insert_settlements(tx, folded.settlements);
+    // The rows other writers share (per-day sums) always in this order, the stats first: a
+    // transaction that applies records one by one (after a refused one) touches the stats of a
+    // charge.created before another record's settlement sums, and the reverse order let it
+    // deadlock with a worker applying a whole batch.
     infra::postgres::upsert_charge_stats(tx, folded.stats);
+    infra::postgres::insert_settlements(tx, folded.settlements);
     stats.charges += folded.rows.size() + (bulk ? folded.new_rows.size() : 0);
     if (options.notify) {
         std::set<std::string> touched;
