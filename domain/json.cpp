@@ -22,9 +22,7 @@ Problem parse_flags(rapidjson::Document& doc, std::string_view text, const Limit
     return parse_with<Flags | rapidjson::kParseIterativeFlag>(reader, stream, doc, limits);
 }
 
-}  // namespace
-
-Problem parse(rapidjson::Document& doc, std::string_view text, const Options& options) {
+Problem parse_text(rapidjson::Document& doc, std::string_view text, const Options& options) {
     using namespace rapidjson;
     const bool strings = options.numbers == Numbers::as_strings;
     if (options.validate_utf8) {
@@ -34,6 +32,24 @@ Problem parse(rapidjson::Document& doc, std::string_view text, const Options& op
     }
     return strings ? parse_flags<kParseNumbersAsStringsFlag>(doc, text, options.limits)
                    : parse_flags<kParseDefaultFlags>(doc, text, options.limits);
+}
+
+}  // namespace
+
+Problem parse(rapidjson::Document& doc, std::string_view text, const Options& options) {
+    // RapidJSON's memory stream reads a NUL byte as its end of input, so `{}` followed by a NUL
+    // and anything else would parse as `{}`. No JSON text holds a raw NUL (inside a string it must
+    // be escaped), so the text before it is parsed for its own error, and a complete value there
+    // is refused as followed by more: the rest is never silently dropped.
+    const auto nul = text.find('\0');
+    if (nul == std::string_view::npos) return parse_text(doc, text, options);
+    rapidjson::Document before;
+    Problem p = parse_text(before, text.substr(0, nul), options);
+    if (p.refusal != Refusal::none) return p;
+    p.refusal = Refusal::syntax;
+    p.offset = nul;
+    p.syntax_code = static_cast<int>(rapidjson::kParseErrorDocumentRootNotSingular);
+    return p;
 }
 
 std::string describe(const Problem& p, std::string_view what, const Limits& limits) {

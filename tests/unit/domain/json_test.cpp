@@ -120,6 +120,29 @@ TEST(BoundedJson, ARefusedDocumentIsLeftAsItWas) {
     EXPECT_TRUE(doc.HasMember("kept"));
 }
 
+// A raw NUL byte is never JSON; RapidJSON's memory stream would take it for the end of the input
+// and accept the value before it. Refused at the NUL when a whole value precedes it; an incomplete
+// value before it gets its own error; the document is left as it was.
+TEST(BoundedJson, ANulByteEndsNothing) {
+    using namespace std::string_literals;
+    rapidjson::Document doc;
+    doc.SetObject();
+    doc.AddMember("kept", 1, doc.GetAllocator());
+    const auto after_value = parse(doc, "{\"amount\":\"1\"}\0{\"amount\":\"2\"}"s);
+    EXPECT_EQ(after_value.refusal, Refusal::syntax);
+    EXPECT_EQ(after_value.offset, 14U);
+    EXPECT_EQ(after_value.syntax_code,
+              static_cast<int>(rapidjson::kParseErrorDocumentRootNotSingular));
+    ASSERT_TRUE(doc.IsObject());
+    EXPECT_TRUE(doc.HasMember("kept"));
+    EXPECT_EQ(run("{} \0"s).refusal, Refusal::syntax);
+    EXPECT_EQ(run("\0{}"s).refusal, Refusal::syntax);
+    const auto inside = run("{\"a\":\0}"s);
+    EXPECT_EQ(inside.refusal, Refusal::syntax);
+    EXPECT_EQ(inside.offset, 5U);
+    EXPECT_NE(inside.syntax_code, static_cast<int>(rapidjson::kParseErrorDocumentRootNotSingular));
+}
+
 // The request that used to crash the API: 30,000 levels inside a 60 KB body, and a megabyte of
 // them. Refused at level 33, with a constant call stack (the reader is iterative).
 TEST(BoundedJson, HostileDepthIsRefusedAtTheLimit) {
