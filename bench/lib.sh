@@ -8,6 +8,8 @@
 #   ticks_of PID, tree_ticks PID  # CPU ticks (bench/load/sweep.sh, bench/replay/run.sh use
 #                                 # these alone, with superuser_url URL)
 #   role_of PID                   # the role of a `duepay dev --supervise` child
+#   pg_mode, pg_ticks, pg_ha_ticks  # which Postgres the stack runs (single | ha) and the CPU
+#                                 # ticks of its data nodes and of pg_auto_failover (HA=1)
 #
 # Reads DUEPAY_ENV_FILE (default var/dev.env), DUEPAY_BIN (default build/duepay) and
 # DUEPAY_BASE_URL (default http://127.0.0.1:8080).
@@ -72,3 +74,58 @@ tree_ticks() {
 # Role name of a child of `duepay dev --supervise` (`duepay dev --only <role>`), from its command
 # line (bench/chain/at_rest.sh, bench/load/open.sh).
 role_of() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | sed -nE 's/.*--only ([a-z]+).*/\1/p'; }
+
+# desc_ticks PID [STOP...]: CPU ticks of PID and all its live descendants, not descending into the
+# STOP pids (nor counting them); 0 for a pid that is not a number > 0 (pgrep -P 0 would list init).
+desc_ticks() {
+  local root="$1" total kid
+  shift
+  [[ "$root" =~ ^[1-9][0-9]*$ ]] || { echo 0; return; }
+  total="$(ticks_of "$root")"
+  for kid in $(pgrep -P "$root" || true); do
+    [[ " $* " == *" $kid "* ]] && continue
+    total=$((total + $(desc_ticks "$kid" "$@")))
+  done
+  echo "$total"
+}
+
+# pg_mode: "ha" when DATABASE_URL is the HA stack's multi-host URL (HA=1, infra/dev/postgres-ha.sh,
+# ADR 0209), else "single" (var/pg). An external Postgres counts as single and its CPU as 0.
+pg_mode() {
+  if [[ "${DATABASE_URL:-}" == "$("$ROOT/infra/dev/postgres-ha.sh" url 2>/dev/null)" ]]; then
+    echo ha
+  else
+    echo single
+  fi
+}
+
+# postmaster_of DATADIR: the pid in DATADIR/postmaster.pid, or 0 (stopped, or unreadable: the HA
+# nodes' directories are the postgres user's, so the HA figures need root, as the stack does).
+postmaster_of() { head -1 "$1/postmaster.pid" 2>/dev/null || echo 0; }
+
+# pg_ticks: CPU ticks of the stack's data Postgres, backends included: var/pg's postmaster with
+# its children; with HA both nodes' (the primary, and the synchronous standby's startup process,
+# walreceiver and the primary's walsender are children of theirs). Pids are looked up at each
+# call, so call it right before and right after what it measures.
+pg_ticks() {
+  if [[ "$(pg_mode)" == ha ]]; then
+    echo $(($(tree_ticks "$(postmaster_of "$ROOT/var/pg-ha/node1")") +
+      $(tree_ticks "$(postmaster_of "$ROOT/var/pg-ha/node2")")))
+  else
+    tree_ticks "$(postmaster_of "$ROOT/var/pg/data")"
+  fi
+}
+
+# pg_ha_ticks: CPU ticks of pg_auto_failover itself, 0 without HA: the three keepers (pg_autoctl
+# run of the monitor, node1 and node2, with their services and what they spawn) and the monitor's
+# Postgres with its backends; the data nodes' postmasters are in pg_ticks, not here. The keepers'
+# queries to their own node run in that node's backends (in pg_ticks).
+pg_ha_ticks() {
+  [[ "$(pg_mode)" == ha ]] || { echo 0; return; }
+  local ha="$ROOT/var/pg-ha" total=0 name
+  local stop=("$(postmaster_of "$ha/node1")" "$(postmaster_of "$ha/node2")")
+  for name in monitor node1 node2; do
+    total=$((total + $(desc_ticks "$(cat "$ha/$name.pid" 2>/dev/null || echo 0)" "${stop[@]}")))
+  done
+  echo "$total"
+}

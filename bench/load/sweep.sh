@@ -8,12 +8,17 @@
 #   3. for each connection count (1 8 32 64 128): wrk on create.lua, status.lua, create_full.lua;
 #      throughput, p50, p99, non-2xx, and CPU per request of the duepay process, the Kafka broker
 #      and the Postgres cluster (utime + stime from /proc over the wrk run, children included);
+#      on the HA stack (HA=1: a primary and a synchronous standby under pg_auto_failover, ADR
+#      0209) "postgres" is both data nodes, and a column of its own counts pg_auto_failover (the
+#      three pg_autoctl keepers and the monitor's Postgres; bench/lib.sh pg_ha_ticks);
 #   4. a Markdown table (sweep.md), the raw rows (sweep.tsv) and a plot (sweep.png, gnuplot).
 #
 #   make stack-up && bench/load/sweep.sh                      # uses var/dev.env
 #   CONNECTIONS_LIST="8 64" DURATION=5 ROUTES="create" bench/load/sweep.sh
 #   ROLES=api+projector bench/load/sweep.sh                   # the earlier sweeps' variant
 #   PERF=1 bench/load/sweep.sh    # then one more run per route at 64 connections under perf record
+#   HA=1 scripts/with-stack.sh bench/load/sweep.sh            # against the HA Postgres (var/dev.env
+#                                 # then holds its multi-host URL; the mode is read from it)
 #
 # Output in var/bench/sweep-<UTC time>/. Needs wrk, gnuplot, psql; nothing may answer on
 # $DUEPAY_BASE_URL before it starts (it measures the process it starts).
@@ -69,7 +74,20 @@ machine_ticks() {
   awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6, $9 }' /proc/stat
 }
 KAFKA_PID="$(cat "$ROOT/var/kafka/kafka.pid" 2>/dev/null || true)"
-PG_PID="$(head -1 "$ROOT/var/pg/data/postmaster.pid" 2>/dev/null || true)"
+PG_MODE="$(pg_mode)"
+# What each run's Postgres was: one node, or the HA pair with the standby synchronous (asked of the
+# primary as the superuser; pg_auto_failover's synchronous standby shows "quorum", and a sweep
+# whose standby was "async" or absent measured no synchronous commit).
+pg_meta() {
+  if [[ "$PG_MODE" == ha ]]; then
+    local su; su="$(superuser_url "$DATABASE_URL")"
+    echo "postgres: HA (pg_auto_failover), primary $("$ROOT/infra/dev/postgres-ha.sh" primary 2>/dev/null || echo '?'), \
+synchronous_commit $(psql -X -qtA -d "$su" -c 'show synchronous_commit' 2>/dev/null), standbys: \
+$(psql -X -qtA -F' ' -d "$su" -c "select coalesce(string_agg(application_name || ' ' || state || ' ' || sync_state, ', '), 'none') from pg_stat_replication" 2>/dev/null)"
+  else
+    echo "postgres: single node (var/pg)"
+  fi
+}
 
 if curl -sf -m 2 "$BASE/healthz" >/dev/null; then
   echo "something already answers on $BASE: stop it, the sweep measures its own duepay dev" >&2
@@ -78,6 +96,7 @@ fi
 {
   echo "# sweep $(date -u +%FT%TZ) on $(hostname), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# $("$BIN" --version 2>/dev/null || echo "$BIN"), git $(git -C "$ROOT" rev-parse --short HEAD), roles: $ROLES (duepay dev ${DEV_ARGS[*]})"
+  echo "# $(pg_meta)"
 } >"$OUT/sweep.meta"
 
 log "floor: $FLOOR_BIN --count $FLOOR_COUNT"
@@ -111,17 +130,17 @@ load_ids() {
 }
 load_ids
 
-printf 'route\tconnections\trequests\treq_per_s\tp50_ms\tp99_ms\tnon2xx\tduepay_us\tbroker_us\tpostgres_us\tduepay_cs\tidle_pct\tsteal_pct\n' \
+printf 'route\tconnections\trequests\treq_per_s\tp50_ms\tp99_ms\tnon2xx\tduepay_us\tbroker_us\tpostgres_us\tpg_ha_us\tduepay_cs\tidle_pct\tsteal_pct\n' \
   >"$OUT/sweep.tsv"
 for route in $ROUTES; do
   for c in $CONNECTIONS_LIST; do
     threads=$((c < 2 ? c : 2))
     s0="$(switches_of "$DEV_PID")"
     read -r m_busy0 m_idle0 m_steal0 < <(machine_ticks)
-    d0="$(tree_ticks "$DEV_PID")"; k0="$(ticks_of "${KAFKA_PID:-0}")"; p0="$(tree_ticks "${PG_PID:-0}")"
+    d0="$(tree_ticks "$DEV_PID")"; k0="$(ticks_of "${KAFKA_PID:-0}")"; p0="$(pg_ticks)"; h0="$(pg_ha_ticks)"
     line="$(wrk -t"$threads" -c"$c" -d"${DURATION}s" --latency -s "$ROOT/bench/load/$route.lua" \
       "$BASE" | tee "$OUT/$route-$c.txt" | grep -E "^$route: ")"
-    d1="$(tree_ticks "$DEV_PID")"; k1="$(ticks_of "${KAFKA_PID:-0}")"; p1="$(tree_ticks "${PG_PID:-0}")"
+    d1="$(tree_ticks "$DEV_PID")"; k1="$(ticks_of "${KAFKA_PID:-0}")"; p1="$(pg_ticks)"; h1="$(pg_ha_ticks)"
     s1="$(switches_of "$DEV_PID")"
     read -r m_busy1 m_idle1 m_steal1 < <(machine_ticks)
     read -r idle_pct steal_pct < <(awk -v b=$((m_busy1 - m_busy0)) -v i=$((m_idle1 - m_idle0)) \
@@ -131,10 +150,11 @@ for route in $ROUTES; do
     read -r requests rps p50 p99 non2xx < <(echo "$line" |
       sed -E 's/^[a-z_]+: ([0-9]+) requests, ([0-9.]+) req\/s, p50 ([0-9.]+) ms, p99 ([0-9.]+) ms, non-2xx ([0-9]+).*/\1 \2 \3 \4 \5/')
     per_req() { awk -v t="$1" -v n="$requests" -v hz="$TCK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
+    ha_us="-"; [[ "$PG_MODE" == ha ]] && ha_us="$(per_req $((h1 - h0)))"
     cs="$(awk -v s="$((s1 - s0))" -v n="$requests" 'BEGIN { printf "%.1f", (n > 0 ? s / n : 0) }')"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$c" "$requests" "$rps" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$c" "$requests" "$rps" \
       "$p50" "$p99" "$non2xx" "$(per_req $((d1 - d0)))" "$(per_req $((k1 - k0)))" \
-      "$(per_req $((p1 - p0)))" "$cs" "$idle_pct" "$steal_pct" | tee -a "$OUT/sweep.tsv"
+      "$(per_req $((p1 - p0)))" "$ha_us" "$cs" "$idle_pct" "$steal_pct" | tee -a "$OUT/sweep.tsv"
     [[ "$route" == create ]] && load_ids  # the status runs read the newest charges
   done
 done
@@ -169,12 +189,12 @@ fi
   echo
   echo "floor (same run, one in flight): p50 ${FLOOR_P50} ms, p99 ${FLOOR_P99} ms (Kafka ack + PG commit/NOTIFY)"
   echo
-  echo "| route | connections | requests | req/s | p50 ms | p99 ms | p50 / floor p50 | non-2xx | CPU us/req duepay | broker | postgres | duepay switches/req | machine idle % | steal % |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| route | connections | requests | req/s | p50 ms | p99 ms | p50 / floor p50 | non-2xx | CPU us/req duepay | broker | postgres | pg_auto_failover | duepay switches/req | machine idle % | steal % |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   tail -n +2 "$OUT/sweep.tsv" | awk -F'\t' -v f="$FLOOR_P50" '{
     ratio = ($1 ~ /^create/ && f > 0) ? sprintf("%.1fx", $5 / f) : "-"
-    printf "| %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-      $1, $2, $3, $4, $5, $6, ratio, $7, $8, $9, $10, $11, $12, $13 }'
+    printf "| %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+      $1, $2, $3, $4, $5, $6, ratio, $7, $8, $9, $10, $11, $12, $13, $14 }'
 } >"$OUT/sweep.md"
 cat "$OUT/sweep.md"
 

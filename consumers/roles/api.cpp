@@ -20,6 +20,7 @@
 #include "infra/accounts/pg_accounts.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
+#include "infra/config/producer_env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "infra/kafka/kafka_event_log.hpp"
 #include "infra/log/log.hpp"
@@ -82,6 +83,8 @@ struct ApiRole {
     explicit ApiRole(const ApiOptions& options) {
         const auto database_url = require_env("DATABASE_URL");
         const auto chains_file = require_env("DUEPAY_CHAINS_FILE");
+        // Before anything connects: a bad producer setting stops the role at once.
+        const auto tuning = infra::config::producer_env();  // docs/tuning.md, docs/operations.md
         chains = infra::config::ChainRegistry::load_file(chains_file);
         rates = std::make_unique<infra::rates::RateSources>(read_file(chains_file),
                                                             infra::rates::rate_settings_from_env());
@@ -105,9 +108,9 @@ struct ApiRole {
         producer.bootstrap = require_env("KAFKA_BOOTSTRAP");
         producer.topic = !options.topic.empty() ? options.topic
                                                 : env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
-        producer.linger_ms = static_cast<int>(env_int_or(
-            "DUEPAY_PRODUCER_LINGER_MS", producer.linger_ms, 0, 1000));  // docs/tuning.md
-        producer.compression = env_or("DUEPAY_PRODUCER_COMPRESSION", producer.compression);
+        producer.linger_ms = tuning.linger_ms;
+        producer.message_timeout_ms = tuning.message_timeout_ms;
+        producer.compression = tuning.compression;
         log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
         keys = std::make_unique<infra::postgres::PgKeyDirectory>(*pool);
         key_cache = std::make_unique<api::Authenticator>(*keys);

@@ -13,6 +13,7 @@
 #include "infra/accounts/pg_dashboard.hpp"
 #include "infra/config/chain_registry.hpp"
 #include "infra/config/env.hpp"
+#include "infra/config/producer_env.hpp"
 #include "infra/crypto/secp256k1_signer.hpp"
 #include "infra/kafka/kafka_event_log.hpp"
 #include "infra/log/log.hpp"
@@ -117,6 +118,10 @@ DashboardRole::DashboardRole(const DashboardOptions& options) {
     infra::kafka::ProducerSettings producer;
     producer.bootstrap = require_env("KAFKA_BOOTSTRAP");
     producer.topic = env_or("DUEPAY_TOPIC", "duepay.charge-events.v1");
+    const auto tuning = infra::config::producer_env();  // the API's knobs (docs/operations.md)
+    producer.linger_ms = tuning.linger_ms;
+    producer.message_timeout_ms = tuning.message_timeout_ms;
+    producer.compression = tuning.compression;
     log = std::make_unique<infra::kafka::KafkaEventLog>(producer);
 
     api::dashboard::DashboardDeps deps;

@@ -20,9 +20,14 @@
 #                                 prints the time of the kill (ms since the epoch)
 #   postgres-ha.sh start-node N   run node N's keeper again (it rejoins as a standby)
 #   postgres-ha.sh wait-healthy [S]  wait (S seconds, default 120) for one primary + one secondary
+#   postgres-ha.sh reclone-node N  drop standby N from the monitor with its data, create it again
+#                                 from the primary (pg_basebackup) and wait until it is the
+#                                 synchronous standby: for a standby whose slot was lost (bound_wal)
 #
 # The monitor's health checks are tightened (1 s period, 3 s unhealthy timeout, 2 s demote
 # timeout) so a dead primary is replaced in seconds; see docs/operations.md.
+# The WAL a data node keeps for a standby that is down is bounded (bound_wal below): without it
+# pg_auto_failover's replication slot keeps every segment until the volume is full.
 set -euo pipefail
 DEV_COMPONENT=postgres-ha
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -164,6 +169,27 @@ CONF
   touch "$HADIR/$name.created"
 }
 
+# bound_wal N: the WAL node N keeps is bounded, on every start (a node created before the bound
+# gets it too; a node cloned again copies the primary's postgresql.conf, bound included).
+# pg_auto_failover leaves max_slot_wal_keep_size at -1, so its replication slot for a standby
+# that is down keeps every segment until the volume is full, and sets wal_keep_size to 8 GB. With
+# these, pg_wal holds at most about WAL_SLOT_BOUND (+ max_wal_size between checkpoints); a standby
+# further behind than that loses its slot at the next checkpoint and must be cloned again
+# (docs/operations.md, "Runbooks": "A standby down too long"). Both settings apply on reload.
+WAL_SLOT_BOUND=512MB
+WAL_KEEP=128MB
+bound_wal() {
+  local conf="$HADIR/node$1/postgresql.conf"
+  grep -q '^max_slot_wal_keep_size' "$conf" && return 0
+  cat >>"$conf" <<CONF
+
+# duepay dev stack (infra/dev/postgres-ha.sh): WAL kept for a standby that is down is bounded.
+max_slot_wal_keep_size = $WAL_SLOT_BOUND
+wal_keep_size = $WAL_KEEP
+CONF
+  as_pg "$PG_BIN/pg_ctl" -D "$HADIR/node$1" reload >/dev/null 2>&1 || true
+}
+
 ensure_database() {
   local p port
   p="$(primary)" || die "no primary"
@@ -198,8 +224,10 @@ start() {
   run_keeper monitor
   wait_port "$MONITOR_PORT" monitor
   create_node 1
+  bound_wal 1
   run_keeper node1
   create_node 2
+  bound_wal 2
   run_keeper node2
   wait_states 180
   ensure_database
@@ -272,6 +300,43 @@ kill_node() {
   log "killed $name (keeper session ${kpid:-none}, postmaster ${ppid:-none} and its children)"
 }
 
+# reclone_node N: standby N, stuck because the primary no longer has the WAL it needs (its slot
+# "lost": bound_wal), is dropped from the monitor with its data directory and created again, which
+# clones it from the primary; then waits for primary + secondary. Starts the monitor's and the
+# other node's keepers if they are not running; refuses the primary. `pg_autoctl drop node` failed
+# once in six runs ("Failed to ensure that the local node ... has been removed from the monitor",
+# the monitor still listing it); the node is then dropped by name with --force, and its
+# pg_autoctl files are removed with its data either way.
+reclone_node() {
+  local n="$1" name="node$1" other
+  [[ "$n" == 1 || "$n" == 2 ]] || die "reclone-node: N is 1 or 2"
+  other="node$((3 - n))"
+  with_lock postgres-ha
+  run_keeper monitor
+  wait_port "$MONITOR_PORT" monitor
+  run_keeper "$other"
+  wait_port "${NODE_PORTS[${other#node}]}" "$other"
+  [[ "$(primary || true)" == "$other" ]] || die "$other is not the primary: reclone-node is for the standby of a running primary"
+  log "dropping $name from the monitor with its data (pg_autoctl drop node --destroy)"
+  run_keeper "$name"   # drop node waits for the keeper to report the node dropped
+  if ! autoctl drop node --destroy --pgdata "$HADIR/$name" >>"$HADIR/$name.log" 2>&1 9>&-; then
+    stop_keeper "$name"
+    if [[ -n "$(node_state "$n")" ]]; then
+      log "the monitor still lists $name: dropping it by name (--force)"
+      autoctl drop node --monitor "$MONITOR_URL" --formation default --name "$name" --force \
+        >>"$HADIR/$name.log" 2>&1 9>&- || { tail -n 20 "$HADIR/$name.log" >&2; die "drop node $name failed"; }
+    fi
+  fi
+  stop_keeper "$name"
+  rm -rf "${HADIR:?}/$name" "$HADIR/$name.created" "$XDG/config/pg_autoctl$HADIR/$name" \
+    "$XDG/data/pg_autoctl$HADIR/$name" "$XDG/run/pg_autoctl$HADIR/$name"
+  create_node "$n"
+  bound_wal "$n"
+  run_keeper "$name"
+  wait_states 180
+  log "$name cloned again and back as the standby"
+}
+
 cmd="${1:-}"; shift || true
 case "$cmd" in
   start) start ;;
@@ -284,5 +349,6 @@ case "$cmd" in
   start-node) with_lock postgres-ha; run_keeper "node${1:?node number}" ;;
   have-packages) have_packages ;;
   wait-healthy) wait_states "${1:-120}" ;;
-  *) echo "usage: $0 start|stop|status|url|state|primary|kill-node N|start-node N|have-packages" >&2; exit 2 ;;
+  reclone-node) reclone_node "${1:?node number}" ;;
+  *) echo "usage: $0 start|stop|status|url|state|primary|kill-node N|start-node N|reclone-node N|wait-healthy [S]|have-packages" >&2; exit 2 ;;
 esac

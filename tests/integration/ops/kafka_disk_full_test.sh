@@ -5,12 +5,15 @@
 # (infra/dev/kafka.sh with KAFKA_DIR in the work directory, its data/ a 64 MB tmpfs), a Postgres
 # (initdb in a temporary directory, the migrations, a demo key), a topic of 3 partitions, a `duepay
 # api` (with its ops listener) and a projector. Creates go one at a time, each with its own
-# Idempotency-Key, with a client timeout of DFL_CLIENT_TIMEOUT = 12 s (the producer's delivery
-# timeout, message.timeout.ms, is 5 s and has no knob). Then:
+# Idempotency-Key, with a client timeout of DFL_CLIENT_TIMEOUT = 8 s; the api's producer runs with
+# a delivery timeout (DUEPAY_PRODUCER_MESSAGE_TIMEOUT_MS) of 2 s instead of the default 5 s, so the
+# creates that meet the full disk answer sooner and the test sees the setting reach librdkafka.
+# Then:
 #   1. one create before the fill is a 201;
 #   2. a file fills the volume; creates until 3 of them met the full disk (at most 8): every answer
 #      is a 201 or a 503 event_log_outcome_unknown / event_log_unavailable in the envelope with
-#      meta.retryAfterMs and Retry-After, each within the client timeout; the broker shuts itself
+#      meta.retryAfterMs and Retry-After, each within the client timeout, and each
+#      event_log_outcome_unknown within 4.5 s (under the default timeout of 5 s); the broker shuts itself
 #      down (its only log directory failed) and /readyz on the api's ops listener is 503 naming the
 #      producer ("kafka producer <topic>");
 #   3. the file is deleted and the broker started again (`kafka.sh start`, as its service manager
@@ -26,7 +29,8 @@ BIN="$1"
 WORK="$2"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 DFL_NAME=kafka_disk_full
-DFL_CLIENT_TIMEOUT=12
+DFL_CLIENT_TIMEOUT=8
+TIMEOUT_MS=2000
 # shellcheck source=disk_full_lib.sh
 source "$ROOT/tests/integration/ops/disk_full_lib.sh"
 
@@ -65,7 +69,8 @@ dfl_start_postgres "$PG_DIR" "$pg_port"
 
 topic="duepay.test.kafkadiskfull"
 "$BIN" admin topic create --name "$topic" --partitions 3 >/dev/null || fail "topic create"
-dfl_start_roles "$topic" duepay-test-kafkadiskfull "$api_port" "$ops_port"
+DUEPAY_PRODUCER_MESSAGE_TIMEOUT_MS=$TIMEOUT_MS dfl_start_roles "$topic" duepay-test-kafkadiskfull \
+  "$api_port" "$ops_port"
 pids="$api_pid $projector"
 
 run=$((100000 + RANDOM))
@@ -84,6 +89,12 @@ for i in $(seq 1 8); do
 done
 # (a create with no answer within the client's timeout is status 0, which dfl_check_full refuses)
 dfl_check_full "$WORK/full.jsonl" 3 event_log_outcome_unknown event_log_unavailable
+# The unknown outcomes come from the delivery timeout: with the setting applied they answer well
+# before the 5 s default could have elapsed.
+slow="$(python3 -c 'import json,sys
+t=[json.loads(l)["seconds"] for l in open(sys.argv[1]) if "event_log_outcome_unknown" in l]
+print(" ".join(f"{x:.1f}" for x in t if x >= 4.5))' "$WORK/full.jsonl")"
+[[ -z "$slow" ]] || fail "event_log_outcome_unknown after $slow s with DUEPAY_PRODUCER_MESSAGE_TIMEOUT_MS=$TIMEOUT_MS"
 for _ in $(seq 300); do kafka status >/dev/null 2>&1 || break; sleep 0.1; done
 kafka status >/dev/null 2>&1 && fail "the broker still runs 30 s after its log directory filled"
 say "the broker stopped by itself $(($(date +%s%3N) - t_full)) ms after the fill: $(grep -m1 -o 'Shutdown broker because.*' "$KAFKA_DIR/kafka.log" | cut -c1-100)"
