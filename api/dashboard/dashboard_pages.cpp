@@ -771,8 +771,12 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
       << tr(L, "amount_received") << "</th><th scope=\"col\">" << tr(L, "difference")
       << "</th><th scope=\"col\">" << tr(L, page.resolved ? "resolution" : "actions")
       << "</th></tr></thead><tbody>";
+    std::size_t n = 0;
     for (const auto& row : page.charges) {
         const auto& v = row.charge;
+        // The forms' field ids: the row's number, unique on the page and 2-3 bytes where the
+        // invoice id is 66 (four times a row).
+        const std::string field = std::to_string(++n);
         const domain::TokenAmount received{
             domain::charge::saturating_add(v.amount_confirmed.value, v.amount_late.value)};
         const bool short_paid = received.value < v.amount.value;
@@ -785,7 +789,7 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
             h << "</td>";
         };
         const std::string issue = issue_of(v);
-        const std::string id = e(v.invoice_id);  // escaped once, shown six times
+        const std::string id = e(v.invoice_id);  // escaped once, shown four times
         h << "<tr data-test=\"exception-row\" data-invoice=\"" << id << "\"><td><a href=\""
           << base_e << "/charges/" << id << "\"><code>" << e(v.invoice_id.substr(0, 10)) << "…"
           << e(v.invoice_id.substr(v.invoice_id.size() - 6)) << "</code></a><br><small>"
@@ -800,12 +804,12 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
         } else if (page.can_act) {
             const std::string action = base_e + "/exceptions/" + id;
             h << "<form method=\"post\" action=\"" << action << "/resolve\" class=\"stack\">"
-              << csrf_input << "<label for=\"note-" << id << "\">" << tr(L, "resolution_note")
-              << "</label><textarea id=\"note-" << id
+              << csrf_input << "<label for=\"note-" << field << "\">" << tr(L, "resolution_note")
+              << "</label><textarea id=\"note-" << field
               << "\" name=\"note\" required maxlength=\"500\" rows=\"2\" data-test=\"note\">"
               << "</textarea><button type=\"submit\" data-test=\"resolve\">" << tr(L, "resolve")
               << "</button></form>";
-            put_refund_form(h, L, csrf_input, action + "/refund", id);
+            put_refund_form(h, L, csrf_input, action + "/refund", field);
         } else {
             h << "<small>" << tr(L, "viewer_cannot_act") << "</small>";
         }

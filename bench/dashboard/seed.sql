@@ -107,6 +107,8 @@ cross join lateral (select case when s < 16 then s
     else 16 + 8 * (floor(log(2, s::numeric))::int - 4)
          + ((s >> (floor(log(2, s::numeric))::int - 3)) & 7) end as bucket) b
 group by 1, 2, 3, 4;
+-- Its cumulative rows (migration 0275), from the rows just written.
+select charge_paid_through_refill('prj_bench_overview');
 
 insert into charge_status_counts (project_id, mode, status, charges)
 select 'prj_bench_overview', 'test', status, count(*) from charges
@@ -118,3 +120,4 @@ from generate_series(now() - interval '89 days', now(), interval '1 day') d;
 commit;
 analyze charge_stats_daily;
 analyze charge_paid_seconds;
+analyze charge_paid_through;

@@ -1,9 +1,15 @@
 #include "infra/postgres/charge_stats_store.hpp"
 
 #include <array>
+#include <charconv>
+#include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "domain/events/json_writer.hpp"
 #include "domain/evm/address.hpp"
+#include "domain/reports/paid_time.hpp"
+#include "infra/error.hpp"
 #include "infra/postgres/detail/prepared.hpp"
 
 namespace duepay::infra::postgres {
@@ -20,6 +26,25 @@ void num(Writer& w, const char* key, std::int64_t value) {
     w.Int64(value);
 }
 std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
+
+// A bigint[] in Postgres's text form, "{1,-2,3}" (no nulls: the column's values never are).
+std::vector<std::int64_t> bigint_array(std::string_view text) {
+    std::vector<std::int64_t> out;
+    if (text.size() < 2 || text.front() != '{' || text.back() != '}')
+        throw InfraError("charge_paid_through: not an array: " + std::string(text), false);
+    text = text.substr(1, text.size() - 2);
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        const auto item = text.substr(0, comma);
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+        if (ec != std::errc() || end != item.data() + item.size())
+            throw InfraError("charge_paid_through: not a bigint: " + std::string(item), false);
+        out.push_back(v);
+        text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    }
+    return out;
+}
 
 constexpr std::array<const char*, 7> kStatusColumns = {
     "entered_pending", "entered_confirming", "entered_paid",    "entered_underpaid",
@@ -97,6 +122,73 @@ const std::string& upsert_daily_sql() {
     return sql;
 }
 
+// charge_paid_through (migration 0275, ADR 0275): the batch's paid-time counts added to the
+// cumulative rows of their (project, mode) from their day on. Per (project, mode) and day D of the
+// batch, in key order: the running sum of the batch's buckets up to D, added to every row in
+// [D, the batch's next day of that project and mode). A batch day without a row gets one first, a
+// copy of the latest row before it (zeros when none), which the same additions bring up to date.
+// An advisory lock per (schema, project, mode), taken in key order, keeps a second writer (another
+// projector, a replay's shadow is another schema) from copying a row this one has yet to add to.
+void add_paid_through(pqxx::transaction_base& tx, const rp::StatsRows& rows) {
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartArray();
+    int seq = 0;
+    std::array<std::int64_t, rp::kPaidTimeBuckets> running{};
+    const rp::PaidTimeKey* group = nullptr;  // the first key of the current (project, mode)
+    for (auto it = rows.paid_time.begin(); it != rows.paid_time.end();) {
+        const auto& k = it->first;
+        if (group == nullptr || group->project_id != k.project_id || group->mode != k.mode) {
+            group = &k;
+            running.fill(0);
+        }
+        for (; it != rows.paid_time.end() && it->first.project_id == k.project_id &&
+               it->first.mode == k.mode && it->first.day == k.day;
+             ++it) {
+            running.at(static_cast<std::size_t>(it->first.bucket)) += it->second;
+        }
+        w.StartObject();
+        num(w, "seq", seq++);
+        str(w, "project_id", k.project_id);
+        str(w, "mode", domain::events::to_string(k.mode));
+        str(w, "day", k.day);
+        if (it != rows.paid_time.end() && it->first.project_id == k.project_id &&
+            it->first.mode == k.mode) {
+            str(w, "until", it->first.day);
+        }
+        w.Key("add");
+        w.StartArray();
+        for (const auto n : running) w.Int64(n);
+        w.EndArray();
+        w.EndObject();
+    }
+    w.EndArray();
+    const auto json = text_of(b);
+    detail::exec_prepared_sql(
+        tx, "lock_charge_paid_through",
+        "select pg_advisory_xact_lock(k) from (select distinct hashtextextended(current_schema() "
+        "  || ' ' || project_id || ' ' || mode, 0) as k from jsonb_to_recordset($1::jsonb) as "
+        "  x(project_id text, mode text)) as s order by k",
+        json);
+    detail::exec_prepared_sql(
+        tx, "insert_charge_paid_through",
+        "insert into charge_paid_through (project_id, mode, day, charges) "
+        "select x.project_id, x.mode, x.day, coalesce((select t.charges from charge_paid_through t "
+        "  where t.project_id = x.project_id and t.mode = x.mode and t.day < x.day "
+        "  order by t.day desc limit 1), array_fill(0::bigint, array[232])) "
+        "from jsonb_to_recordset($1::jsonb) as x(seq int, project_id text, mode text, day date) "
+        "order by x.seq on conflict (project_id, mode, day) do nothing",
+        json);
+    detail::exec_prepared_sql(
+        tx, "add_charge_paid_through",
+        "update charge_paid_through t set charges = charge_paid_through_add(t.charges, x.add) "
+        "from jsonb_to_recordset($1::jsonb) as "
+        "  x(project_id text, mode text, day date, until date, add bigint[]) "
+        "where t.project_id = x.project_id and t.mode = x.mode and t.day >= x.day "
+        "  and (x.until is null or t.day < x.until)",
+        json);
+}
+
 }  // namespace
 
 // Each statement prepared (detail::exec_prepared_sql): the projector runs all three per batch,
@@ -130,6 +222,7 @@ void upsert_charge_stats(pqxx::transaction_base& tx, const rp::StatsRows& rows) 
             "order by seq on conflict (project_id, mode, day, bucket) do update set "
             "  charges = p.charges + excluded.charges",
             text_of(b));
+        add_paid_through(tx, rows);
     }
     rapidjson::StringBuffer b;
     Writer w(b);
@@ -197,12 +290,25 @@ StoredStats read_project_stats(pqxx::transaction_base& tx, const std::string& pr
              project_id, mode)) {
         out.statuses.emplace_back(r[0].as<std::string>(), r[1].as<std::int64_t>());
     }
-    for (const auto& r : detail::exec_prepared_sql(
-             tx, "overview_paid_time",
-             "select bucket, sum(charges)::bigint from charge_paid_seconds where project_id = $1 "
-             "and mode = $2 and day between $3::date and $4::date group by bucket order by bucket",
-             project_id, mode, first_day, last_day)) {
-        out.paid_time.emplace_back(r[0].as<int>(), r[1].as<std::int64_t>());
+    // The period's histogram from two cumulative rows (ADR 0275): through `last_day` minus
+    // through the day before `first_day`, instead of summing every (day, bucket) row.
+    const auto through = detail::exec_prepared_sql(
+        tx, "overview_paid_through",
+        "select (select charges::text from charge_paid_through where project_id = $1 and "
+        "  mode = $2 and day <= $4::date order by day desc limit 1), "
+        "(select charges::text from charge_paid_through where project_id = $1 and mode = $2 "
+        "  and day < $3::date order by day desc limit 1)",
+        project_id, mode, first_day, last_day)[0];
+    if (!through[0].is_null()) {
+        const auto last = bigint_array(through[0].c_str());
+        const auto before = through[1].is_null() ? std::vector<std::int64_t>(last.size(), 0)
+                                                 : bigint_array(through[1].c_str());
+        if (before.size() != last.size())
+            throw InfraError("charge_paid_through: rows of different lengths", false);
+        for (std::size_t i = 0; i < last.size(); ++i) {
+            if (last[i] != before[i])
+                out.paid_time.emplace_back(static_cast<int>(i), last[i] - before[i]);
+        }
     }
     const auto w = detail::exec_prepared_sql(
         tx, "overview_webhook_attempts",

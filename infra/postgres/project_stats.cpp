@@ -1,6 +1,9 @@
 #include "infra/postgres/project_stats.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
 
 #include "domain/evm/address.hpp"
 #include "domain/reports/paid_time.hpp"
@@ -34,13 +37,20 @@ ports::ProjectStatsView PgProjectStats::read(const ports::StatsQuery& q) {
                                   q.last_day);
     });
     ports::ProjectStatsView v;
+    // A project has a handful of tokens and 90 days of rows for each: parse (and check the EIP-55
+    // checksum of, a Keccak hash) each distinct token text once, not once a row.
+    std::map<std::string, domain::Address, std::less<>> tokens;
     for (auto& d : stored.daily) {
         ports::DailyStats s;
         s.day = std::move(d.day);
         s.chain_id = domain::ChainId{static_cast<std::uint64_t>(d.chain_id)};
-        auto token = domain::evm::parse_address(d.token);
-        if (!token) impossible("token", d.token);
-        s.token = *token;
+        auto known = tokens.find(d.token);
+        if (known == tokens.end()) {
+            auto token = domain::evm::parse_address(d.token);
+            if (!token) impossible("token", d.token);
+            known = tokens.emplace(d.token, *token).first;
+        }
+        s.token = known->second;
         if (!d.fiat_currency.empty()) {
             auto currency = domain::money::parse_fiat_currency(d.fiat_currency);
             if (!currency) impossible("fiat_currency", d.fiat_currency);

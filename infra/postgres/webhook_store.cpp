@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "infra/postgres/detail/prepared.hpp"
 #include "infra/postgres/detail/sql_text.hpp"
 
 namespace duepay::infra::postgres {
@@ -92,10 +93,13 @@ std::optional<WebhookEndpoint> find_webhook_endpoint(pqxx::transaction_base& tx,
                                                      const std::string& project_id,
                                                      const std::string& mode,
                                                      const std::string& id) {
-    return first_endpoint(tx.exec_params(
-        std::string("select ") + kEndpointColumns +
-            " from webhook_endpoints where id = $1 and project_id = $2 and mode = $3",
-        id, project_id, mode));
+    // Prepared (detail::exec_prepared_sql), as the two reads below: an endpoint's delivery log
+    // runs all three per request, and planning them cost more than running them.
+    static const std::string sql = std::string("select ") + kEndpointColumns +
+                                   " from webhook_endpoints where id = $1 and project_id = $2 and "
+                                   "mode = $3";
+    return first_endpoint(
+        detail::exec_prepared_sql(tx, "webhook_endpoint_find", sql, id, project_id, mode));
 }
 
 std::optional<WebhookEndpoint> update_webhook_endpoint(pqxx::work& tx,
@@ -193,7 +197,8 @@ bool redeliver_webhook_event(pqxx::work& tx, const std::string& project_id, cons
 std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::string& endpoint_id,
                                                   std::size_t limit,
                                                   std::optional<std::int64_t> before_id) {
-    auto rows = tx.exec_params(
+    auto rows = detail::exec_prepared_sql(
+        tx, "webhook_attempts_page",
         "select id, event_id, event_type, attempt, " DUEPAY_TS("attempted_at") ", "
         "  response_status, latency_ms, error, " DUEPAY_TS("next_retry_at") ", response_excerpt "
         "from webhook_attempts where endpoint_id = $1 "
@@ -222,7 +227,8 @@ std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webho
     std::chrono::hours window, std::int64_t cap) {
     std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> out;
     if (endpoint_ids.empty()) return out;
-    auto rows = tx.exec_params(
+    auto rows = detail::exec_prepared_sql(
+        tx, "webhook_attempt_counts",
         "select x.id, count(*), count(*) filter (where a.response_status between 200 and 299) "
         "from unnest($1::text[]) as x(id) cross join lateral ("
         "  select w.response_status from webhook_attempts w where w.endpoint_id = x.id "

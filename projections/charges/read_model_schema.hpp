@@ -16,11 +16,11 @@ namespace duepay::projections::charges {
 
 // The rebuilt tables, in the order the projector writes them (and the swap locks them): the
 // journal, the charges, the settlement lines (ADR 0240) with their per-day sums (ADR 0250) and
-// the stats read model (ADR 0245).
+// the stats read model (ADR 0245) with its cumulative paid-time rows (ADR 0275).
 inline constexpr const char* kRebuiltTables[] = {"charge_events",       "charges",
                                                  "settlement_lines",    "settlement_daily",
                                                  "charge_stats_daily",  "charge_paid_seconds",
-                                                 "charge_status_counts"};
+                                                 "charge_paid_through", "charge_status_counts"};
 
 // The rebuilt tables whose non-unique indexes a shadow gets only once it is loaded (bulk-load
 // cost, ADR 0185): `charges` (six list indexes) and `settlement_lines` (the report's period

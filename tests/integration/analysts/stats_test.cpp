@@ -18,10 +18,13 @@
 
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "domain/events/event.hpp"
 #include "domain/reports/settlement_totals.hpp"
+#include "infra/postgres/charge_stats_store.hpp"
 #include "infra/postgres/settlement_store.hpp"
 #include "tests/integration/analysts/replay_fixture.hpp"
 #include "tests/integration/pipeline/event_stream.hpp"
@@ -47,6 +50,16 @@ std::vector<std::string> lines(pqxx::connection& db, const std::string& sql,
     }
     return out;
 }
+
+// Each paid charge of the project $1 as (day paid, bucket of its time to paid), from the charges.
+#define PAID_BUCKETS                                                                               \
+    "with p as (select ((t->>'at')::timestamptz at time zone 'utc')::date as day, "                \
+    "  greatest(floor(extract(epoch from (t->>'at')::timestamptz - created_at)), 0)::bigint as s " \
+    "  from charges, jsonb_array_elements(timeline) t where project_id = $1 and mode = 'test' "    \
+    "  and t->>'status' = 'paid'), "                                                               \
+    "b as (select day, case when s < 16 then s else 16 + 8 * (floor(log(2, s::numeric))::int - "   \
+    "4) "                                                                                          \
+    "  + ((s >> (floor(log(2, s::numeric))::int - 3)) & 7) end as bucket from p) "
 
 // Each figure twice: from the stats tables and straight from the charges (the test's charges pay
 // once each, in their window: no late deposit, no refund).
@@ -89,13 +102,15 @@ const Figure kFigures[] = {
     {"time to paid per day and bucket",
      "select day, bucket, charges from charge_paid_seconds where project_id = $1 and "
      "mode = 'test' order by 1, 2",
-     "with p as (select ((t->>'at')::timestamptz at time zone 'utc')::date as day, "
-     "  greatest(floor(extract(epoch from (t->>'at')::timestamptz - created_at)), 0)::bigint as s "
-     "  from charges, jsonb_array_elements(timeline) t where project_id = $1 and mode = 'test' "
-     "  and t->>'status' = 'paid'), "
-     "b as (select day, case when s < 16 then s else 16 + 8 * (floor(log(2, s::numeric))::int - 4) "
-     "  + ((s >> (floor(log(2, s::numeric))::int - 3)) & 7) end as bucket from p) "
-     "select day, bucket, count(*) from b group by 1, 2 order by 1, 2"},
+     PAID_BUCKETS "select day, bucket, count(*) from b group by 1, 2 order by 1, 2"},
+    // charge_paid_through (ADR 0275): per day that has paid charges, each bucket's charges paid
+    // on that day or before, which the overview subtracts instead of summing the rows above.
+    {"time to paid through each day, per bucket",
+     "select t.day, b.i - 1, t.charges[b.i] from charge_paid_through t, "
+     "  generate_subscripts(t.charges, 1) as b(i) where t.project_id = $1 and t.mode = 'test' "
+     "  and t.charges[b.i] <> 0 order by 1, 2",
+     PAID_BUCKETS "select d.day, b.bucket, count(*) from (select distinct day from b) d "
+                  "join b on b.day <= d.day group by 1, 2 order by 1, 2"},
 };
 
 // settlement_daily, and the same rows computed by a GROUP BY over settlement_lines (migration
@@ -321,6 +336,7 @@ TEST_F(StatsTest, StatsEqualADirectAggregateLiveAfterDuplicatesAndAfterAReplay) 
         tx.exec("update charge_status_counts set charges = charges + 7");
         tx.exec("update charge_stats_daily set created = created + 1, paid_volume = 0");
         tx.exec("delete from charge_paid_seconds");
+        tx.exec("update charge_paid_through set charges = array_fill(0::bigint, array[232])");
         tx.exec("update settlement_daily set payments = payments + 1, paid = 0");
         tx.commit();
     }
@@ -367,19 +383,25 @@ pg::SettlementRow line(const std::string& kind, int n, const std::string& at, st
 // settlement_daily and the totals over rows written straight through the projector's insert:
 // three days of payments and refunds in two tokens, priced in THB, USD or not at all, rows at
 // and next to midnight, a row of the live mode, and batches written twice.
+// A database of a test's own (every migration applied), dropped on every way out: declared before
+// the test's connection, so dropped after it closes.
+struct ScratchDatabase {
+    ScratchDatabase(const StackEnv& stack, std::string db_name)
+        : env(stack), name(std::move(db_name)), url(create_database(env, name)) {}
+    ScratchDatabase(const ScratchDatabase&) = delete;
+    ScratchDatabase& operator=(const ScratchDatabase&) = delete;
+    ~ScratchDatabase() { drop_database(env, name); }
+    const StackEnv& env;
+    std::string name;
+    std::string url;
+};
+
 TEST(SettlementDailyTest, TotalsFromTheDailySumsEqualTheDirectSumsForEveryPeriod) {
     std::string missing;
     const auto env = stack_env(missing);
     if (!env) GTEST_SKIP() << "integration stack not configured: " << missing;
-    const std::string name = "duepay_rollup_test_" + std::to_string(getpid());
-    const auto url = create_database(*env, name);
-    // Dropped on every way out (declared before the connection, so after it closes).
-    struct Dropped {
-        const StackEnv& env;
-        std::string name;
-        ~Dropped() { drop_database(env, name); }
-    } dropped{*env, name};
-    pqxx::connection db(url);
+    const ScratchDatabase scratch(*env, "duepay_rollup_test_" + std::to_string(getpid()));
+    pqxx::connection db(scratch.url);
     const std::string a = "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582";
     const std::string b = "0xdAC17F958D2ee523a2206206994597C13D831ec7";
     const std::vector<pg::SettlementRow> rows{
@@ -454,6 +476,82 @@ TEST(SettlementDailyTest, TotalsFromTheDailySumsEqualTheDirectSumsForEveryPeriod
     EXPECT_EQ(expect_totals_equal(db, "prj_rollup", d1 - 2 * kDay, d1), rep::SettlementTotals{});
     EXPECT_EQ(expect_totals_equal(db, "prj_rollup", d1 + 11 * 3600000, d1 + 12 * 3600000),
               rep::SettlementTotals{});
+}
+
+// charge_paid_through (ADR 0275) kept by the projector's upsert over batches whose days come in
+// any order: each row is the running sum of charge_paid_seconds, and the overview's histogram of
+// any period (two rows subtracted) equals the period's rows summed, as the read before did.
+TEST(PaidThroughTest, CumulativeRowsEqualTheDailyRowsSummedForEveryPeriod) {
+    std::string missing;
+    const auto env = stack_env(missing);
+    if (!env) GTEST_SKIP() << "integration stack not configured: " << missing;
+    const ScratchDatabase scratch(*env, "duepay_paid_through_test_" + std::to_string(getpid()));
+    pqxx::connection db(scratch.url);
+    using Mode = domain::events::Mode;
+    const auto upsert = [&](std::vector<std::tuple<const char*, Mode, const char*, int, int>> in) {
+        rep::StatsRows rows;
+        for (const auto& [project, mode, day, bucket, n] : in)
+            rows.paid_time[rep::PaidTimeKey{project, mode, day, bucket}] += n;
+        pqxx::work tx(db);
+        pg::upsert_charge_stats(tx, rows);
+        tx.commit();
+    };
+    upsert({{"prj_a", Mode::test, "2026-03-01", 3, 2},
+            {"prj_a", Mode::test, "2026-03-01", 20, 1},
+            {"prj_a", Mode::test, "2026-03-03", 3, 1},
+            {"prj_a", Mode::live, "2026-03-02", 5, 4},
+            {"prj_b", Mode::test, "2026-03-02", 0, 7}});
+    // A day between two rows (a new row copied from 03-01, 03-03 added to), then an earlier day
+    // again and a later one in one batch.
+    upsert({{"prj_a", Mode::test, "2026-03-02", 20, 2}});
+    upsert({{"prj_a", Mode::test, "2026-03-01", 3, 1},
+            {"prj_a", Mode::test, "2026-03-05", 231, 1},
+            {"prj_b", Mode::test, "2026-02-27", 0, 1}});
+
+    // Every row: the running sum per bucket of the daily rows up to its day.
+    const auto rows = [&](const std::string& sql) {
+        std::vector<std::string> out;
+        pqxx::nontransaction tx(db);
+        for (const auto& r : tx.exec(sql))
+            out.push_back(r[0].as<std::string>() + "|" + r[1].as<std::string>() + "|" +
+                          r[2].as<std::string>() + "|" + r[3].as<std::string>() + "|" +
+                          r[4].as<std::string>());
+        return out;
+    };
+    const auto stored = rows(
+        "select t.project_id, t.mode, t.day, b.i - 1, t.charges[b.i] from charge_paid_through t, "
+        "generate_subscripts(t.charges, 1) as b(i) where t.charges[b.i] <> 0 order by 1, 2, 3, 4");
+    EXPECT_EQ(stored.size(), 12u);
+    EXPECT_EQ(stored,
+              rows("select k.project_id, k.mode, k.day, p.bucket, sum(p.charges) "
+                   "from (select distinct project_id, mode, day from charge_paid_seconds) k "
+                   "join charge_paid_seconds p on p.project_id = k.project_id and "
+                   "p.mode = k.mode and p.day <= k.day group by 1, 2, 3, 4 order by 1, 2, 3, 4"));
+    EXPECT_EQ(count(db, "select count(*) from charge_paid_through"), 7);
+
+    // The overview's read of a period against the direct sum of its daily rows.
+    const auto period = [&](const char* project, const char* first, const char* last) {
+        pqxx::nontransaction tx(db);
+        const auto read = pg::read_project_stats(tx, project, "test", first, last).paid_time;
+        std::vector<std::pair<int, std::int64_t>> direct;
+        for (const auto& r : tx.exec_params(
+                 "select bucket, sum(charges)::bigint from charge_paid_seconds where project_id = "
+                 "$1 and mode = 'test' and day between $2::date and $3::date group by 1 order by 1",
+                 project, first, last)) {
+            direct.emplace_back(r[0].as<int>(), r[1].as<std::int64_t>());
+        }
+        EXPECT_EQ(read, direct) << project << " " << first << ".." << last;
+        return read;
+    };
+    using Buckets = std::vector<std::pair<int, std::int64_t>>;
+    EXPECT_EQ(period("prj_a", "2026-03-01", "2026-03-01"), (Buckets{{3, 3}, {20, 1}}));
+    EXPECT_EQ(period("prj_a", "2026-03-02", "2026-03-03"), (Buckets{{3, 1}, {20, 2}}));
+    EXPECT_EQ(period("prj_a", "2026-03-02", "2026-03-10"), (Buckets{{3, 1}, {20, 2}, {231, 1}}));
+    EXPECT_EQ(period("prj_a", "2026-02-01", "2026-03-31"), (Buckets{{3, 4}, {20, 3}, {231, 1}}));
+    EXPECT_EQ(period("prj_a", "2026-03-04", "2026-03-04"), Buckets{});  // between rows
+    EXPECT_EQ(period("prj_a", "2026-01-01", "2026-02-28"), Buckets{});  // before the first
+    EXPECT_EQ(period("prj_b", "2026-02-28", "2026-03-02"), (Buckets{{0, 7}}));
+    EXPECT_EQ(period("prj_c", "2026-01-01", "2026-12-31"), Buckets{});  // no rows at all
 }
 
 }  // namespace
