@@ -29,8 +29,8 @@ rc=0
 
 dirs=(api domain infra projections consumers)
 # Folders (path prefixes from the repository root) with zero findings: any finding there fails.
-# (api/dashboard, newer than the clean-up, joins when its findings are fixed.)
-CLEAN=(api/http/ api/checkout/)
+# (api/dashboard joined once its raw strings, names and arrays were fixed.)
+CLEAN=(api/http/ api/checkout/ api/dashboard/)
 
 allowed='^domain/json(\.cpp|\.hpp|_bounded\.hpp):'
 hits="$(git grep -nE '(\.|->)(Parse|ParseInsitu|ParseStream)\s*(<[^>]*>)?\s*\(|\bGenericReader\b.*\bParse\b' \

@@ -1,5 +1,6 @@
 #include "api/dashboard/dashboard_messages.hpp"
 
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -14,7 +15,7 @@ struct Words {
 };
 
 // clang-format off
-constexpr Words kWords[] = {
+constexpr auto kWords = std::to_array<Words>({
     {"title", "duepay dashboard", "แดชบอร์ด duepay"},
     {"skip", "Skip to content", "ข้ามไปยังเนื้อหา"},
     {"sign_in", "Sign in", "เข้าสู่ระบบ"},
@@ -295,7 +296,7 @@ constexpr Words kWords[] = {
     {"time", "Time", "เวลา"},
     {"opens_explorer", "(block explorer, new tab)", "(block explorer แท็บใหม่)"},
     {"refund_pending_amount", "known once verified", "ทราบเมื่อยืนยันแล้ว"},
-};
+});
 // clang-format on
 
 // The table by key, built once: a page asks for tens of words a row (the exceptions page: five

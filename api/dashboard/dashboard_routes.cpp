@@ -42,7 +42,7 @@ using ports::Mode;
 using ports::ProjectId;
 using Form = std::map<std::string, std::string>;
 
-constexpr long long kMaxKeyOverlap = 7 * 86400;
+constexpr long long kMaxKeyOverlap = 7LL * 86400;
 constexpr std::size_t kAuditRows = 200;
 
 std::string text_of(const rapidjson::StringBuffer& b) { return {b.GetString(), b.GetSize()}; }
@@ -695,7 +695,7 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
                 detail = r->note + " — " + domain::charge::actor_display(r->resolved_by);
             timeline.push_back(
                 {event->occurred_at, std::string(domain::events::event_type(*event)), detail});
-            events.push_back(std::move(*event));
+            events.push_back(*event);
         }
         const auto state = domain::charge::fold(events);
         money.payments = state.payments;

@@ -46,7 +46,7 @@ std::string duration(Lang L, std::int64_t s) {
 }
 
 std::string table_open(std::string_view label, std::string_view test) {
-    return "<div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" + e(label) +
+    return R"(<div class="table-wrap" role="region" tabindex="0" aria-label=")" + e(label) +
            "\"><table data-test=\"" + std::string(test) + "\">";
 }
 
@@ -118,10 +118,10 @@ std::string bar_chart(Lang L, const BarChart& c) {
     const int width = kLeft + slot * n + 8;
     const int height = kTop + kPlotHeight + kBottom;
     const int base = kTop + kPlotHeight;
-    std::string h = "<figure class=\"chart\" data-test=\"chart\">";
+    std::string h = R"(<figure class="chart" data-test="chart">)";
     h += "<svg viewBox=\"0 0 " + num(width) + " " + num(height) +
-         "\" role=\"img\" aria-labelledby=\"" + c.id + "-title " + c.id +
-         "-desc\" class=\"chart-svg\">";
+         R"(" role="img" aria-labelledby=")" + c.id + "-title " + c.id +
+         R"(-desc" class="chart-svg">)";
     h += "<title id=\"" + c.id + "-title\">" + e(c.title) + "</title>";
     std::string desc = std::string(tr(L, "chart_total")) + " " + amount(total);
     if (max > 0 && peak < c.days.size()) {
@@ -131,32 +131,32 @@ std::string bar_chart(Lang L, const BarChart& c) {
     // The axis: a line at 0, half and the top, each with its value.
     for (const int k : {0, 1, 2}) {
         const int y = base - kPlotHeight * k / 2;
-        h += "<line class=\"grid\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + slot * n) +
+        h += R"(<line class="grid" x1=")" + num(kLeft) + "\" x2=\"" + num(kLeft + slot * n) +
              "\" y1=\"" + num(y) + "\" y2=\"" + num(y) + "\"/>";
         if (top > 0 || k == 0) {
-            h += "<text class=\"axis\" x=\"" + num(kLeft - 6) + "\" y=\"" + num(y + 4) +
-                 "\" text-anchor=\"end\">" + e(format_decimal(top * k / 2, c.decimals)) + "</text>";
+            h += R"(<text class="axis" x=")" + num(kLeft - 6) + "\" y=\"" + num(y + 4) +
+                 R"(" text-anchor="end">)" + e(format_decimal(top * k / 2, c.decimals)) + "</text>";
         }
     }
     for (std::size_t i = 0; i < c.values.size(); ++i) {
         const int bh = bar_height(c.values[i], top, kPlotHeight);
         if (bh == 0) continue;
-        h += "<rect class=\"bar\" data-day=\"" + e(i < c.days.size() ? c.days[i] : "") + "\" x=\"" +
+        h += R"(<rect class="bar" data-day=")" + e(i < c.days.size() ? c.days[i] : "") + "\" x=\"" +
              num(kLeft + static_cast<int>(i) * slot + (slot - bar) / 2) + "\" y=\"" +
              num(base - bh) + "\" width=\"" + num(bar) + "\" height=\"" + num(bh) + "\"><title>" +
              e((i < c.days.size() ? c.days[i] : "") + ": " + amount(c.values[i])) +
              "</title></rect>";
     }
     if (top == 0) {
-        h += "<text class=\"empty\" x=\"" + num(kLeft + slot * n / 2) + "\" y=\"" +
-             num(kTop + kPlotHeight / 2) + "\" text-anchor=\"middle\">" + e(tr(L, "no_volume")) +
+        h += R"(<text class="empty" x=")" + num(kLeft + slot * n / 2) + "\" y=\"" +
+             num(kTop + kPlotHeight / 2) + R"(" text-anchor="middle">)" + e(tr(L, "no_volume")) +
              "</text>";
     }
     // The first, middle and last days under the axis.
     for (const std::size_t i : {std::size_t{0}, c.days.size() / 2, c.days.size() - 1}) {
         if (c.days.empty() || i >= c.days.size()) continue;
-        h += "<text class=\"axis\" x=\"" + num(kLeft + static_cast<int>(i) * slot + slot / 2) +
-             "\" y=\"" + num(height - 6) + "\" text-anchor=\"middle\">" + e(c.days[i].substr(5)) +
+        h += R"(<text class="axis" x=")" + num(kLeft + static_cast<int>(i) * slot + slot / 2) +
+             "\" y=\"" + num(height - 6) + R"(" text-anchor="middle">)" + e(c.days[i].substr(5)) +
              "</text>";
     }
     h += "</svg></figure>";
@@ -180,7 +180,7 @@ bool has_charges(const ports::ProjectStatsView& stats) {
 }
 
 std::string overview_section(const Chrome& c, const Overview& o) {
-    const Lang L = c.lang;
+    const Lang lang = c.lang;
     const auto& s = o.stats;
     // The period's days, oldest first.
     std::vector<std::string> days;
@@ -215,7 +215,7 @@ std::string overview_section(const Chrome& c, const Overview& o) {
         auto& t = tokens[{d.chain_id.value, d.token}];
         if (t.values.empty()) {
             t.values.assign(days.size(), 0);
-            t.label = token_label(d) + " (" + std::string(tr(L, "network")) + " " +
+            t.label = token_label(d) + " (" + std::string(tr(lang, "network")) + " " +
                       num(static_cast<std::int64_t>(d.chain_id.value)) + ")";
             t.decimals = d.token_decimals;
         }
@@ -232,12 +232,12 @@ std::string overview_section(const Chrome& c, const Overview& o) {
     }
     std::string h;
     // The period switch: two links, the current one marked.
-    h += "<nav class=\"period\" aria-label=\"" + e(tr(L, "period")) + "\"><ul>";
+    h += R"(<nav class="period" aria-label=")" + e(tr(lang, "period")) + "\"><ul>";
     for (const int n : {30, 90}) {
         const bool current = n == o.days;
         h += std::string("<li><a href=\"?days=") + num(n) + "\" data-test=\"period-" + num(n) +
              "\"" + (current ? " aria-current=\"page\"" : "") + ">" +
-             e(tr(L, n == 30 ? "days_30" : "days_90")) + "</a></li>";
+             e(tr(lang, n == 30 ? "days_30" : "days_90")) + "</a></li>";
     }
     h += "</ul></nav>";
     h += "<p class=\"period-range\">" + e(o.first_day) + " – " + e(o.last_day) + " (UTC)</p>";
@@ -245,42 +245,42 @@ std::string overview_section(const Chrome& c, const Overview& o) {
     const auto median = domain::reports::median_seconds(s.paid_time);
     const auto fact = [&](std::string_view key, std::string_view test, const std::string& value,
                           std::string_view help) {
-        h += "<div class=\"figure\"><dt>" + e(tr(L, key)) + "</dt><dd data-test=\"" +
-             std::string(test) + "\">" + e(value) + "</dd><dd class=\"help\">" + e(tr(L, help)) +
+        h += "<div class=\"figure\"><dt>" + e(tr(lang, key)) + "</dt><dd data-test=\"" +
+             std::string(test) + "\">" + e(value) + "</dd><dd class=\"help\">" + e(tr(lang, help)) +
              "</dd></div>";
     };
     h += "<dl class=\"figures\">";
     fact("created_in_period", "created", num(created), "created_help");
     fact("paid_in_period", "paid", num(paid), "paid_help");
     fact("conversion", "conversion", percent(converted, created), "conversion_help");
-    fact("median_to_paid", "median", median ? duration(L, *median) : "—", "median_help");
+    fact("median_to_paid", "median", median ? duration(lang, *median) : "—", "median_help");
     fact("webhook_success", "webhook-rate", percent(s.webhook_succeeded, s.webhook_attempts),
          s.webhook_attempts > 0 ? "webhook_help" : "no_webhook_attempts");
     h += "</dl>";
     // Paid volume: a chart per token, then per quote currency.
-    h += "<h2>" + e(tr(L, "paid_volume")) + "</h2>";
+    h += "<h2>" + e(tr(lang, "paid_volume")) + "</h2>";
     int id = 0;
     bool any = false;
     for (const auto& [key, t] : tokens) {
         if (t.total == 0) continue;
         any = true;
-        h += bar_chart(L,
+        h += bar_chart(lang,
                        BarChart{"chart-" + num(id++),
-                                std::string(tr(L, "paid_volume_per_day")) + ": " + t.label,
+                                std::string(tr(lang, "paid_volume_per_day")) + ": " + t.label,
                                 t.label.substr(0, t.label.find(' ')), t.decimals, days, t.values});
     }
     for (const auto& [currency, values] : fiat) {
         const std::string code(domain::money::to_string(currency));
-        h += bar_chart(
-            L, BarChart{"chart-" + num(id++), std::string(tr(L, "paid_volume_fiat")) + ": " + code,
-                        code, domain::money::kFiatMinorDigits, days, values});
+        h += bar_chart(lang, BarChart{"chart-" + num(id++),
+                                      std::string(tr(lang, "paid_volume_fiat")) + ": " + code, code,
+                                      domain::money::kFiatMinorDigits, days, values});
     }
-    if (!any) h += "<p data-test=\"no-volume\">" + e(tr(L, "no_volume")) + "</p>";
+    if (!any) h += "<p data-test=\"no-volume\">" + e(tr(lang, "no_volume")) + "</p>";
     if (!tokens.empty()) {
-        h += table_open(tr(L, "paid_volume"), "volume") + "<thead><tr><th scope=\"col\">" +
-             e(tr(L, "token")) + "</th><th scope=\"col\">" + e(tr(L, "paid_volume")) +
-             "</th><th scope=\"col\">" + e(tr(L, "payments")) + "</th><th scope=\"col\">" +
-             e(tr(L, "refunded")) + "</th></tr></thead><tbody>";
+        h += table_open(tr(lang, "paid_volume"), "volume") + "<thead><tr><th scope=\"col\">" +
+             e(tr(lang, "token")) + "</th><th scope=\"col\">" + e(tr(lang, "paid_volume")) +
+             "</th><th scope=\"col\">" + e(tr(lang, "payments")) + "</th><th scope=\"col\">" +
+             e(tr(lang, "refunded")) + "</th></tr></thead><tbody>";
         for (const auto& [key, t] : tokens) {
             h += "<tr><td>" + e(t.label) + "</td><td>" + e(format_decimal(t.total, t.decimals)) +
                  "</td><td>" + num(t.payments) + "</td><td>" +
@@ -289,9 +289,10 @@ std::string overview_section(const Chrome& c, const Overview& o) {
         h += "</tbody></table></div>";
     }
     // Counts by status, now.
-    h += "<h2>" + e(tr(L, "by_status")) + "</h2>" + table_open(tr(L, "by_status"), "by-status") +
-         "<thead><tr><th scope=\"col\">" + e(tr(L, "status")) + "</th><th scope=\"col\">" +
-         e(tr(L, "charges")) + "</th></tr></thead><tbody>";
+    h += "<h2>" + e(tr(lang, "by_status")) + "</h2>" +
+         table_open(tr(lang, "by_status"), "by-status") + "<thead><tr><th scope=\"col\">" +
+         e(tr(lang, "status")) + "</th><th scope=\"col\">" + e(tr(lang, "charges")) +
+         "</th></tr></thead><tbody>";
     for (const auto status : domain::charge::kAllStatuses) {
         std::int64_t n = 0;
         for (const auto& [st, count] : s.by_status)

@@ -27,38 +27,40 @@ std::string td(std::string_view html, std::string_view test = {}) {
 }  // namespace
 
 std::string reports_page(const Chrome& c, const ReportsPage& page) {
-    const Lang L = c.lang;
+    const Lang lang = c.lang;
     const std::string base = "/p/" + (c.project ? c.project->project_id.value : std::string());
     std::string h;
-    h += "<h1>" + escape_html(tr(L, "settlement_report")) + "</h1>";
-    h += "<p>" + escape_html(tr(L, "reports_lead")) + "</p>";
+    h += "<h1>" + escape_html(tr(lang, "settlement_report")) + "</h1>";
+    h += "<p>" + escape_html(tr(lang, "reports_lead")) + "</p>";
     if (page.invalid) {
-        h += "<p class=\"error\" role=\"alert\" data-test=\"error\">" +
-             escape_html(tr(L, "invalid_dates")) + "</p>";
+        h += R"(<p class="error" role="alert" data-test="error">)" +
+             escape_html(tr(lang, "invalid_dates")) + "</p>";
     }
     // One GET form, two answers: the totals on this page, or the CSV download (formaction).
-    h += "<form method=\"get\" action=\"" + escape_html(base) + "/reports\" class=\"filters\">";
-    h += "<label>" + escape_html(tr(L, "from_date")) +
-         " <input type=\"date\" name=\"from\" required data-test=\"report-from\" value=\"" +
+    h += R"(<form method="get" action=")" + escape_html(base) + R"(/reports" class="filters">)";
+    h += "<label>" + escape_html(tr(lang, "from_date")) +
+         R"( <input type="date" name="from" required data-test="report-from" value=")" +
          escape_html(page.from) + "\"></label> ";
-    h += "<label>" + escape_html(tr(L, "to_date")) +
-         " <input type=\"date\" name=\"to\" required data-test=\"report-to\" value=\"" +
+    h += "<label>" + escape_html(tr(lang, "to_date")) +
+         R"( <input type="date" name="to" required data-test="report-to" value=")" +
          escape_html(page.to) + "\"></label> ";
-    h += "<button type=\"submit\" data-test=\"show-totals\">" + escape_html(tr(L, "show_totals")) +
-         "</button> ";
-    h += "<button type=\"submit\" formaction=\"" + escape_html(base) +
-         "/reports/settlements.csv\" data-test=\"download-csv\">" +
-         escape_html(tr(L, "download_csv")) + "</button></form>";
+    h += R"(<button type="submit" data-test="show-totals">)" +
+         escape_html(tr(lang, "show_totals")) + "</button> ";
+    h += R"(<button type="submit" formaction=")" + escape_html(base) +
+         R"(/reports/settlements.csv" data-test="download-csv">)" +
+         escape_html(tr(lang, "download_csv")) + "</button></form>";
     if (page.totals) {
         const auto& t = *page.totals;
         if (t.tokens.empty()) {
-            h += "<p data-test=\"no-settlements\">" + escape_html(tr(L, "no_settlements")) + "</p>";
+            h += "<p data-test=\"no-settlements\">" + escape_html(tr(lang, "no_settlements")) +
+                 "</p>";
         } else {
-            h += "<h2>" + escape_html(tr(L, "totals_by_token")) + "</h2>";
-            h += table_open(tr(L, "totals_by_token"), "token-totals");
-            h += "<thead><tr>" + th(tr(L, "network")) + th(tr(L, "token")) + th(tr(L, "payments")) +
-                 th(tr(L, "received")) + th(tr(L, "refunds")) + th(tr(L, "refunded")) +
-                 th(tr(L, "fees")) + th(tr(L, "net")) + "</tr></thead><tbody>";
+            h += "<h2>" + escape_html(tr(lang, "totals_by_token")) + "</h2>";
+            h += table_open(tr(lang, "totals_by_token"), "token-totals");
+            h += "<thead><tr>" + th(tr(lang, "network")) + th(tr(lang, "token")) +
+                 th(tr(lang, "payments")) + th(tr(lang, "received")) + th(tr(lang, "refunds")) +
+                 th(tr(lang, "refunded")) + th(tr(lang, "fees")) + th(tr(lang, "net")) +
+                 "</tr></thead><tbody>";
             for (const auto& row : t.tokens) {
                 h += "<tr data-token=\"" + escape_html(row.token) + "\">";
                 h += td(std::to_string(row.chain_id));
@@ -75,12 +77,13 @@ std::string reports_page(const Chrome& c, const ReportsPage& page) {
             h += "</tbody></table></div>";
         }
         if (!t.fiat.empty()) {
-            h += "<h2>" + escape_html(tr(L, "totals_by_currency")) + "</h2>";
-            h += table_open(tr(L, "totals_by_currency"), "fiat-totals");
-            h += "<thead><tr>" + th(tr(L, "currency")) + th(tr(L, "rows")) + th(tr(L, "amount")) +
-                 th(tr(L, "fees")) + th(tr(L, "net")) + "</tr></thead><tbody>";
+            h += "<h2>" + escape_html(tr(lang, "totals_by_currency")) + "</h2>";
+            h += table_open(tr(lang, "totals_by_currency"), "fiat-totals");
+            h += "<thead><tr>" + th(tr(lang, "currency")) + th(tr(lang, "rows")) +
+                 th(tr(lang, "amount")) + th(tr(lang, "fees")) + th(tr(lang, "net")) +
+                 "</tr></thead><tbody>";
             for (const auto& row : t.fiat) {
-                h += "<tr data-currency=\"" + escape_html(row.currency) + "\"><th scope=\"row\">" +
+                h += "<tr data-currency=\"" + escape_html(row.currency) + R"("><th scope="row">)" +
                      escape_html(row.currency) + "</th>";
                 h += td(std::to_string(row.rows), "rows");
                 h += td(amount(row.amount, 2), "amount");
@@ -91,7 +94,7 @@ std::string reports_page(const Chrome& c, const ReportsPage& page) {
             h += "</tbody></table></div>";
         }
     }
-    return layout(c, tr(L, "reports"), h);
+    return layout(c, tr(lang, "reports"), h);
 }
 
 }  // namespace duepay::api::dashboard

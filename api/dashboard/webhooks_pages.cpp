@@ -20,12 +20,12 @@ std::string base_of(const Chrome& c) {
 
 std::string flash_block(Lang L, const std::optional<std::string>& flash) {
     if (!flash) return {};
-    return "<p class=\"notice\" role=\"status\" data-test=\"flash\">" + e(tr(L, *flash)) + "</p>";
+    return R"(<p class="notice" role="status" data-test="flash">)" + e(tr(L, *flash)) + "</p>";
 }
 
 std::string secret_block(Lang L, std::string_view lead_key, const std::string& secret) {
-    return "<div class=\"notice\" role=\"status\"><p>" + e(tr(L, lead_key)) +
-           "</p><p><code id=\"new-secret\" data-test=\"new-secret\">" + e(secret) + "</code> " +
+    return R"(<div class="notice" role="status"><p>)" + e(tr(L, lead_key)) +
+           R"(</p><p><code id="new-secret" data-test="new-secret">)" + e(secret) + "</code> " +
            copy_button(L, "new-secret") + "</p></div>";
 }
 
@@ -39,7 +39,7 @@ dw::EndpointHealth health_of(const EndpointRow& row) {
 std::string health_text(Lang L, const EndpointRow& row) {
     const auto h = health_of(row);
     std::string out = "<span class=\"health health-" + std::string(dw::to_string(h)) +
-                      "\" data-test=\"health\" data-health=\"" + std::string(dw::to_string(h)) +
+                      R"(" data-test="health" data-health=")" + std::string(dw::to_string(h)) +
                       "\">" + e(tr(L, "wh_health_" + std::string(dw::to_string(h)))) + "</span>";
     const auto rate = dw::success_rate_text(row.counts);
     if (!rate.empty()) {
@@ -59,9 +59,9 @@ std::string events_fieldset(Lang L, std::string_view id_prefix,
             checked.empty() || std::find(checked.begin(), checked.end(), type) != checked.end();
         std::string id = std::string(id_prefix) + "-" + std::string(type);
         std::replace(id.begin(), id.end(), '.', '-');
-        h << "<label for=\"" << e(id) << "\"><input type=\"checkbox\" id=\"" << e(id)
-          << "\" name=\"events\" value=\"" << e(type) << "\"" << (on ? " checked" : "")
-          << "> <code>" << e(type) << "</code></label> ";
+        h << "<label for=\"" << e(id) << R"("><input type="checkbox" id=")" << e(id)
+          << R"(" name="events" value=")" << e(type) << "\"" << (on ? " checked" : "") << "> <code>"
+          << e(type) << "</code></label> ";
     }
     h << "</fieldset>";
     return h.out;
@@ -74,7 +74,7 @@ std::string status_cell(Lang L, const ports::WebhookEndpoint& ep) {
 
 std::string post_button(const Chrome& c, const std::string& action, std::string_view test,
                         std::string_view label, bool danger = false, std::string_view hidden = {}) {
-    return "<form method=\"post\" action=\"" + e(action) + "\" class=\"inline\">" + csrf_field(c) +
+    return R"(<form method="post" action=")" + e(action) + R"(" class="inline">)" + csrf_field(c) +
            std::string(hidden) + "<button type=\"submit\"" + (danger ? " class=\"danger\"" : "") +
            " data-test=\"" + std::string(test) + "\">" + e(label) + "</button></form>";
 }
@@ -82,118 +82,120 @@ std::string post_button(const Chrome& c, const std::string& action, std::string_
 }  // namespace
 
 std::string webhooks_page(const Chrome& c, const WebhooksPage& page) {
-    const Lang L = c.lang;
+    const Lang lang = c.lang;
     const auto base = base_of(c);
     Html h;
-    h << "<h1>" << e(tr(L, "webhooks")) << "</h1>" << flash_block(L, page.flash)
+    h << "<h1>" << e(tr(lang, "webhooks")) << "</h1>" << flash_block(lang, page.flash)
       << error_block(page.error);
     if (page.created) {
-        h << secret_block(L, "wh_new_secret_once", page.created->secret);
-        h << "<p><a data-test=\"created-endpoint\" href=\"" << e(base + "/" + page.created->id)
+        h << secret_block(lang, "wh_new_secret_once", page.created->secret);
+        h << R"(<p><a data-test="created-endpoint" href=")" << e(base + "/" + page.created->id)
           << "\">" << e(page.created->url) << "</a></p>";
     }
-    h << "<p>" << e(tr(L, "wh_lead")) << "</p>";
+    h << "<p>" << e(tr(lang, "wh_lead")) << "</p>";
     if (page.endpoints.empty()) {
-        h << "<p data-test=\"no-endpoints\">" << e(tr(L, "wh_no_endpoints")) << "</p>";
+        h << "<p data-test=\"no-endpoints\">" << e(tr(lang, "wh_no_endpoints")) << "</p>";
     } else {
-        h << table_open(tr(L, "webhooks"), "webhook-endpoints") << "<thead><tr><th scope=\"col\">"
-          << e(tr(L, "wh_url")) << "</th><th scope=\"col\">" << e(tr(L, "wh_events"))
-          << "</th><th scope=\"col\">" << e(tr(L, "status")) << "</th><th scope=\"col\">"
-          << e(tr(L, "wh_health")) << "</th></tr></thead><tbody>";
+        h << table_open(tr(lang, "webhooks"), "webhook-endpoints")
+          << "<thead><tr><th scope=\"col\">" << e(tr(lang, "wh_url")) << "</th><th scope=\"col\">"
+          << e(tr(lang, "wh_events")) << "</th><th scope=\"col\">" << e(tr(lang, "status"))
+          << "</th><th scope=\"col\">" << e(tr(lang, "wh_health")) << "</th></tr></thead><tbody>";
         for (const auto& row : page.endpoints) {
             const auto& ep = row.endpoint;
-            h << "<tr data-endpoint-id=\"" << e(ep.id) << "\"><td><a data-test=\"endpoint-link\" "
+            h << "<tr data-endpoint-id=\"" << e(ep.id) << R"("><td><a data-test="endpoint-link" )"
               << "href=\"" << e(base + "/" + ep.id) << "\"><code>" << e(ep.url) << "</code></a>";
             if (ep.description) h << "<br><small>" << e(*ep.description) << "</small>";
             h << "</td><td>";
             for (const auto& t : ep.events) h << "<code>" << e(t) << "</code> ";
-            h << "</td><td>" << status_cell(L, ep) << "</td><td>" << health_text(L, row)
+            h << "</td><td>" << status_cell(lang, ep) << "</td><td>" << health_text(lang, row)
               << "</td></tr>";
         }
         h << kTableClose;
     }
     if (page.can_manage) {
-        h << "<h2>" << e(tr(L, "wh_create")) << "</h2><form method=\"post\" action=\"" << e(base)
-          << "\" class=\"stack\">" << csrf_field(c) << "<label for=\"wh-url\">"
-          << e(tr(L, "wh_url")) << "</label><input id=\"wh-url\" name=\"url\" required "
-          << "maxlength=\"2048\" autocomplete=\"off\" placeholder=\"https://example.com/hooks\" "
-          << "value=\"" << e(page.form_url) << "\" data-test=\"webhook-url\">"
-          << events_fieldset(L, "new", page.form_events) << "<label for=\"wh-description\">"
-          << e(tr(L, "wh_description")) << "</label><input id=\"wh-description\" "
-          << "name=\"description\" maxlength=\"255\" autocomplete=\"off\" value=\""
-          << e(page.form_description) << "\" data-test=\"webhook-description\">"
-          << "<button type=\"submit\" data-test=\"create-webhook\">" << e(tr(L, "wh_create"))
+        h << "<h2>" << e(tr(lang, "wh_create")) << R"(</h2><form method="post" action=")" << e(base)
+          << R"(" class="stack">)" << csrf_field(c) << "<label for=\"wh-url\">"
+          << e(tr(lang, "wh_url")) << R"(</label><input id="wh-url" name="url" required )"
+          << R"(maxlength="2048" autocomplete="off" placeholder="https://example.com/hooks" )"
+          << "value=\"" << e(page.form_url) << R"(" data-test="webhook-url">)"
+          << events_fieldset(lang, "new", page.form_events) << "<label for=\"wh-description\">"
+          << e(tr(lang, "wh_description")) << "</label><input id=\"wh-description\" "
+          << R"(name="description" maxlength="255" autocomplete="off" value=")"
+          << e(page.form_description) << R"(" data-test="webhook-description">)"
+          << R"(<button type="submit" data-test="create-webhook">)" << e(tr(lang, "wh_create"))
           << "</button></form>";
     }
-    return layout(c, tr(L, "webhooks"), h.out);
+    return layout(c, tr(lang, "webhooks"), h.out);
 }
 
 std::string endpoint_page(const Chrome& c, const EndpointPage& page) {
-    const Lang L = c.lang;
+    const Lang lang = c.lang;
     const auto& ep = page.row.endpoint;
     const auto base = base_of(c);
     const auto self = base + "/" + ep.id;
     Html h;
-    h << "<p><a href=\"" << e(base) << "\">← " << e(tr(L, "wh_back")) << "</a></p>";
-    h << "<h1>" << e(tr(L, "wh_endpoint")) << "</h1>" << flash_block(L, page.flash)
+    h << "<p><a href=\"" << e(base) << "\">← " << e(tr(lang, "wh_back")) << "</a></p>";
+    h << "<h1>" << e(tr(lang, "wh_endpoint")) << "</h1>" << flash_block(lang, page.flash)
       << error_block(page.error);
-    if (page.new_secret) h << secret_block(L, "wh_rotated_secret_once", *page.new_secret);
+    if (page.new_secret) h << secret_block(lang, "wh_rotated_secret_once", *page.new_secret);
     if (ep.disabled_reason.value_or("") == "failing") {
-        h << "<div class=\"notice warn\" role=\"status\" data-test=\"auto-disabled\"><p>"
-          << e(tr(L, "wh_auto_disabled")) << "</p>";
+        h << R"(<div class="notice warn" role="status" data-test="auto-disabled"><p>)"
+          << e(tr(lang, "wh_auto_disabled")) << "</p>";
         if (page.can_manage) {
-            h << post_button(c, self + "/enable", "reenable-endpoint", tr(L, "wh_reenable"));
+            h << post_button(c, self + "/enable", "reenable-endpoint", tr(lang, "wh_reenable"));
         }
         h << "</div>";
     }
-    h << "<dl class=\"facts\" data-test=\"endpoint\"><dt>" << e(tr(L, "wh_url"))
+    h << R"(<dl class="facts" data-test="endpoint"><dt>)" << e(tr(lang, "wh_url"))
       << "</dt><dd><code data-test=\"endpoint-url\">" << e(ep.url) << "</code></dd><dt>"
-      << e(tr(L, "status")) << "</dt><dd>" << status_cell(L, ep) << "</dd><dt>"
-      << e(tr(L, "wh_health")) << "</dt><dd>" << health_text(L, page.row) << "</dd>";
+      << e(tr(lang, "status")) << "</dt><dd>" << status_cell(lang, ep) << "</dd><dt>"
+      << e(tr(lang, "wh_health")) << "</dt><dd>" << health_text(lang, page.row) << "</dd>";
     if (ep.failing_since) {
-        h << "<dt>" << e(tr(L, "wh_failing_since")) << "</dt><dd data-test=\"failing-since\">"
+        h << "<dt>" << e(tr(lang, "wh_failing_since")) << "</dt><dd data-test=\"failing-since\">"
           << e(*ep.failing_since) << "</dd>";
     }
-    h << "<dt>" << e(tr(L, "wh_events")) << "</dt><dd>";
+    h << "<dt>" << e(tr(lang, "wh_events")) << "</dt><dd>";
     for (const auto& t : ep.events) h << "<code>" << e(t) << "</code> ";
     h << "</dd>";
     if (ep.description) {
-        h << "<dt>" << e(tr(L, "wh_description")) << "</dt><dd>" << e(*ep.description) << "</dd>";
+        h << "<dt>" << e(tr(lang, "wh_description")) << "</dt><dd>" << e(*ep.description)
+          << "</dd>";
     }
     if (ep.previous_secret_expires_at) {
-        h << "<dt>" << e(tr(L, "wh_previous_secret_until")) << "</dt><dd>"
+        h << "<dt>" << e(tr(lang, "wh_previous_secret_until")) << "</dt><dd>"
           << e(*ep.previous_secret_expires_at) << "</dd>";
     }
-    h << "<dt>" << e(tr(L, "created")) << "</dt><dd>" << e(ep.created_at) << "</dd></dl>";
+    h << "<dt>" << e(tr(lang, "created")) << "</dt><dd>" << e(ep.created_at) << "</dd></dl>";
 
     if (page.can_manage) {
         h << "<div class=\"actions\">"
-          << post_button(c, self + "/test", "send-test", tr(L, "wh_send_test"));
+          << post_button(c, self + "/test", "send-test", tr(lang, "wh_send_test"));
         if (ep.status == "enabled") {
-            h << post_button(c, self + "/disable", "disable-endpoint", tr(L, "wh_disable"));
+            h << post_button(c, self + "/disable", "disable-endpoint", tr(lang, "wh_disable"));
         } else if (ep.disabled_reason.value_or("") != "failing") {  // else: the notice's button
-            h << post_button(c, self + "/enable", "enable-endpoint", tr(L, "wh_enable"));
+            h << post_button(c, self + "/enable", "enable-endpoint", tr(lang, "wh_enable"));
         }
-        h << "<a class=\"button danger\" data-test=\"delete-endpoint\" href=\""
-          << e(self + "/delete") << "\">" << e(tr(L, "wh_delete")) << "</a></div>";
-        h << "<form method=\"post\" action=\"" << e(self) << "/rotate\" class=\"inline\">"
-          << csrf_field(c) << "<label>" << e(tr(L, "wh_rotate_overlap"))
+        h << R"(<a class="button danger" data-test="delete-endpoint" href=")" << e(self + "/delete")
+          << "\">" << e(tr(lang, "wh_delete")) << "</a></div>";
+        h << R"(<form method="post" action=")" << e(self) << R"(/rotate" class="inline">)"
+          << csrf_field(c) << "<label>" << e(tr(lang, "wh_rotate_overlap"))
           << " <input name=\"expires_in_seconds\" type=\"number\" min=\"0\" max=\"604800\" "
              "value=\"86400\" size=\"7\"></label> <button type=\"submit\" "
              "data-test=\"rotate-secret\">"
-          << e(tr(L, "wh_rotate")) << "</button></form>";
+          << e(tr(lang, "wh_rotate")) << "</button></form>";
     }
 
-    h << "<h2 id=\"log\">" << e(tr(L, "wh_delivery_log")) << "</h2>";
+    h << "<h2 id=\"log\">" << e(tr(lang, "wh_delivery_log")) << "</h2>";
     if (page.attempts.empty()) {
-        h << "<p data-test=\"no-attempts\">" << e(tr(L, "wh_no_attempts")) << "</p>";
+        h << "<p data-test=\"no-attempts\">" << e(tr(lang, "wh_no_attempts")) << "</p>";
     } else {
-        h << table_open(tr(L, "wh_delivery_log"), "delivery-log") << "<thead><tr><th scope=\"col\">"
-          << e(tr(L, "wh_time")) << "</th><th scope=\"col\">" << e(tr(L, "wh_event"))
-          << "</th><th scope=\"col\">" << e(tr(L, "wh_attempt")) << "</th><th scope=\"col\">"
-          << e(tr(L, "wh_http_status")) << "</th><th scope=\"col\">" << e(tr(L, "wh_latency"))
-          << "</th><th scope=\"col\">" << e(tr(L, "wh_response")) << "</th>";
-        if (page.can_manage) h << "<th scope=\"col\">" << e(tr(L, "actions")) << "</th>";
+        h << table_open(tr(lang, "wh_delivery_log"), "delivery-log")
+          << "<thead><tr><th scope=\"col\">" << e(tr(lang, "wh_time")) << "</th><th scope=\"col\">"
+          << e(tr(lang, "wh_event")) << "</th><th scope=\"col\">" << e(tr(lang, "wh_attempt"))
+          << "</th><th scope=\"col\">" << e(tr(lang, "wh_http_status")) << "</th><th scope=\"col\">"
+          << e(tr(lang, "wh_latency")) << "</th><th scope=\"col\">" << e(tr(lang, "wh_response"))
+          << "</th>";
+        if (page.can_manage) h << "<th scope=\"col\">" << e(tr(lang, "actions")) << "</th>";
         h << "</tr></thead><tbody>";
         for (const auto& a : page.attempts) {
             const bool ok =
@@ -202,16 +204,16 @@ std::string endpoint_page(const Chrome& c, const EndpointPage& page) {
               << e(a.event_id) << "\"><td>" << e(a.attempted_at) << "</td><td><code>"
               << e(a.event_type) << "</code><br><small><code>" << e(a.event_id)
               << "</code></small></td><td>" << std::to_string(a.attempt)
-              << "</td><td data-test=\"attempt-status\" class=\"" << (ok ? "ok" : "failed") << "\">"
+              << R"(</td><td data-test="attempt-status" class=")" << (ok ? "ok" : "failed") << "\">"
               << (a.response_status ? std::to_string(*a.response_status) : e(a.error.value_or("")))
               << "</td><td data-test=\"attempt-latency\">" << std::to_string(a.latency_ms)
-              << " ms</td><td><code class=\"excerpt\" data-test=\"attempt-body\">"
+              << R"( ms</td><td><code class="excerpt" data-test="attempt-body">)"
               << e(a.response_excerpt.value_or("")) << "</code></td>";
             if (page.can_manage) {
                 h << "<td>"
-                  << post_button(c, self + "/redeliver", "redeliver", tr(L, "wh_redeliver"), false,
-                                 "<input type=\"hidden\" name=\"event_id\" value=\"" +
-                                     e(a.event_id) + "\">")
+                  << post_button(
+                         c, self + "/redeliver", "redeliver", tr(lang, "wh_redeliver"), false,
+                         R"(<input type="hidden" name="event_id" value=")" + e(a.event_id) + "\">")
                   << "</td>";
             }
             h << "</tr>";
@@ -219,60 +221,61 @@ std::string endpoint_page(const Chrome& c, const EndpointPage& page) {
         h << kTableClose;
     }
     if (page.next_before) {
-        h << "<p><a rel=\"next\" data-test=\"next-page\" href=\"" << e(self)
-          << "?before=" << std::to_string(*page.next_before) << "#log\">" << e(tr(L, "next_page"))
-          << "</a></p>";
+        h << R"(<p><a rel="next" data-test="next-page" href=")" << e(self)
+          << "?before=" << std::to_string(*page.next_before) << "#log\">"
+          << e(tr(lang, "next_page")) << "</a></p>";
     }
 
     if (page.can_manage) {
-        h << "<h2>" << e(tr(L, "wh_edit")) << "</h2><form method=\"post\" action=\"" << e(self)
-          << "\" class=\"stack\">" << csrf_field(c) << "<label for=\"ep-url\">"
-          << e(tr(L, "wh_url")) << "</label><input id=\"ep-url\" name=\"url\" required "
-          << "maxlength=\"2048\" value=\"" << e(ep.url) << "\" data-test=\"edit-url\">"
-          << events_fieldset(L, "edit", ep.events) << "<label for=\"ep-description\">"
-          << e(tr(L, "wh_description")) << "</label><input id=\"ep-description\" "
-          << "name=\"description\" maxlength=\"255\" value=\"" << e(ep.description.value_or(""))
-          << "\" data-test=\"edit-description\">"
-          << "<button type=\"submit\" data-test=\"save-endpoint\">" << e(tr(L, "save"))
+        h << "<h2>" << e(tr(lang, "wh_edit")) << R"(</h2><form method="post" action=")" << e(self)
+          << R"(" class="stack">)" << csrf_field(c) << "<label for=\"ep-url\">"
+          << e(tr(lang, "wh_url")) << R"(</label><input id="ep-url" name="url" required )"
+          << R"(maxlength="2048" value=")" << e(ep.url) << R"(" data-test="edit-url">)"
+          << events_fieldset(lang, "edit", ep.events) << "<label for=\"ep-description\">"
+          << e(tr(lang, "wh_description")) << "</label><input id=\"ep-description\" "
+          << R"(name="description" maxlength="255" value=")" << e(ep.description.value_or(""))
+          << R"(" data-test="edit-description">)"
+          << R"(<button type="submit" data-test="save-endpoint">)" << e(tr(lang, "save"))
           << "</button></form>";
     }
-    return layout(c, tr(L, "wh_endpoint"), h.out);
+    return layout(c, tr(lang, "wh_endpoint"), h.out);
 }
 
 std::string delete_endpoint_page(const Chrome& c, const ports::WebhookEndpoint& ep) {
-    const Lang L = c.lang;
+    const Lang lang = c.lang;
     const auto self = base_of(c) + "/" + ep.id;
     Html h;
-    h << "<h1>" << e(tr(L, "wh_delete_title")) << "</h1><p><code>" << e(ep.url) << "</code></p><p>"
-      << e(tr(L, "wh_delete_body")) << "</p>"
-      << post_button(c, self + "/delete", "confirm-delete", tr(L, "wh_delete"), true)
-      << " <a href=\"" << e(self) << "\">" << e(tr(L, "wh_cancel")) << "</a>";
-    return layout(c, tr(L, "wh_delete_title"), h.out);
+    h << "<h1>" << e(tr(lang, "wh_delete_title")) << "</h1><p><code>" << e(ep.url)
+      << "</code></p><p>" << e(tr(lang, "wh_delete_body")) << "</p>"
+      << post_button(c, self + "/delete", "confirm-delete", tr(lang, "wh_delete"), true)
+      << " <a href=\"" << e(self) << "\">" << e(tr(lang, "wh_cancel")) << "</a>";
+    return layout(c, tr(lang, "wh_delete_title"), h.out);
 }
 
 std::string charge_webhooks_section(const Chrome& c,
                                     const std::vector<ports::ChargeDelivery>& deliveries) {
-    const Lang L = c.lang;
+    const Lang lang = c.lang;
     const auto base = base_of(c);
     Html h;
     h << "<section data-test=\"charge-webhooks\" aria-labelledby=\"charge-webhooks\"><h2 "
          "id=\"charge-webhooks\">"
-      << e(tr(L, "wh_charge_deliveries")) << "</h2>";
+      << e(tr(lang, "wh_charge_deliveries")) << "</h2>";
     if (deliveries.empty()) {
-        h << "<p data-test=\"no-deliveries\">" << e(tr(L, "wh_no_charge_deliveries")) << "</p>";
+        h << "<p data-test=\"no-deliveries\">" << e(tr(lang, "wh_no_charge_deliveries")) << "</p>";
     } else {
-        h << table_open(tr(L, "wh_charge_deliveries"), "charge-deliveries")
-          << "<thead><tr><th scope=\"col\">" << e(tr(L, "wh_endpoint")) << "</th><th scope=\"col\">"
-          << e(tr(L, "wh_event")) << "</th><th scope=\"col\">" << e(tr(L, "wh_state"))
-          << "</th><th scope=\"col\">" << e(tr(L, "wh_attempts")) << "</th><th scope=\"col\">"
-          << e(tr(L, "wh_last_status")) << "</th></tr></thead><tbody>";
+        h << table_open(tr(lang, "wh_charge_deliveries"), "charge-deliveries")
+          << "<thead><tr><th scope=\"col\">" << e(tr(lang, "wh_endpoint"))
+          << "</th><th scope=\"col\">" << e(tr(lang, "wh_event")) << "</th><th scope=\"col\">"
+          << e(tr(lang, "wh_state")) << "</th><th scope=\"col\">" << e(tr(lang, "wh_attempts"))
+          << "</th><th scope=\"col\">" << e(tr(lang, "wh_last_status"))
+          << "</th></tr></thead><tbody>";
         for (const auto& d : deliveries) {
             h << "<tr data-endpoint-id=\"" << e(d.endpoint_id) << "\" data-event-id=\""
-              << e(d.event_id) << "\"><td><a data-test=\"endpoint-log\" href=\""
+              << e(d.event_id) << R"("><td><a data-test="endpoint-log" href=")"
               << e(base + "/" + d.endpoint_id) << "#log\"><code>" << e(d.endpoint_url)
               << "</code></a></td><td><code>" << e(d.event_type) << "</code></td><td "
-              << "data-test=\"delivery-state\">" << e(tr(L, "wh_state_" + d.state)) << "</td><td>"
-              << std::to_string(d.attempts) << "</td><td>"
+              << "data-test=\"delivery-state\">" << e(tr(lang, "wh_state_" + d.state))
+              << "</td><td>" << std::to_string(d.attempts) << "</td><td>"
               << (d.last_status ? std::to_string(*d.last_status) : e(d.last_error.value_or("")))
               << "</td></tr>";
         }
