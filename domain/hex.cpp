@@ -1,5 +1,7 @@
 #include "domain/hex.hpp"
 
+#include <string_view>
+
 namespace duepay::domain {
 
 int hex_digit_value(char c) {
@@ -10,7 +12,7 @@ int hex_digit_value(char c) {
 }
 
 std::string to_hex(std::span<const std::uint8_t> bytes) {
-    static constexpr char kDigits[] = "0123456789abcdef";
+    static constexpr std::string_view kDigits = "0123456789abcdef";
     std::string out;
     out.resize(2 + bytes.size() * 2);
     out[0] = '0';

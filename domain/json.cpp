@@ -5,6 +5,8 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include <array>
+
 namespace duepay::domain::json {
 namespace {
 
@@ -15,8 +17,8 @@ Problem parse_flags(rapidjson::Document& doc, std::string_view text, const Limit
     // The reader's own stack (the iterative parser's states, strings being copied) in a buffer on
     // the stack, as the event decoder does: a typical body or stored document parses without a
     // heap allocation of the reader's; a larger one spills into the pool's heap chunks.
-    char buffer[1024];
-    rapidjson::MemoryPoolAllocator<> allocator(buffer, sizeof buffer);
+    std::array<char, 1024> buffer;  // left uninitialised: the allocator writes before it reads
+    rapidjson::MemoryPoolAllocator<> allocator(buffer.data(), buffer.size());
     rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>>
         reader(&allocator, 256);
     return parse_with<Flags | rapidjson::kParseIterativeFlag>(reader, stream, doc, limits);

@@ -62,6 +62,8 @@ class BoundedFilter {
   public:
     BoundedFilter(Sink& sink, const Limits& limits) : sink_(sink), limits_(limits) {}
 
+    // RapidJSON's Handler concept names these methods (the reader calls them by these names).
+    // NOLINTBEGIN(readability-identifier-naming)
     bool Null() { return scalar() && sink_.Null(); }
     bool Bool(bool b) { return scalar() && sink_.Bool(b); }
     bool Int(int i) { return scalar() && sink_.Int(i); }
@@ -100,6 +102,7 @@ class BoundedFilter {
         close();
         return sink_.EndArray(n);
     }
+    // NOLINTEND(readability-identifier-naming)
 
     const Problem& problem() const { return problem_; }
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace duepay::domain {
 
@@ -62,7 +63,7 @@ std::size_t utf8_code_points(std::string_view s) {
 }
 
 std::string escape_for_log(std::string_view s, std::size_t max_bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
+    static constexpr std::string_view kHex = "0123456789abcdef";
     std::string out;
     const std::size_t shown = s.size() < max_bytes ? s.size() : max_bytes;
     out.reserve(shown + 8);

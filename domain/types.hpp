@@ -18,6 +18,7 @@ using uint256 = boost::multiprecision::uint256_t;
 // A 20-byte EVM account or contract address.
 struct Address {
     std::array<std::uint8_t, 20> bytes{};
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>'s 0
     auto operator<=>(const Address&) const = default;
 };
 
@@ -30,6 +31,7 @@ struct InvoiceId {
 // An EVM chain id (EIP-155).
 struct ChainId {
     std::uint64_t value = 0;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>'s 0
     auto operator<=>(const ChainId&) const = default;
 };
 

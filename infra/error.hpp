@@ -17,6 +17,7 @@ namespace duepay::infra {
 
 class InfraError : public virtual std::exception {
   public:
+    // NOLINTNEXTLINE(bugprone-throw-keyword-missing): member initialiser, not a dropped exception
     InfraError(const std::string& what, bool retryable) : what_(what), retryable_(retryable) {}
     const char* what() const noexcept override { return what_.what(); }
     bool retryable() const { return retryable_; }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 namespace duepay::consumers {
@@ -29,11 +30,12 @@ bool Progress::stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 
 std::string Progress::line(std::int64_t done, double seconds) const {
     const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
-    char buf[160];
+    std::array<char, 160> buf{};
     std::string text = label_;
     text += ": ";
     if (total_ > 0) {
-        const double fraction = std::min(1.0, static_cast<double>(done) / total_);
+        const double fraction =
+            std::min(1.0, static_cast<double>(done) / static_cast<double>(total_));
         if (tty_) {
             constexpr int kWidth = 30;
             const int filled = static_cast<int>(fraction * kWidth);
@@ -42,20 +44,21 @@ std::string Progress::line(std::int64_t done, double seconds) const {
             text.append(static_cast<std::size_t>(kWidth - filled), '.');
             text += "] ";
         }
-        std::snprintf(buf, sizeof buf, "%3.0f%% ", fraction * 100);
-        text += buf;
+        std::snprintf(buf.data(), buf.size(), "%3.0f%% ", fraction * 100);
+        text += buf.data();
         text += with_commas(done) + "/" + with_commas(total_) + " events";
     } else {
         text += with_commas(done) + " events";
     }
-    std::snprintf(buf, sizeof buf, ", %s/s", with_commas(static_cast<std::int64_t>(rate)).c_str());
-    text += buf;
+    std::snprintf(buf.data(), buf.size(), ", %s/s",
+                  with_commas(static_cast<std::int64_t>(rate)).c_str());
+    text += buf.data();
     if (total_ > 0 && rate > 0 && done < total_) {
         const auto eta = static_cast<std::int64_t>(static_cast<double>(total_ - done) / rate);
-        std::snprintf(buf, sizeof buf, ", ETA %lld:%02lld:%02lld",
+        std::snprintf(buf.data(), buf.size(), ", ETA %lld:%02lld:%02lld",
                       static_cast<long long>(eta / 3600), static_cast<long long>(eta / 60 % 60),
                       static_cast<long long>(eta % 60));
-        text += buf;
+        text += buf.data();
     }
     return text;
 }
@@ -76,10 +79,10 @@ void Progress::update(std::int64_t done) {
 void Progress::finish(std::int64_t done) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    char buf[64];
-    std::snprintf(buf, sizeof buf, " in %.1f s", seconds);
+    std::array<char, 64> buf{};
+    std::snprintf(buf.data(), buf.size(), " in %.1f s", seconds);
     if (tty_) out_ << '\r';
-    out_ << line(done, seconds) << buf << (tty_ ? "\x1b[K" : "") << std::endl;
+    out_ << line(done, seconds) << buf.data() << (tty_ ? "\x1b[K" : "") << std::endl;
 }
 
 }  // namespace duepay::consumers

@@ -1,6 +1,7 @@
 #include "consumers/analysts/replay.hpp"
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -26,9 +27,9 @@ std::string utc_stamp() {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
     gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%dt%H%M%S", &tm);
-    return buf;
+    std::array<char, 32> buf{};
+    std::strftime(buf.data(), buf.size(), "%Y%m%dt%H%M%S", &tm);
+    return buf.data();
 }
 
 void write_seconds(domain::json::Writer& w, const char* key,
@@ -144,7 +145,9 @@ int run_replay(const ReplaySettings& s, const std::atomic<bool>& stop) {
     w.Key("indexSeconds");
     w.Double(std::chrono::duration<double>(indexed - logged).count());
     w.Key("eventsPerSecond");
-    w.Int64(seconds > 0 ? static_cast<std::int64_t>(rebuild.applied() / seconds) : 0);
+    w.Int64(seconds > 0
+                ? static_cast<std::int64_t>(static_cast<double>(rebuild.applied()) / seconds)
+                : 0);
 
     rm::Comparison comparison;
     bool equal = false;

@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <chrono>
 #include <iostream>
 #include <optional>
@@ -201,9 +202,8 @@ int run_admin(const std::vector<std::string>& args) {
                  "replicas (1)");
     admin_option(topic_create_cmd, "--min-insync-replicas", topic_flags.min_insync_replicas,
                  "min.insync.replicas (a majority of the replicas)");
-    const AdminGroupRun groups[] = {define_account_commands(admin), define_chains_command(admin),
-                                    define_quarantine_commands(admin),
-                                    define_webhook_commands(admin)};
+    const std::array groups{define_account_commands(admin), define_chains_command(admin),
+                            define_quarantine_commands(admin), define_webhook_commands(admin)};
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
         admin.parse(reversed);

@@ -8,8 +8,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <exception>
 #include <iostream>
@@ -69,7 +71,7 @@ cli::Run define_dev(CLI::App& cmd);
 cli::Run define_admin(CLI::App& cmd);
 
 // clang-format off
-const Command kCommands[] = {
+const auto kCommands = std::to_array<Command>({
     {"api", "serve the REST API", define_api, Kind::role, Dev::yes},
     {"checkout", "serve the hosted checkout: the buyer's page, public JSON and SSE "
                  "(docs/checkout.md)", define_checkout, Kind::role, Dev::yes},
@@ -98,7 +100,7 @@ const Command kCommands[] = {
                "(docs/analysts.md)", consumers::define_events, Kind::role, Dev::no},
     {"admin", "accounts and ops, JSON out: project, key, wallet, chains, demo, topic create "
               "(duepay admin --help)", define_admin, Kind::tool, Dev::no},
-};
+});
 // clang-format on
 
 // The flags of the long-running roles, one variable per flag name: `duepay dev` declares the flags
@@ -258,7 +260,7 @@ std::vector<cli::ChildSpec> dev_children(const std::vector<std::string>& roles, 
                 if (role == command.name) break;
                 ++index;
             }
-            c.argv.push_back("--ops-listen");
+            c.argv.emplace_back("--ops-listen");
             c.argv.push_back("127.0.0.1:" + std::to_string(ops_base_port + 1 + index));
         }
         c.argv.insert(c.argv.end(), forwarded.begin(), forwarded.end());
@@ -311,6 +313,7 @@ cli::Run define_dev(CLI::App& cmd) {
         }
         if (*supervise) {
             std::vector<std::string> roles;
+            roles.reserve(parts.size());
             for (const auto& p : parts) roles.push_back(p.name);
             return cli::supervise(dev_children(roles, *ops_base_port), children_environment(),
                                   stop);
@@ -344,9 +347,8 @@ cli::Run define_admin(CLI::App& cmd) {
 
 std::atomic<bool> g_stop{false};
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main's work; main only adds the last catch.
+int run(int argc, char** argv) {
     g_argv.assign(argv, argv + argc);
     CLI::App app("duepay: crypto payment invoicing built around charges", "duepay");
     app.require_subcommand(1);
@@ -425,4 +427,22 @@ int main(int argc, char** argv) {
         }
     }
     return 2;
+}
+
+}  // namespace
+
+// A failure before a command runs (building the command line, the help text), or anything but a
+// std::exception from a command, ends the process with status 1 and a line on stderr, not with
+// std::terminate.
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fputs("duepay: ", stderr);
+        std::fputs(e.what(), stderr);
+        std::fputs("\n", stderr);
+    } catch (...) {
+        std::fputs("duepay: unknown exception\n", stderr);
+    }
+    return 1;
 }

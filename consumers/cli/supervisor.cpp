@@ -1,7 +1,6 @@
 // The dev stack's process supervisor (supervisor.hpp).
 #include "consumers/cli/supervisor.hpp"
 
-#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <thread>
 

@@ -100,7 +100,9 @@ struct ApiRole {
         }
         signer.emplace(std::move(parsed).value());
         const int threads =
-            options.threads > 0 ? options.threads : env_int_or("DUEPAY_API_THREADS", 2, 1, 64);
+            options.threads > 0
+                ? options.threads
+                : static_cast<int>(env_int_or("DUEPAY_API_THREADS", 2, 1, 64));  // 1 to 64 fits
         const auto pool_size = static_cast<std::size_t>(env_int_or("DUEPAY_DB_POOL", 8, 1, 256));
         pool = std::make_unique<infra::postgres::ConnectionPool>(
             database_url, pool_size, infra::postgres::prepare_api_statements, "api");

@@ -63,7 +63,7 @@ void ChainFollower::decide(const std::string& invoice, const charge::Command& co
             << "chainwatch " << s_.chain_id << ": " << invoice << ": " << events.error().message;
         return;
     }
-    for (auto& data : *events) emit(t, invoice, std::move(data), log_index);
+    for (auto& data : events.value()) emit(t, invoice, std::move(data), log_index);
 }
 
 std::string ChainFollower::fact_id(const Tracked& t, const EventData& data,
@@ -109,7 +109,7 @@ void ChainFollower::emit(Tracked& t, const std::string& invoice, EventData data,
     note_refunds(invoice, e);
     acks_.expect();
     log_.append_async(ports::LogRecord{invoice, encode_event(e)},
-                      [this](ports::AppendResult r) { acks_.done(r); });
+                      [this](const ports::AppendResult& r) { acks_.done(r); });
     ++emitted_;
     if (trace_) {
         kLog.info().with("invoice_id", invoice)

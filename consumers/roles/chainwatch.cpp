@@ -199,7 +199,7 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
     s.transfer_span = static_cast<std::uint64_t>(
         infra::config::env_int_or("DUEPAY_CHAINWATCH_TRANSFER_SPAN", 10, 1, 100000));
     s.retain_seconds = static_cast<std::uint64_t>(infra::config::env_int_or(
-        "DUEPAY_CHAINWATCH_RETAIN_SECONDS", 7 * 24 * 3600, 0, 10LL * 365 * 24 * 3600));
+        "DUEPAY_CHAINWATCH_RETAIN_SECONDS", 7LL * 24 * 3600, 0, 10LL * 365 * 24 * 3600));
     s.refund_wait_seconds =
         infra::config::env_int_or("DUEPAY_REFUND_WAIT_SECONDS", 3600, 1, 30LL * 24 * 3600);
     s.trace = infra::config::env_is_set("DUEPAY_CHAINWATCH_TRACE");

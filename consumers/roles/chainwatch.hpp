@@ -34,7 +34,8 @@ struct ChainwatchSettings {
     std::size_t topic_filter_max = 1000;
     // DUEPAY_CHAINWATCH_TRANSFER_SPAN: blocks per such unfiltered Transfer query.
     std::uint64_t transfer_span = 10;
-    std::uint64_t retain_seconds = 7 * 24 * 3600;  // chain time a done charge stays watched
+    std::uint64_t retain_seconds =
+        std::uint64_t{7} * 24 * 3600;         // chain time a done charge stays watched
     std::int64_t refund_wait_seconds = 3600;  // a refund tx not mined this long after: rejected
     int poll_ms = 100;                        // idle wait between head polls
     bool trace = false;  // DUEPAY_CHAINWATCH_TRACE: log every block range and every append

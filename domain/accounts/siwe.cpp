@@ -1,6 +1,7 @@
 #include "domain/accounts/siwe.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "domain/evm/address.hpp"
 #include "domain/evm/eip191.hpp"
@@ -133,9 +134,10 @@ std::optional<std::int64_t> parse_timestamp_ms(std::string_view s) {
         minute > 59 || second < 0 || second > 59) {
         return std::nullopt;
     }
-    static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    static constexpr std::array kDays{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return std::nullopt;
+    if (day > kDays[static_cast<std::size_t>(month - 1)] + (month == 2 && leap ? 1 : 0))
+        return std::nullopt;
     std::size_t i = 19;
     std::int64_t millis = 0;
     if (i < s.size() && s[i] == '.') {
@@ -154,13 +156,13 @@ std::optional<std::int64_t> parse_timestamp_ms(std::string_view s) {
     } else if (i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':') {
         const int oh = digits(s, i + 1, 2), om = digits(s, i + 4, 2);
         if (oh < 0 || oh > 23 || om < 0 || om > 59) return std::nullopt;
-        offset_min = (s[i] == '-' ? -1 : 1) * (oh * 60 + om);
+        offset_min = std::int64_t{s[i] == '-' ? -1 : 1} * (oh * 60 + om);
     } else {
         return std::nullopt;
     }
     const std::int64_t seconds =
         days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
-        hour * 3600 + minute * 60 + second - offset_min * 60;
+        std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second - offset_min * 60;
     if (seconds < 0) return std::nullopt;
     return seconds * 1000 + millis;
 }

@@ -57,12 +57,12 @@ Result<Message> parse(std::string_view text);
 
 // What the dashboard knows when it checks a sign-in.
 struct Expectations {
-    std::string domain;                        // our authority, e.g. "dash.duepay.example"
-    std::string origin;                        // our origin, e.g. "https://dash.duepay.example"
-    std::vector<ChainId> chain_ids;            // the chains we accept a sign-in on
-    std::string nonce;                         // the nonce we issued for this sign-in
-    std::int64_t max_age_ms = 10 * 60 * 1000;  // issued-at no older than this
-    std::int64_t max_skew_ms = 60 * 1000;      // issued-at at most this far in the future
+    std::string domain;              // our authority, e.g. "dash.duepay.example"
+    std::string origin;              // our origin, e.g. "https://dash.duepay.example"
+    std::vector<ChainId> chain_ids;  // the chains we accept a sign-in on
+    std::string nonce;               // the nonce we issued for this sign-in
+    std::int64_t max_age_ms = std::int64_t{10} * 60 * 1000;  // issued-at no older than this
+    std::int64_t max_skew_ms = std::int64_t{60} * 1000;  // issued-at at most this far in the future
 };
 
 // nullopt when a message signed by its address may sign that address in at `now_ms` (unix

@@ -6,6 +6,7 @@
 // event type) is in docs/events.md; tests/unit/domain/charge/evolve_test.cpp checks every cell.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <span>
@@ -22,9 +23,9 @@ namespace duepay::domain::charge {
 enum class Status { pending, confirming, paid, underpaid, expired, failed, refunded };
 enum class Exception { none, overpaid, paid_late, partial, wrong_token };
 
-inline constexpr Status kAllStatuses[] = {Status::pending,   Status::confirming, Status::paid,
-                                          Status::underpaid, Status::expired,    Status::failed,
-                                          Status::refunded};
+inline constexpr std::array kAllStatuses{Status::pending,   Status::confirming, Status::paid,
+                                         Status::underpaid, Status::expired,    Status::failed,
+                                         Status::refunded};
 
 // The status's text, as events, read models and the API write it; parse_status is its inverse
 // (nullopt for any other text). The one pair every reader of stored or requested status uses.
@@ -41,6 +42,7 @@ bool final_status(Status status);
 struct PaymentKey {
     Bytes32 tx_hash{};
     std::uint32_t log_index = 0;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>'s 0
     auto operator<=>(const PaymentKey&) const = default;
 };
 

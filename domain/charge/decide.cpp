@@ -141,7 +141,7 @@ Result<Events> observe(const ChargeState& s, const ResolveException& r) {
     d.exception = open->exception;
     if (!open->refund_id.empty()) d.refund_id = open->refund_id;
     d.resolved_by = r.actor;
-    d.note = std::move(*note);
+    d.note = std::move(note).value();
     return Events{std::move(d)};
 }
 

@@ -3,6 +3,7 @@
 // in schemas/events/<type>.v1.json. What each type means for status: docs/events.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -260,7 +261,7 @@ std::string_view event_type(const EventData& data);
 inline std::string_view event_type(const Event& event) { return event_type(event.data); }
 
 // All fourteen type names, in variant order.
-inline constexpr std::string_view kEventTypes[] = {
+inline constexpr std::array kEventTypes{
     ChargeCreated::kType,  PaymentDetected::kType,  DepositSeen::kType,   PaymentReorged::kType,
     ChargePaid::kType,     ChargeUnderpaid::kType,  ChargeExpired::kType, LateDeposit::kType,
     ChargeSettled::kType,  ChargeRefunded::kType,   ChargeFailed::kType,  RefundRequested::kType,

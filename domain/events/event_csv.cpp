@@ -1,5 +1,6 @@
 #include "domain/events/event_csv.hpp"
 
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -10,12 +11,12 @@
 namespace duepay::domain::events {
 namespace {
 
-constexpr std::string_view kColumns[] = {
-    "partition", "offset",      "id",          "type",       "schemaVersion", "invoiceId",
-    "projectId", "mode",        "chainId",     "occurredAt", "token",         "amount",
-    "txHash",    "logIndex",    "blockNumber", "rail",       "from",          "confirmedTotal",
-    "reference", "paymentMode", "metadata",    "exception",  "actorKind",     "actor",
-    "note"};
+constexpr auto kColumns = std::to_array<std::string_view>(
+    {"partition", "offset",      "id",          "type",       "schemaVersion", "invoiceId",
+     "projectId", "mode",        "chainId",     "occurredAt", "token",         "amount",
+     "txHash",    "logIndex",    "blockNumber", "rail",       "from",          "confirmedTotal",
+     "reference", "paymentMode", "metadata",    "exception",  "actorKind",     "actor",
+     "note"});
 
 // The type-specific cells, all optional.
 struct Cells {

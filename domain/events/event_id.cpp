@@ -1,5 +1,7 @@
 #include "domain/events/event_id.hpp"
 
+#include <array>
+
 #include "domain/evm/keccak.hpp"
 #include "domain/hex.hpp"
 
@@ -12,15 +14,17 @@ constexpr std::string_view kDomain = "duepay:chain-fact:v1";
 evm::Keccak256& feed_common(evm::Keccak256& h, std::string_view type, ChainId chain_id,
                             const Bytes32& tx_hash, std::uint32_t log_index) {
     const std::uint8_t zero = 0;
-    std::uint8_t chain[8];
+    std::array<std::uint8_t, 8> chain{};
     for (int i = 0; i < 8; ++i)
-        chain[i] = static_cast<std::uint8_t>(chain_id.value >> (56 - 8 * i));
-    std::uint8_t log[4];
-    for (int i = 0; i < 4; ++i) log[i] = static_cast<std::uint8_t>(log_index >> (24 - 8 * i));
+        chain[static_cast<std::size_t>(i)] =
+            static_cast<std::uint8_t>(chain_id.value >> (56 - 8 * i));
+    std::array<std::uint8_t, 4> log{};
+    for (int i = 0; i < 4; ++i)
+        log[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(log_index >> (24 - 8 * i));
     h.update(kDomain).update(std::span(&zero, 1)).update(type).update(std::span(&zero, 1));
-    h.update(std::span<const std::uint8_t>(chain, 8))
+    h.update(std::span<const std::uint8_t>(chain))
         .update(tx_hash)
-        .update(std::span<const std::uint8_t>(log, 4));
+        .update(std::span<const std::uint8_t>(log));
     return h;
 }
 

@@ -4,6 +4,7 @@
 // and repeated names refused: domain/json_bounded.hpp), then read_fields makes one pass over each
 // object's members with a bitmask for missing fields. Unknown fields
 // are rejected (the schemas say additionalProperties: false).
+#include <array>
 #include <cstring>
 
 #include "domain/events/detail/json_text.hpp"
@@ -35,7 +36,7 @@ Rail as_rail(const Value& v, const Path& at) {
     const auto s = as_string(v, at);
     if (s == "wallet") return Rail::wallet;
     if (s == "transfer") return Rail::transfer;
-    fail(at, "must be \"wallet\" or \"transfer\"");
+    fail(at, R"(must be "wallet" or "transfer")");
 }
 
 PaymentMode as_payment_mode(const Value& v, const Path& at) {
@@ -43,14 +44,14 @@ PaymentMode as_payment_mode(const Value& v, const Path& at) {
     if (s == "wallet") return PaymentMode::wallet;
     if (s == "transfer") return PaymentMode::transfer;
     if (s == "both") return PaymentMode::both;
-    fail(at, "must be \"wallet\", \"transfer\" or \"both\"");
+    fail(at, R"(must be "wallet", "transfer" or "both")");
 }
 
 Mode as_mode(const Value& v, const Path& at) {
     const auto s = as_string(v, at);
     if (s == "test") return Mode::test;
     if (s == "live") return Mode::live;
-    fail(at, "must be \"test\" or \"live\"");
+    fail(at, R"(must be "test" or "live")");
 }
 
 RefundRejection as_refund_rejection(const Value& v, const Path& at) {
@@ -234,7 +235,7 @@ Created read_created(const Value& v, const Path& at) {
         fail(Path{path, "depositAddress"}, "must be null when paymentMode is \"wallet\"");
     if (d.payment_mode != PaymentMode::wallet && !d.deposit_address)
         fail(Path{path, "depositAddress"},
-             "must be set when paymentMode is \"transfer\" or \"both\"");
+             R"(must be set when paymentMode is "transfer" or "both")");
     if (d.fiat && d.fiat->token_amount != d.amount)
         fail(Path{path, "fiat.tokenAmount"}, "must equal data.amount");
     return d;
@@ -306,7 +307,7 @@ constexpr std::array<Field<ResolvedDraft>, 6> kResolvedFields = {{
     {"actorKind",
      [](ResolvedDraft& r, const Value& v, const Path& at) {
          auto k = parse_actor_kind(as_string(v, at));
-         if (!k) fail(at, "must be \"wallet\" or \"key\"");
+         if (!k) fail(at, R"(must be "wallet" or "key")");
          r.d.resolved_by.kind = *k;
      }},
     {"actor", [](ResolvedDraft& r, const Value& v, const Path& at) { r.actor = as_string(v, at); }},
@@ -323,7 +324,7 @@ constexpr std::array<Field<ResolvedDraft>, 6> kResolvedFields = {{
          auto note = normalize_resolution_note(s);
          if (!note || *note != s)
              fail(at, note ? "must be trimmed, with LF line breaks" : note.error().message);
-         r.d.note = std::move(*note);
+         r.d.note = std::move(note).value();
      }},
 }};
 
@@ -443,24 +444,25 @@ Result<Event> decode_event(std::string_view json, const SchemaVersions& versions
     // DOM. Typical events fit these stack buffers, so parsing allocates nothing on the heap.
     if (std::memchr(json.data(), '\0', json.size()) != nullptr)
         return make_error("malformed_event", "malformed event: not valid JSON (NUL byte in input)");
-    alignas(16) char input_buffer[4096];
+    // The buffers are left uninitialised: each is written before it is read.
+    alignas(16) std::array<char, 4096> input_buffer;
     std::string large_input;
-    char* text = input_buffer;
-    if (json.size() >= sizeof input_buffer) {
+    char* text = input_buffer.data();
+    if (json.size() >= input_buffer.size()) {
         large_input.assign(json);
         text = large_input.data();
     } else {
-        std::memcpy(input_buffer, json.data(), json.size());
+        std::memcpy(input_buffer.data(), json.data(), json.size());
         input_buffer[json.size()] = '\0';
     }
-    char value_buffer[8192];
-    char stack_buffer[1024];
-    Allocator value_allocator(value_buffer, sizeof value_buffer);
-    Allocator stack_allocator(stack_buffer, sizeof stack_buffer);
-    Document doc(&value_allocator, sizeof stack_buffer, &stack_allocator);
+    std::array<char, 8192> value_buffer;
+    std::array<char, 1024> stack_buffer;
+    Allocator value_allocator(value_buffer.data(), value_buffer.size());
+    Allocator stack_allocator(stack_buffer.data(), stack_buffer.size());
+    Document doc(&value_allocator, stack_buffer.size(), &stack_allocator);
     // Bounded like every JSON we read (domain/json_bounded.hpp): depth, repeated names.
-    char reader_buffer[512];
-    Allocator reader_allocator(reader_buffer, sizeof reader_buffer);
+    std::array<char, 512> reader_buffer;
+    Allocator reader_allocator(reader_buffer.data(), reader_buffer.size());
     Reader reader(&reader_allocator, 256);
     rapidjson::InsituStringStream stream(text);
     const auto problem =

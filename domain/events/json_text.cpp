@@ -1,6 +1,7 @@
 // append_json_string (event_json.hpp): the string escaping of the canonical writer.
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include "domain/events/event_json.hpp"
 
@@ -17,7 +18,7 @@ bool needs_escape(std::uint64_t w) {
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
-    static constexpr char kUpperHex[] = "0123456789ABCDEF";
+    static constexpr std::string_view kUpperHex = "0123456789ABCDEF";
     out.push_back('"');
     std::size_t clean_from = 0;
     std::size_t i = 0;

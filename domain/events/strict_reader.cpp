@@ -44,7 +44,7 @@ std::uint64_t as_dec_u64(const Value& v, const Path& at) {
     std::uint64_t x = 0;
     for (char c : s) {
         if (c < '0' || c > '9') fail(at, "must be a decimal-integer string");
-        const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+        const auto d = static_cast<std::uint64_t>(c - '0');
         if (x > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
             fail(at, "does not fit 64 bits");
         x = x * 10 + d;

@@ -46,7 +46,7 @@ using std::rotl;
     D##15 = b0 ^ (~b1 & b2); D##16 = b1 ^ (~b2 & b3); D##17 = b2 ^ (~b3 & b4); D##18 = b3 ^ (~b4 & b0); D##19 = b4 ^ (~b0 & b1); \
     b0 = rotl(S##2 ^ d2, 62); b1 = rotl(S##8 ^ d3, 55); b2 = rotl(S##14 ^ d4, 39); b3 = rotl(S##15 ^ d0, 41); b4 = rotl(S##21 ^ d1, 2); \
     D##20 = b0 ^ (~b1 & b2); D##21 = b1 ^ (~b2 & b3); D##22 = b2 ^ (~b3 & b4); D##23 = b3 ^ (~b4 & b0); D##24 = b4 ^ (~b0 & b1); \
-    D##0 ^= RC;
+    D##0 ^= (RC);
 // clang-format on
 
 inline std::uint64_t load_le64(const std::uint8_t* p) {

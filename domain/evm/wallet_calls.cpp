@@ -36,7 +36,8 @@ Bytes router_pay_calldata(const PaymentIntent& intent, const Signature& signatur
     append_word(out, abi_word(intent.amount.value));
     append_word(out, abi_word_u64(intent.fee_bps));
     append_word(out, abi_word(intent.deadline));
-    append_word(out, abi_word_u64(7 * 32));  // offset of `signature` from the start of the args
+    append_word(out, abi_word_u64(std::uint64_t{7} *
+                                  32));  // offset of `signature` from the start of the args
     append_word(out, abi_word_u64(signature.bytes.size()));
     Bytes padded(signature.bytes.begin(), signature.bytes.end());
     padded.resize((padded.size() + 31) / 32 * 32, 0);

@@ -1,5 +1,6 @@
 #include "domain/money/rate.hpp"
 
+#include <array>
 #include <boost/multiprecision/integer.hpp>
 #include <limits>
 #include <numeric>
@@ -20,26 +21,26 @@ std::uint64_t small_digits(std::string_view s) {
 }
 
 BigInt pow10(unsigned n) {
-    static constexpr std::uint64_t kSmall[] = {1ULL,
-                                               10ULL,
-                                               100ULL,
-                                               1000ULL,
-                                               10000ULL,
-                                               100000ULL,
-                                               1000000ULL,
-                                               10000000ULL,
-                                               100000000ULL,
-                                               1000000000ULL,
-                                               10000000000ULL,
-                                               100000000000ULL,
-                                               1000000000000ULL,
-                                               10000000000000ULL,
-                                               100000000000000ULL,
-                                               1000000000000000ULL,
-                                               10000000000000000ULL,
-                                               100000000000000000ULL,
-                                               1000000000000000000ULL,
-                                               10000000000000000000ULL};
+    static constexpr std::array<std::uint64_t, 20> kSmall = {1ULL,
+                                                             10ULL,
+                                                             100ULL,
+                                                             1000ULL,
+                                                             10000ULL,
+                                                             100000ULL,
+                                                             1000000ULL,
+                                                             10000000ULL,
+                                                             100000000ULL,
+                                                             1000000000ULL,
+                                                             10000000000ULL,
+                                                             100000000000ULL,
+                                                             1000000000000ULL,
+                                                             10000000000000ULL,
+                                                             100000000000000ULL,
+                                                             1000000000000000ULL,
+                                                             10000000000000000ULL,
+                                                             100000000000000000ULL,
+                                                             1000000000000000000ULL,
+                                                             10000000000000000000ULL};
     if (n < std::size(kSmall)) return BigInt(kSmall[n]);
     BigInt r = 1;
     for (unsigned i = 0; i < n; ++i) r *= 10;
@@ -65,7 +66,7 @@ const uint256 kMaxUint256 = ~uint256(0);
 
 }  // namespace
 
-Result<Rational> Rational::make(BigInt num, BigInt den) {
+Result<Rational> Rational::make(const BigInt& num, const BigInt& den) {
     if (den <= 0) return invalid_rate("rate denominator must be positive");
     if (num <= 0) return invalid_rate("rate must be greater than zero");
     if (num <= kU64Max && den <= kU64Max) {  // fast path: feed answers and decimal rates
@@ -114,7 +115,7 @@ std::string to_string(const Rational& rate) {
     if (rate.num() <= kU64Max && rate.den() <= kU64Max) {
         // Fast path on machine integers (same output as the general path below).
         const auto num = rate.num().convert_to<std::uint64_t>();
-        std::uint64_t d = rate.den().convert_to<std::uint64_t>();
+        auto d = rate.den().convert_to<std::uint64_t>();
         unsigned twos = 0, fives = 0;
         while (d % 2 == 0) {
             d /= 2;
@@ -129,7 +130,7 @@ std::string to_string(const Rational& rate) {
                    std::to_string(rate.den().convert_to<std::uint64_t>());
         const unsigned scale = std::max(twos, fives);
         if (scale <= 19) {
-            __extension__ typedef unsigned __int128 U128;
+            __extension__ using U128 = unsigned __int128;
             const std::uint64_t factor =
                 pow10(scale).convert_to<std::uint64_t>() / rate.den().convert_to<std::uint64_t>();
             const U128 scaled = static_cast<U128>(num) * factor;

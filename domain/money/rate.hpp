@@ -19,7 +19,7 @@ class Rational {
   public:
     Rational() = default;  // 1/1, so a struct holding a rate can be default-constructed
     // Reduces; returns an "invalid_rate" error unless num > 0 and den > 0.
-    static Result<Rational> make(BigInt num, BigInt den);
+    static Result<Rational> make(const BigInt& num, const BigInt& den);
 
     const BigInt& num() const { return num_; }
     const BigInt& den() const { return den_; }

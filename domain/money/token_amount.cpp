@@ -8,7 +8,7 @@ namespace duepay::domain::money {
 
 namespace {
 
-__extension__ typedef unsigned __int128 U128;
+__extension__ using U128 = unsigned __int128;
 
 constexpr std::uint64_t kChunk =
     10'000'000'000'000'000'000ULL;  // 10^19, the largest power of 10 in 64 bits
@@ -100,14 +100,14 @@ Result<TokenAmount> parse_charge_amount(std::string_view text) {
 
 void append_decimal(std::string& out, const uint256& v) {
     if (v <= std::numeric_limits<std::uint64_t>::max()) {  // fast path
-        char buf[20];
+        std::array<char, 20> buf;  // left uninitialised: written before it is read
         std::size_t n = 0;
         auto x = static_cast<std::uint64_t>(v);
         do {
             buf[19 - n++] = static_cast<char>('0' + x % 10);
             x /= 10;
         } while (x != 0);
-        out.append(buf + 20 - n, n);
+        out.append(buf.data() + 20 - n, n);
         return;
     }
     Limbs limbs = to_limbs(v);
@@ -124,7 +124,7 @@ void append_decimal(std::string& out, const uint256& v) {
         chunks[n++] = static_cast<std::uint64_t>(rem);
     } while (limbs[0] != 0 || limbs[1] != 0 || limbs[2] != 0 || limbs[3] != 0);
 
-    char buf[kChunkDigits];
+    std::array<char, kChunkDigits> buf;  // left uninitialised: written before it is read
     // Most significant chunk without padding, the rest zero-padded to 19 digits.
     for (std::size_t k = n; k-- > 0;) {
         std::uint64_t c = chunks[k];
@@ -136,7 +136,7 @@ void append_decimal(std::string& out, const uint256& v) {
         if (k != n - 1) {
             while (len < kChunkDigits) buf[kChunkDigits - 1 - len++] = '0';
         }
-        out.append(buf + kChunkDigits - len, len);
+        out.append(buf.data() + kChunkDigits - len, len);
     }
 }
 

@@ -15,6 +15,7 @@ namespace duepay::ports {
 // down): the same call may succeed later. The API answers 503.
 class StoreUnavailable : public virtual std::exception {
   public:
+    // NOLINTNEXTLINE(bugprone-throw-keyword-missing): member initialiser, not a dropped exception
     explicit StoreUnavailable(const std::string& what) : what_(what) {}
     const char* what() const noexcept override { return what_.what(); }
 
@@ -27,6 +28,7 @@ class StoreUnavailable : public virtual std::exception {
 // later attempt can help (a missing feed for a token cannot; a stale feed or a timeout can).
 class RateUnavailable : public virtual std::exception {
   public:
+    // NOLINTNEXTLINE(bugprone-throw-keyword-missing): member initialiser, not a dropped exception
     RateUnavailable(const std::string& what, bool retryable) : what_(what), retryable_(retryable) {}
     const char* what() const noexcept override { return what_.what(); }
     bool retryable() const { return retryable_; }

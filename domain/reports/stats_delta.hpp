@@ -80,6 +80,7 @@ struct DailyKey {
     ChainId chain_id;
     Address token;
     std::optional<money::FiatCurrency> currency;  // the charges priced in it; none: in the token
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>'s 0
     auto operator<=>(const DailyKey&) const = default;
 };
 
@@ -103,6 +104,7 @@ struct PaidTimeKey {
     events::Mode mode = events::Mode::test;
     std::string day;  // the day the charge was paid
     int bucket = 0;   // paid_time_bucket
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>'s 0
     auto operator<=>(const PaidTimeKey&) const = default;
 };
 
@@ -110,6 +112,7 @@ struct StatusKey {
     std::string project_id;
     events::Mode mode = events::Mode::test;
     charge::Status status = charge::Status::pending;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>'s 0
     auto operator<=>(const StatusKey&) const = default;
 };
 

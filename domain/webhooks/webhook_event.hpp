@@ -6,6 +6,7 @@
 // retry carries the same id and receivers can de-duplicate on it.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,10 +19,10 @@ namespace duepay::domain::webhooks {
 inline constexpr std::string_view kTestEventType = "webhook.test";
 
 // Every type an endpoint may subscribe to, in documentation order.
-inline constexpr std::string_view kWebhookEventTypes[] = {
-    "invoice.paid",    "invoice.confirming",         "invoice.underpaid",
-    "invoice.expired", "invoice.late_payment",       "invoice.refunded",
-    "invoice.failed",  "invoice.exception_resolved", kTestEventType};
+inline constexpr auto kWebhookEventTypes = std::to_array<std::string_view>(
+    {"invoice.paid", "invoice.confirming", "invoice.underpaid", "invoice.expired",
+     "invoice.late_payment", "invoice.refunded", "invoice.failed", "invoice.exception_resolved",
+     kTestEventType});
 
 bool is_webhook_event_type(std::string_view type);
 

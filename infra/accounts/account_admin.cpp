@@ -61,7 +61,7 @@ pg::ProjectRecord AccountAdmin::create_project(const pg::ProjectRecord& project,
                 "'owner')",
                 project.id, *owner);
         }
-        pg::insert_account_audit(tx, project.id, Actor::operator_(), "project.created",
+        pg::insert_account_audit(tx, project.id, Actor::admin_operator(), "project.created",
                                  owner ? audit_changes({{"name", project.name}, {"owner", *owner}})
                                        : audit_changes({{"name", project.name}}));
         return *pg::find_project(tx, project.id);
@@ -87,7 +87,7 @@ std::optional<pg::ApiKeyRecord> AccountAdmin::create_key(const std::string& key_
     return conn_->run<pqxx::work>([&](pqxx::work& tx) -> std::optional<pg::ApiKeyRecord> {
         if (!pg::find_project(tx, project_id)) return std::nullopt;
         pg::upsert_api_key(tx, key_id, project_id, mode, key_hash, key_prefix);
-        pg::insert_account_audit(tx, project_id, Actor::operator_(), "api_key.created",
+        pg::insert_account_audit(tx, project_id, Actor::admin_operator(), "api_key.created",
                                  audit_changes({{"keyId", key_id}, {"mode", mode}}));
         return pg::find_api_key(tx, key_id);
     });
@@ -112,8 +112,8 @@ std::optional<pg::ApiKeyRecord> AccountAdmin::revoke_key(const std::string& key_
         auto before = pg::find_api_key(tx, key_id);
         auto after = pg::revoke_api_key(tx, key_id);
         if (before && after && !before->revoked_at) {
-            pg::insert_account_audit(tx, after->project_id, Actor::operator_(), "api_key.revoked",
-                                     audit_changes({{"keyId", key_id}}));
+            pg::insert_account_audit(tx, after->project_id, Actor::admin_operator(),
+                                     "api_key.revoked", audit_changes({{"keyId", key_id}}));
         }
         return after;
     });

@@ -99,7 +99,7 @@ domain::Result<ports::ProjectView> PgAccounts::verify_wallet(const ports::Wallet
     v.actor = Actor::key(key_id);
     auto p = pool_.with_transaction([&](pqxx::work& tx) { return accounts::verify_wallet(tx, v); });
     if (!p) return p.error();
-    return view_of(std::move(*p));
+    return view_of(std::move(p).value());
 }
 
 }  // namespace duepay::infra::accounts

@@ -13,6 +13,7 @@ namespace duepay::infra::config {
 // A missing or malformed setting: not retryable, the process should exit with the message.
 class ConfigError : public InfraError {
   public:
+    // NOLINTNEXTLINE(bugprone-throw-keyword-missing): base initialiser, not a dropped exception
     explicit ConfigError(const std::string& what) : InfraError(what, false) {}
 };
 

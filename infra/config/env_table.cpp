@@ -3,6 +3,7 @@
 #include "infra/config/env_table.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace duepay::infra::config {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 using K = EnvVar::Kind;
 
 // clang-format off
-constexpr EnvVar kTable[] = {
+constexpr auto kTable = std::to_array<EnvVar>({
     {"DATABASE_URL", K::required, "", "every role, admin, tools",
      "libpq URL of Postgres (read models, offsets, accounts, webhook queue)"},
     {"DUEPAY_ACCESS_LOG", K::defaulted, "1", "api, checkout, dashboard",
@@ -140,7 +141,7 @@ constexpr EnvVar kTable[] = {
      "retry delays (empty: the default schedule over 3 days; docs/webhooks.md)"},
     {"KAFKA_BOOTSTRAP", K::required, "", "every role, admin topic, replay, events",
      "host:port list of the Kafka brokers"},
-};
+});
 // clang-format on
 
 bool is_family(std::string_view name) { return name.ends_with(">"); }

@@ -13,6 +13,7 @@ namespace duepay::infra::curl {
 
 class CurlError : public InfraError {
   public:
+    // NOLINTNEXTLINE(bugprone-throw-keyword-missing): base initialiser, not a dropped exception
     explicit CurlError(const std::string& what) : InfraError(what, false) {}
 };
 

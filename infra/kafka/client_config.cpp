@@ -1,5 +1,6 @@
 #include "infra/kafka/client_config.hpp"
 
+#include <array>
 #include <cctype>
 #include <mutex>
 #include <stdexcept>
@@ -29,6 +30,7 @@ std::vector<std::pair<std::string, std::string>> client_config_from_env(const ch
 std::vector<std::pair<std::string, std::string>> client_config_from_env(
     const std::vector<std::string>& entries) {
     std::vector<const char*> envp;
+    envp.reserve(entries.size() + 1);
     for (const auto& e : entries) envp.push_back(e.c_str());
     envp.push_back(nullptr);
     return client_config_from_env(envp.data());
@@ -83,15 +85,19 @@ ConfHandle new_client_conf() {
         applied = properties();
     }
     for (const auto& [name, value] : applied) {
-        char err[512];
-        if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), err, sizeof err) !=
+        std::array<char, 512> err{};
+        if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), err.data(), err.size()) !=
             RD_KAFKA_CONF_OK) {
             std::string variable = name;
             for (char& c : variable) {
                 c = c == '.' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
             }
-            throw std::invalid_argument("kafka config from DUEPAY_KAFKA_" + variable + " (" + name +
-                                        ") was refused by librdkafka; the value is not shown");
+            std::string message = "kafka config from DUEPAY_KAFKA_";
+            message += variable;
+            message += " (";
+            message += name;
+            message += ") was refused by librdkafka; the value is not shown";
+            throw std::invalid_argument(message);
         }
     }
     return conf;

@@ -3,6 +3,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <array>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -25,9 +26,10 @@ using PartitionListHandle = std::unique_ptr<rd_kafka_topic_partition_list_t, Kaf
 
 // Sets one property or throws std::invalid_argument with librdkafka's message.
 inline void set_conf(rd_kafka_conf_t* conf, const std::string& name, const std::string& value) {
-    char err[512];
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-        throw std::invalid_argument("kafka config " + name + "=" + value + ": " + err);
+    std::array<char, 512> err{};
+    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), err.data(), err.size()) !=
+        RD_KAFKA_CONF_OK) {
+        throw std::invalid_argument("kafka config " + name + "=" + value + ": " + err.data());
     }
 }
 

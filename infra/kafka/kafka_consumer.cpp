@@ -1,6 +1,7 @@
 #include "infra/kafka/kafka_consumer.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "infra/kafka/client_config.hpp"
 #include "infra/kafka/kafka_error.hpp"
@@ -28,10 +29,10 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, OffsetLookup lookup)
     detail::set_conf(conf.get(), "fetch.min.bytes", std::to_string(settings_.fetch_min_bytes));
     rd_kafka_conf_set_rebalance_cb(conf.get(), &KafkaConsumer::on_rebalance);
     rd_kafka_conf_set_opaque(conf.get(), this);
-    char err[512];
-    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
-    if (rk == nullptr) throw KafkaError(std::string("kafka consumer: ") + err, false);
-    conf.release();
+    std::array<char, 512> err{};
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err.data(), err.size());
+    if (rk == nullptr) throw KafkaError(std::string("kafka consumer: ") + err.data(), false);
+    static_cast<void>(conf.release());  // owned by rk now
     consumer_.reset(rk);
     rd_kafka_poll_set_consumer(rk);
     detail::PartitionListHandle topics(rd_kafka_topic_partition_list_new(1));

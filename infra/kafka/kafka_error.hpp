@@ -14,6 +14,7 @@ namespace duepay::infra::kafka {
 // timeout, a transport error, a leader or coordinator in transit: true).
 class KafkaError : public InfraError {
   public:
+    // NOLINTNEXTLINE(bugprone-throw-keyword-missing): base initialiser, not a dropped exception
     KafkaError(const std::string& what, bool retryable) : InfraError(what, retryable) {}
 };
 
@@ -21,6 +22,7 @@ class KafkaError : public InfraError {
 // unknown_topic, exit 2). Not retryable.
 class UnknownTopic : public KafkaError {
   public:
+    // NOLINTNEXTLINE(bugprone-throw-keyword-missing): base initialiser, not a dropped exception
     explicit UnknownTopic(const std::string& what) : KafkaError(what, false) {}
 };
 

@@ -1,5 +1,6 @@
 #include "infra/kafka/kafka_event_log.hpp"
 
+#include <array>
 #include <memory>
 #include <optional>
 
@@ -54,10 +55,10 @@ KafkaEventLog::KafkaEventLog(ProducerSettings settings)
     rd_kafka_conf_set_dr_msg_cb(conf.get(), &KafkaEventLog::on_delivery);
     rd_kafka_conf_set_error_cb(conf.get(), &KafkaEventLog::on_error);
     rd_kafka_conf_set_opaque(conf.get(), this);
-    char err[512];
-    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
-    if (rk == nullptr) throw KafkaError(std::string("kafka producer: ") + err, false);
-    conf.release();  // owned by rk now
+    std::array<char, 512> err{};
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err.data(), err.size());
+    if (rk == nullptr) throw KafkaError(std::string("kafka producer: ") + err.data(), false);
+    static_cast<void>(conf.release());  // owned by rk now
     producer_.reset(rk);
     poller_ = std::thread([this] { poll_loop(); });
     ready_check_ = metrics::readiness().add(
@@ -116,7 +117,7 @@ void KafkaEventLog::append_async(LogRecord record, std::function<void(AppendResu
         (*callback)(AppendResult{AppendStatus::not_persisted, -1, -1, rd_kafka_err2str(err)});
         return;
     }
-    callback.release();  // owned by the delivery report now
+    static_cast<void>(callback.release());  // owned by the delivery report now
 }
 
 void KafkaEventLog::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void*) {
@@ -137,10 +138,10 @@ void KafkaEventLog::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void
 void KafkaEventLog::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
     auto* self = static_cast<KafkaEventLog*>(opaque);
     if (err == RD_KAFKA_RESP_ERR__FATAL) {
-        char fatal[512];
-        rd_kafka_fatal_error(rk, fatal, sizeof fatal);
+        std::array<char, 512> fatal{};
+        rd_kafka_fatal_error(rk, fatal.data(), fatal.size());
         self->fatal_ = true;
-        kLog.error() << "kafka producer FATAL: " << fatal;
+        kLog.error() << "kafka producer FATAL: " << fatal.data();
         return;
     }
     kLog.warn() << "kafka producer: " << rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))

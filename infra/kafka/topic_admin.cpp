@@ -1,5 +1,6 @@
 #include "infra/kafka/topic_admin.hpp"
 
+#include <array>
 #include <memory>
 #include <stdexcept>
 
@@ -20,10 +21,10 @@ struct AdminDeleter {
 detail::KafkaHandle admin_client(const std::string& bootstrap) {
     detail::ConfHandle conf(detail::new_client_conf());  // DUEPAY_KAFKA_* first
     detail::set_conf(conf.get(), "bootstrap.servers", bootstrap);
-    char err[512];
-    rd_kafka_t* raw = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
-    if (raw == nullptr) throw KafkaError(std::string("kafka admin: ") + err, false);
-    conf.release();
+    std::array<char, 512> err{};
+    rd_kafka_t* raw = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err.data(), err.size());
+    if (raw == nullptr) throw KafkaError(std::string("kafka admin: ") + err.data(), false);
+    static_cast<void>(conf.release());  // owned by raw now
     return detail::KafkaHandle(raw);
 }
 
@@ -48,10 +49,10 @@ void ensure_topic(const std::string& bootstrap, const std::string& topic,
         throw std::invalid_argument("min.insync.replicas must be from 1 to the replication factor");
     }
     auto rk = admin_client(bootstrap);
-    char err[512];
+    std::array<char, 512> err{};
     std::unique_ptr<rd_kafka_NewTopic_t, AdminDeleter> new_topic(rd_kafka_NewTopic_new(
-        topic.c_str(), settings.partitions, settings.replication_factor, err, sizeof err));
-    if (!new_topic) throw KafkaError(std::string("kafka admin: ") + err, false);
+        topic.c_str(), settings.partitions, settings.replication_factor, err.data(), err.size()));
+    if (!new_topic) throw KafkaError(std::string("kafka admin: ") + err.data(), false);
     set_topic_config(new_topic.get(), "retention.ms", "-1");
     set_topic_config(new_topic.get(), "retention.bytes", "-1");
     set_topic_config(new_topic.get(), "min.insync.replicas", std::to_string(min_insync));
@@ -59,11 +60,11 @@ void ensure_topic(const std::string& bootstrap, const std::string& topic,
     std::unique_ptr<rd_kafka_AdminOptions_t, AdminDeleter> options(
         rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS));
     rd_kafka_AdminOptions_set_operation_timeout(options.get(), static_cast<int>(timeout.count()),
-                                                err, sizeof err);
-    rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()), err,
-                                              sizeof err);
-    rd_kafka_NewTopic_t* topics[] = {new_topic.get()};
-    rd_kafka_CreateTopics(rk.get(), topics, 1, options.get(), queue.get());
+                                                err.data(), err.size());
+    rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()),
+                                              err.data(), err.size());
+    std::array<rd_kafka_NewTopic_t*, 1> topics{new_topic.get()};
+    rd_kafka_CreateTopics(rk.get(), topics.data(), topics.size(), options.get(), queue.get());
     std::unique_ptr<rd_kafka_event_t, AdminDeleter> event(
         rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
     if (!event) throw KafkaError("kafka admin: CreateTopics timed out", true);
@@ -95,16 +96,17 @@ std::map<std::string, std::string> describe_topic_config(const std::string& boot
                                                          const std::string& topic,
                                                          std::chrono::milliseconds timeout) {
     auto rk = admin_client(bootstrap);
-    char err[512];
+    std::array<char, 512> err{};
     std::unique_ptr<rd_kafka_ConfigResource_t, AdminDeleter> resource(
         rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str()));
     std::unique_ptr<rd_kafka_queue_t, AdminDeleter> queue(rd_kafka_queue_new(rk.get()));
     std::unique_ptr<rd_kafka_AdminOptions_t, AdminDeleter> options(
         rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS));
-    rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()), err,
-                                              sizeof err);
-    rd_kafka_ConfigResource_t* resources[] = {resource.get()};
-    rd_kafka_DescribeConfigs(rk.get(), resources, 1, options.get(), queue.get());
+    rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()),
+                                              err.data(), err.size());
+    std::array<rd_kafka_ConfigResource_t*, 1> resources{resource.get()};
+    rd_kafka_DescribeConfigs(rk.get(), resources.data(), resources.size(), options.get(),
+                             queue.get());
     std::unique_ptr<rd_kafka_event_t, AdminDeleter> event(
         rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
     if (!event) throw KafkaError("kafka admin: DescribeConfigs timed out", true);

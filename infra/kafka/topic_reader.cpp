@@ -1,6 +1,7 @@
 #include "infra/kafka/topic_reader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 
 #include "infra/kafka/client_config.hpp"
@@ -35,10 +36,10 @@ TopicReader::TopicReader(const std::string& bootstrap, std::string topic,
     detail::set_conf(conf.get(), "fetch.wait.max.ms", "50");
     detail::set_conf(conf.get(), "fetch.min.bytes", "1048576");
     detail::set_conf(conf.get(), "queued.min.messages", "200000");
-    char err[512];
-    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
-    if (rk == nullptr) throw KafkaError(std::string("kafka reader: ") + err, false);
-    conf.release();
+    std::array<char, 512> err{};
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err.data(), err.size());
+    if (rk == nullptr) throw KafkaError(std::string("kafka reader: ") + err.data(), false);
+    static_cast<void>(conf.release());  // owned by rk now
     consumer_.reset(rk);
     rd_kafka_poll_set_consumer(rk);
 

@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
+#include <string_view>
 
 #include "infra/config/env.hpp"
 
@@ -90,7 +92,7 @@ namespace {
 
 // escape_value's text, appended to `out`.
 void append_escaped(std::string& out, std::string_view value, std::size_t max_bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
+    static constexpr std::string_view kHex = "0123456789abcdef";
     const bool truncated = value.size() > max_bytes;
     if (truncated) value = value.substr(0, max_bytes);
     out.reserve(out.size() + value.size() + 8);
@@ -141,18 +143,18 @@ std::string format_line(std::chrono::system_clock::time_point at, Level level,
                         std::string_view role, const Fields& fields, std::string_view message) {
     using namespace std::chrono;
     const auto ms = duration_cast<milliseconds>(at.time_since_epoch()).count();
-    const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+    const auto secs = static_cast<std::time_t>(ms / 1000);
     std::tm utc{};
     gmtime_r(&secs, &utc);
-    char ts[96];  // room for any int the compiler can imagine
-    std::snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+    std::array<char, 96> ts{};  // room for any int the compiler can imagine
+    std::snprintf(ts.data(), ts.size(), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
                   utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
                   static_cast<int>(ms % 1000));
     std::size_t size = 64 + role.size() + message.size();
     for (const auto& [key, value] : fields) size += key.size() + value.size() + 4;
     std::string line;
     line.reserve(size);
-    line.append("ts=").append(ts).append(" level=").append(level_name(level));
+    line.append("ts=").append(ts.data()).append(" level=").append(level_name(level));
     line.append(" role=");
     append_value(line, role);
     for (const auto& [key, value] : fields) {

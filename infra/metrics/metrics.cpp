@@ -1,6 +1,7 @@
 #include "infra/metrics/metrics.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -58,8 +59,7 @@ std::string_view type_name(Type type) {
 }  // namespace
 
 Histogram::Histogram(std::vector<double> upper_bounds)
-    : bounds_(std::move(upper_bounds)),
-      buckets_(std::make_unique<std::atomic<std::uint64_t>[]>(bounds_.size() + 1)) {
+    : bounds_(std::move(upper_bounds)), buckets_(bounds_.size() + 1) {
     if (!std::is_sorted(bounds_.begin(), bounds_.end())) {
         throw std::invalid_argument("histogram buckets must be ascending");
     }
@@ -248,9 +248,9 @@ std::string escape_help(std::string_view help) {
 std::string format_number(double value) {
     if (std::isnan(value)) return "NaN";
     if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-    char buf[64];
-    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-    return ec == std::errc() ? std::string(buf, end) : "NaN";
+    std::array<char, 64> buf{};
+    const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), value);
+    return ec == std::errc() ? std::string(buf.data(), end) : "NaN";
 }
 
 }  // namespace duepay::infra::metrics

@@ -58,7 +58,7 @@ class Histogram {
 
   private:
     std::vector<double> bounds_;
-    std::unique_ptr<std::atomic<std::uint64_t>[]> buckets_;
+    std::vector<std::atomic<std::uint64_t>> buckets_;  // zero each, sized once
     std::atomic<double> sum_{0.0};
     std::atomic<std::uint64_t> count_{0};
 };

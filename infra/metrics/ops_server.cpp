@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -56,11 +57,11 @@ void answer(int fd, const OpsAnswer& a, bool head_only) {
 // Reads one request head; the request line's method and path (query dropped), or nullopt.
 std::optional<std::pair<std::string, std::string>> read_request_line(int fd) {
     std::string head;
-    char buf[2048];
+    std::array<char, 2048> buf{};
     while (head.find("\r\n\r\n") == std::string::npos && head.size() < kMaxHead) {
-        const auto n = ::recv(fd, buf, sizeof buf, 0);
+        const auto n = ::recv(fd, buf.data(), buf.size(), 0);
         if (n <= 0) break;
-        head.append(buf, static_cast<std::size_t>(n));
+        head.append(buf.data(), static_cast<std::size_t>(n));
     }
     const auto eol = head.find("\r\n");
     if (eol == std::string::npos) return std::nullopt;

@@ -67,7 +67,7 @@ bool upsert_api_key(pqxx::work& tx, const std::string& key_id, const std::string
 
 namespace {
 
-constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'";
+constexpr const char* kIso = R"('YYYY-MM-DD"T"HH24:MI:SS"Z"')";
 
 std::string iso(const std::string& column) {
     return "to_char((" + column + ") at time zone 'UTC', " + kIso + ")";

@@ -114,7 +114,7 @@ struct AuditActor {
     static AuditActor wallet(std::string address, std::string session) {
         return {"wallet", std::move(address), std::move(session)};
     }
-    static AuditActor operator_() { return {}; }
+    static AuditActor admin_operator() { return {}; }
 };
 
 // One row of account_audit: `action` one of the migration's list (api_key.rolled,

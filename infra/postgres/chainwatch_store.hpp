@@ -21,7 +21,7 @@ using ports::ChainCheckpoint;
 class ChainCheckpointStore final : public ports::ChainCheckpoints {
   public:
     explicit ChainCheckpointStore(const std::string& database_url);
-    ~ChainCheckpointStore();
+    ~ChainCheckpointStore() override;
     ChainCheckpointStore(const ChainCheckpointStore&) = delete;
     ChainCheckpointStore& operator=(const ChainCheckpointStore&) = delete;
 

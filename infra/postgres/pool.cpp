@@ -47,7 +47,7 @@ ConnectionPool::ConnectionPool(std::string url, std::size_t size, OnConnect on_c
     in_use_metric_ = r.collect("duepay_postgres_pool_in_use", "Connections leased right now",
                                metrics::Type::gauge, [this, name] {
                                    std::lock_guard lock(mutex_);
-                                   const double in_use =
+                                   const auto in_use =
                                        static_cast<double>(size_ - idle_.size() - missing_);
                                    return std::vector<metrics::Sample>{{{{"pool", name}}, in_use}};
                                });

@@ -26,6 +26,7 @@ namespace duepay::infra::postgres {
 class DatabaseUnavailable : public InfraError, public ports::StoreUnavailable {
   public:
     explicit DatabaseUnavailable(const std::string& what)
+        // NOLINTNEXTLINE(bugprone-throw-keyword-missing): base initialiser, not a dropped exception
         : InfraError(what, true), ports::StoreUnavailable(what) {}
     const char* what() const noexcept override { return InfraError::what(); }
 };

@@ -40,10 +40,10 @@ std::string qr_svg(std::string_view text, std::string_view title) {
         }
     }
     const std::string n = std::to_string(size);
-    return "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + n + " " + n +
-           "\" role=\"img\" shape-rendering=\"crispEdges\"><title>" + domain::escape_html(title) +
-           "</title><rect width=\"" + n + "\" height=\"" + n + "\" fill=\"#fff\"/><path d=\"" +
-           path + "\" fill=\"#000\"/></svg>";
+    return R"(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 )" + n + " " + n +
+           R"(" role="img" shape-rendering="crispEdges"><title>)" + domain::escape_html(title) +
+           R"(</title><rect width=")" + n + R"(" height=")" + n + R"(" fill="#fff"/><path d=")" +
+           path + R"(" fill="#000"/></svg>)";
 }
 
 }  // namespace duepay::infra::qr

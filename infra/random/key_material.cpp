@@ -4,6 +4,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <string_view>
+
 #include "infra/random/random.hpp"
 
 namespace duepay::infra::random {
@@ -51,7 +53,7 @@ bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::u
 }
 
 std::string derive_test_key(std::span<const std::uint8_t> server_secret, std::string_view key_id) {
-    static constexpr char kHex[] = "0123456789abcdef";
+    static constexpr std::string_view kHex = "0123456789abcdef";
     const auto mac = hmac_sha256(server_secret, key_id);
     std::string out = "dp_test_";
     for (std::size_t i = 0; i < 24; ++i) {

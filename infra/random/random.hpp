@@ -15,6 +15,7 @@ namespace duepay::infra::random {
 
 class RandomError : public InfraError {
   public:
+    // NOLINTNEXTLINE(bugprone-throw-keyword-missing): base initialiser, not a dropped exception
     explicit RandomError(const std::string& what) : InfraError(what, false) {}
 };
 

@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <array>
 
 #include "domain/evm/abi.hpp"
 #include "domain/hex.hpp"
@@ -56,7 +57,7 @@ domain::Result<std::vector<ChainFeeds>> parse_chain_feeds(std::string_view chain
 namespace detail {
 
 std::optional<RoundData> decode_latest_round_data(std::span<const std::uint8_t> returned) {
-    if (returned.size() != 5 * 32) return std::nullopt;
+    if (returned.size() != std::size_t{5} * 32) return std::nullopt;
     auto word = [&](std::size_t i) {
         domain::evm::Word w{};
         std::copy_n(returned.begin() + static_cast<std::ptrdiff_t>(32 * i), 32, w.begin());
@@ -124,8 +125,8 @@ struct ChainlinkRateSource::ChainState {
 
 namespace {
 
-constexpr std::uint8_t kDecimals[] = {0x31, 0x3c, 0xe5, 0x67};
-constexpr std::uint8_t kLatestRoundData[] = {0xfe, 0xaf, 0x96, 0x8c};
+constexpr std::array<std::uint8_t, 4> kDecimals{0x31, 0x3c, 0xe5, 0x67};
+constexpr std::array<std::uint8_t, 4> kLatestRoundData{0xfe, 0xaf, 0x96, 0x8c};
 
 struct FeedRead {
     Rational rate;
@@ -164,7 +165,7 @@ Quote ChainlinkRateSource::quote(domain::money::FiatCurrency fiat, std::string_v
     ChainState& chain = *it->second;
     const std::string token_pair = std::string(token_symbol) + "/USD";
     std::vector<std::string> pairs{token_pair};
-    if (fiat == domain::money::FiatCurrency::THB) pairs.push_back("THB/USD");
+    if (fiat == domain::money::FiatCurrency::THB) pairs.emplace_back("THB/USD");
     for (const auto& p : pairs) {
         if (chain.feed(p) == nullptr) {
             throw RateUnavailable(
@@ -179,8 +180,8 @@ Quote ChainlinkRateSource::quote(domain::money::FiatCurrency fiat, std::string_v
             auto dec = chain.decimals.find(pair);
             if (dec == chain.decimals.end()) {
                 auto out = chain.client->eth_call(
-                    {std::nullopt, feed.address,
-                     domain::Bytes(std::begin(kDecimals), std::end(kDecimals)), std::nullopt});
+                    {std::nullopt, feed.address, domain::Bytes(kDecimals.begin(), kDecimals.end()),
+                     std::nullopt});
                 auto d = detail::decode_uint8(out);
                 if (!d)
                     throw RateUnavailable(pair + " feed: decimals() returned a malformed word",
@@ -189,8 +190,7 @@ Quote ChainlinkRateSource::quote(domain::money::FiatCurrency fiat, std::string_v
             }
             auto out = chain.client->eth_call(
                 {std::nullopt, feed.address,
-                 domain::Bytes(std::begin(kLatestRoundData), std::end(kLatestRoundData)),
-                 std::nullopt});
+                 domain::Bytes(kLatestRoundData.begin(), kLatestRoundData.end()), std::nullopt});
             auto round = detail::decode_latest_round_data(out);
             if (!round)
                 throw RateUnavailable(pair + " feed: latestRoundData() returned a malformed tuple",
@@ -198,6 +198,7 @@ Quote ChainlinkRateSource::quote(domain::money::FiatCurrency fiat, std::string_v
             return std::pair{*round, dec->second};
         };
         std::vector<std::pair<detail::RoundData, unsigned>> rounds;
+        rounds.reserve(pairs.size());
         for (const auto& p : pairs) rounds.push_back(read(p));
 
         // The reference time: the later of the wall clock and the chain head (see the header).

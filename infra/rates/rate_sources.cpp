@@ -24,7 +24,7 @@ Quote FirstAvailableRateSource::quote(domain::money::FiatCurrency fiat,
 RateSettings rate_settings_from_env() {
     RateSettings s;
     const auto max_age = std::chrono::seconds(
-        config::env_int_or("DUEPAY_RATE_MAX_AGE_SECONDS", 90000, 1, 7 * 86400));
+        config::env_int_or("DUEPAY_RATE_MAX_AGE_SECONDS", 90000, 1, 7LL * 86400));
     s.chainlink.max_age = max_age;
     s.cache.max_age = max_age;
     s.cache.ttl = std::chrono::milliseconds(
@@ -46,7 +46,7 @@ RateSettings rate_settings_from_env() {
 RateSources::RateSources(std::string_view chains_json, RateSettings settings) {
     auto feeds = parse_chain_feeds(chains_json);
     if (!feeds) throw config::ConfigError(feeds.error().message);
-    chain_ = std::make_unique<ChainlinkRateSource>(std::move(*feeds), settings.chainlink);
+    chain_ = std::make_unique<ChainlinkRateSource>(std::move(feeds).value(), settings.chainlink);
     std::vector<RateSource*> order{chain_.get()};
     if (settings.http) {
         http_ = std::make_unique<HttpJsonRateSource>(*settings.http);

@@ -22,6 +22,7 @@ using ports::RateSource;
 class RateUnavailable : public InfraError, public ports::RateUnavailable {
   public:
     RateUnavailable(const std::string& what, bool retryable)
+        // NOLINTNEXTLINE(bugprone-throw-keyword-missing): base initialiser, not a dropped exception
         : InfraError(what, retryable), ports::RateUnavailable(what, retryable) {}
     const char* what() const noexcept override { return InfraError::what(); }
     using InfraError::retryable;

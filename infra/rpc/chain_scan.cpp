@@ -25,7 +25,8 @@ Address address_in_word(const Bytes32& w) {
 Bytes32 word_at(const Bytes& data, std::size_t index) {
     Bytes32 w{};
     if (data.size() >= 32 * (index + 1)) {
-        std::copy(data.begin() + 32 * index, data.begin() + 32 * (index + 1), w.begin());
+        const auto at = data.begin() + static_cast<std::ptrdiff_t>(32 * index);
+        std::copy(at, at + 32, w.begin());
     }
     return w;
 }

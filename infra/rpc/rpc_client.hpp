@@ -31,6 +31,7 @@ using domain::uint256;
 class RpcError : public InfraError {
   public:
     RpcError(const std::string& what, bool retryable, int code = 0)
+        // NOLINTNEXTLINE(bugprone-throw-keyword-missing): base initialiser, not a dropped exception
         : InfraError(what, retryable), code_(code) {}
     int code() const { return code_; }  // the JSON-RPC error code, 0 for transport errors
 
@@ -80,7 +81,7 @@ struct RpcSettings {
 class RpcClient final : public ports::ChainNode {
   public:
     explicit RpcClient(RpcSettings settings);
-    ~RpcClient();
+    ~RpcClient() override;
     RpcClient(RpcClient&&) noexcept;
     RpcClient& operator=(RpcClient&&) noexcept;
     RpcClient(const RpcClient&) = delete;

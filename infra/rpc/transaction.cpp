@@ -76,7 +76,8 @@ Bytes router_pay_calldata(const PaymentIntent& intent, const Signature& signatur
     append(out, abi_word(intent.amount.value));
     append(out, abi_word_u64(intent.fee_bps));
     append(out, abi_word(intent.deadline));
-    append(out, abi_word_u64(7 * 32));  // the static tuple is inline (6 words), then this offset
+    append(out, abi_word_u64(std::uint64_t{7} *
+                             32));  // the static tuple is inline (6 words), then this offset
     append(out, abi_word_u64(signature.bytes.size()));
     Bytes tail(96, 0);
     std::copy(signature.bytes.begin(), signature.bytes.end(), tail.begin());

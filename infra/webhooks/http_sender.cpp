@@ -72,8 +72,11 @@ void HttpSender::start(HttpRequest request) {
     curl_slist* list = curl_slist_append(nullptr, "content-type: application/json");
     list = curl_slist_append(list, "user-agent: duepay-webhooks/1");
     list = curl_slist_append(list, "expect:");  // no 100-continue round trip
-    for (const auto& [name, value] : t->request.headers)
-        list = curl_slist_append(list, (name + ": " + value).c_str());
+    for (const auto& [name, value] : t->request.headers) {
+        std::string line = name;
+        line.append(": ").append(value);
+        list = curl_slist_append(list, line.c_str());
+    }
     t->headers.reset(list);
     CURL* e = t->easy.get();
     check(curl_easy_setopt(e, CURLOPT_URL, t->request.url.c_str()), "CURLOPT_URL");

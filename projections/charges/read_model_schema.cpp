@@ -267,7 +267,7 @@ void lock_live(pqxx::transaction_base& tx, int lock_timeout_ms) {
 std::string swap_in(pqxx::transaction_base& tx, const std::string& schema,
                     const std::string& suffix) {
     if (!is_valid_shadow_schema(schema)) throw std::invalid_argument("bad schema name " + schema);
-    const std::string retired = std::string(kRetiredPrefix) + suffix;
+    std::string retired = std::string(kRetiredPrefix) + suffix;
     tx.exec("create schema " + ident(tx, retired));
     for (const char* table : kRebuiltTables) {
         tx.exec("alter table public." + ident(tx, table) + " set schema " + ident(tx, retired));

@@ -6,6 +6,7 @@
 // one transaction; the live set moves to a "duepay_retired_<time>" schema until dropped.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <pqxx/pqxx>
@@ -17,16 +18,16 @@ namespace duepay::projections::charges {
 // The rebuilt tables, in the order the projector writes them (and the swap locks them): the
 // journal, the charges, the settlement lines (ADR 0240) with their per-day sums (ADR 0250) and
 // the stats read model (ADR 0245) with its cumulative paid-time rows (ADR 0275).
-inline constexpr const char* kRebuiltTables[] = {"charge_events",       "charges",
-                                                 "settlement_lines",    "settlement_daily",
-                                                 "charge_stats_daily",  "charge_paid_seconds",
-                                                 "charge_paid_through", "charge_status_counts"};
+inline constexpr auto kRebuiltTables = std::to_array<const char*>(
+    {"charge_events", "charges", "settlement_lines", "settlement_daily", "charge_stats_daily",
+     "charge_paid_seconds", "charge_paid_through", "charge_status_counts"});
 
 // The rebuilt tables whose non-unique indexes a shadow gets only once it is loaded (bulk-load
 // cost, ADR 0185): `charges` (six list indexes) and `settlement_lines` (the report's period
 // index). charge_events keeps its invoice index, which the replay reads by (loading a charge it
 // does not hold).
-inline constexpr const char* kDeferredIndexTables[] = {"charges", "settlement_lines"};
+inline constexpr auto kDeferredIndexTables =
+    std::to_array<const char*>({"charges", "settlement_lines"});
 
 // The prefix of the schemas that hold swapped-out tables.
 inline constexpr const char* kRetiredPrefix = "duepay_retired_";

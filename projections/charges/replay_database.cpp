@@ -72,7 +72,7 @@ ReplayDatabase::~ReplayDatabase() = default;
 
 std::vector<std::string> ReplayDatabase::drop_retired() {
     pqxx::work tx(impl_->conn);
-    const auto schemas = retired_schemas(tx);
+    auto schemas = retired_schemas(tx);
     for (const auto& schema : schemas) {
         tx.exec("drop schema " + impl_->conn.quote_name(schema) + " cascade");
     }

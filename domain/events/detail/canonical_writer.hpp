@@ -4,6 +4,7 @@
 // string escaping is tested byte for byte against rapidjson::Writer.)
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -22,8 +23,8 @@ class CanonicalWriter {
 
     // Keys are short literals: one append of ,"key":
     void key(std::string_view k) {
-        char buf[32];
-        if (k.size() > sizeof buf - 4) {  // metadata keys (up to 40 of [A-Za-z0-9_.-])
+        std::array<char, 32> buf;         // left uninitialised: written before it is read
+        if (k.size() > buf.size() - 4) {  // metadata keys (up to 40 of [A-Za-z0-9_.-])
             if (!first_) out_.push_back(',');
             first_ = false;
             word(k);
@@ -34,11 +35,11 @@ class CanonicalWriter {
         if (!first_) buf[n++] = ',';
         first_ = false;
         buf[n++] = '"';
-        std::memcpy(buf + n, k.data(), k.size());
+        std::memcpy(buf.data() + n, k.data(), k.size());
         n += k.size();
         buf[n++] = '"';
         buf[n++] = ':';
-        out_.append(buf, n);
+        out_.append(buf.data(), n);
     }
     void str(std::string_view s) { append_json_string(out_, s); }
     // Enum words and numbers ([a-z_.0-9/]): nothing to escape.
@@ -49,13 +50,13 @@ class CanonicalWriter {
     }
     void null() { out_.append("null", 4); }
     void u64(std::uint64_t v) {
-        char buf[20];
+        std::array<char, 20> buf;  // left uninitialised: written before it is read
         std::size_t n = 0;
         do {
             buf[19 - n++] = static_cast<char>('0' + v % 10);
             v /= 10;
         } while (v != 0);
-        out_.append(buf + 20 - n, n);
+        out_.append(buf.data() + 20 - n, n);
     }
     void begin() {
         out_.push_back('{');
@@ -67,8 +68,8 @@ class CanonicalWriter {
     }
 
     void hex(std::span<const std::uint8_t> bytes) {
-        static constexpr char kHexDigits[] = "0123456789abcdef";
-        char buf[2 + 2 + 2 * 32];
+        static constexpr std::string_view kHexDigits = "0123456789abcdef";
+        std::array<char, 2 + 2 + 2 * 32> buf;  // left uninitialised: written before it is read
         buf[0] = '"';
         buf[1] = '0';
         buf[2] = 'x';
@@ -77,7 +78,7 @@ class CanonicalWriter {
             buf[4 + 2 * i] = kHexDigits[bytes[i] & 0x0f];
         }
         buf[3 + 2 * bytes.size()] = '"';
-        out_.append(buf, 4 + 2 * bytes.size());
+        out_.append(buf.data(), 4 + 2 * bytes.size());
     }
     void address(const Address& a) { hex(a.bytes); }
     void amount(const TokenAmount& a) {
