@@ -59,10 +59,12 @@ bench_ensure_api() {
 # DROP DATABASE ... WITH (FORCE) against autovacuum need it.
 superuser_url() { sed -E 's#://([^@/]*@)?#://postgres@#' <<<"$1"; }
 
-# CPU ticks of a process (utime + stime + waited-for children); 0 when it is gone.
+# CPU ticks of a process (utime + stime + waited-for children); 0 when it is gone, also when it
+# ends between being listed and being read (a Postgres backend does, often).
 ticks_of() {
-  [[ -r "/proc/$1/stat" ]] || { echo 0; return; }
-  sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 + $14 + $15 }'
+  local t
+  t="$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 + $14 + $15 }' || true)"
+  echo "${t:-0}"
 }
 # CPU ticks of a process and its live children (Postgres backends; ended ones are in cutime).
 tree_ticks() {
