@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "consumers/roles/chain_follower.hpp"
+#include "consumers/roles/consumer_loop.hpp"
 #include "domain/events/event_json.hpp"
 #include "domain/url.hpp"
 #include "infra/config/chain_registry.hpp"
@@ -106,6 +107,7 @@ int run_chainwatch(const ChainwatchSettings& settings, const std::atomic<bool>& 
         settings.bootstrap, settings.group_id, settings.topic,
         "duepay-chainwatch-" + std::to_string(settings.chain_id)};
     consumer_settings.ready_max_lag = settings.ready_max_lag;
+    tune_follower_fetch(consumer_settings);
     infra::kafka::KafkaConsumer consumer(consumer_settings,
                                          [](const std::string&, const std::vector<std::int32_t>&) {
                                              return std::map<std::int32_t, std::int64_t>{};

@@ -4,7 +4,16 @@
 #include <algorithm>
 #include <thread>
 
+#include "infra/config/env.hpp"
+
 namespace duepay::consumers {
+
+void tune_follower_fetch(infra::kafka::ConsumerSettings& settings) {
+    settings.fetch_wait_max_ms = static_cast<int>(infra::config::env_int_or(
+        "DUEPAY_FOLLOWER_FETCH_WAIT_MS", settings.fetch_wait_max_ms, 0, 60000));
+    settings.fetch_min_bytes = static_cast<int>(infra::config::env_int_or(
+        "DUEPAY_FOLLOWER_FETCH_MIN_BYTES", settings.fetch_min_bytes, 1, 100'000'000));
+}
 
 infra::kafka::OffsetLookup stored_offsets(infra::postgres::TransactionRunner& db,
                                           const std::string& group_id) {

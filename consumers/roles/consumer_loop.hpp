@@ -56,6 +56,14 @@ struct ConsumerLoop {
 infra::kafka::OffsetLookup stored_offsets(infra::postgres::TransactionRunner& db,
                                           const std::string& group_id);
 
+// The fetch of a consumer that no request waits on (the webhooks role's enqueuer, chainwatch; the
+// projector has knobs of its own, since a create waits for it): DUEPAY_FOLLOWER_FETCH_WAIT_MS
+// (fetch.wait.max.ms, default 100, 0..60000) and DUEPAY_FOLLOWER_FETCH_MIN_BYTES (fetch.min.bytes,
+// default 1, 1..100000000). The defaults hand each record over at once; a larger minimum makes
+// these roles fetch and commit in batches at low rates, each record up to the wait later
+// (docs/tuning.md). Throws infra::config::ConfigError on a value out of range.
+void tune_follower_fetch(infra::kafka::ConsumerSettings& settings);
+
 // Runs `loop` over `consumer` until `stop`; closes the consumer at the end.
 void run_consumer_loop(const ConsumerLoop& loop, infra::kafka::KafkaConsumer& consumer,
                        infra::postgres::TransactionRunner& db, const std::atomic<bool>& stop);

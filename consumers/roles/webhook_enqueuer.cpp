@@ -19,6 +19,7 @@ void detail::run_webhook_enqueuer(const WebhooksSettings& s, const std::atomic<b
     infra::kafka::ConsumerSettings consumer_settings{s.bootstrap, s.group_id, s.topic,
                                                      "duepay-webhooks"};
     consumer_settings.ready_max_lag = s.ready_max_lag;
+    tune_follower_fetch(consumer_settings);
     infra::kafka::KafkaConsumer consumer(consumer_settings, stored_offsets(db, s.group_id));
     kLog.info() << "webhooks: enqueuer in group " << s.group_id << " on " << s.topic;
     ConsumerLoop loop{kLog, "webhooks", s.group_id, s.batch_max, s.poll_timeout_ms};
