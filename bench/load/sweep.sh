@@ -12,10 +12,16 @@
 #      0209) "postgres" is both data nodes, and a column of its own counts pg_auto_failover (the
 #      three pg_autoctl keepers and the monitor's Postgres; bench/lib.sh pg_ha_ticks);
 #   4. a Markdown table (sweep.md), the raw rows (sweep.tsv) and a plot (sweep.png, gnuplot).
+#   SEED_OPEN=N first puts N open transfer-rail charges of chain 80002 (another project's, due in
+#   30 days) on the topic with build/bench/chain/open_charges_producer, and measures once the
+#   projector and the webhooks role have committed them and chainwatch watches them: the sweep of
+#   a deployment whose read model already holds N charges, all open (its database grows by N rows
+#   per run; start from a fresh stack to compare runs).
 #
 #   make stack-up && bench/load/sweep.sh                      # uses var/dev.env
 #   CONNECTIONS_LIST="8 64" DURATION=5 ROUTES="create" bench/load/sweep.sh
 #   ROLES=api+projector bench/load/sweep.sh                   # the earlier sweeps' variant
+#   SEED_OPEN=1000000 CONNECTIONS_LIST="8 64" bench/load/sweep.sh   # over a million open charges
 #   PERF=1 bench/load/sweep.sh    # then one more run per route at 64 connections under perf record
 #   HA=1 scripts/with-stack.sh bench/load/sweep.sh            # against the HA Postgres (var/dev.env
 #                                 # then holds its multi-host URL; the mode is read from it)
@@ -39,6 +45,7 @@ ROUTES="${ROUTES:-create status create_full}"
 FLOOR_COUNT="${FLOOR_COUNT:-500}"
 PERF="${PERF:-0}"
 ROLES="${ROLES:-all}"
+SEED_OPEN="${SEED_OPEN:-0}"
 case "$ROLES" in
   all) DEV_ARGS=(--supervise --with-chainwatch --with-webhooks) ;;
   api+projector) DEV_ARGS=() ;;
@@ -104,6 +111,19 @@ log "floor: $FLOOR_BIN --count $FLOOR_COUNT"
 FLOOR_P50="$(sed -n 's/^floor:.* sum_p50_ms=\([0-9.]*\).*/\1/p' "$OUT/floor.txt")"
 FLOOR_P99="$(sed -n 's/^floor:.* sum_p99_ms=\([0-9.]*\).*/\1/p' "$OUT/floor.txt")"
 
+# The open charges a busy deployment watches, put on the topic before the roles start.
+SEED_CHAIN=80002
+if ((SEED_OPEN > 0)); then
+  producer="$BUILD/bench/chain/open_charges_producer"
+  [[ -x "$producer" ]] || { echo "no $producer: make build" >&2; exit 2; }
+  token="$(node -e "const c=JSON.parse(require('fs').readFileSync(process.env.DUEPAY_CHAINS_FILE,'utf8')).chains.find(c=>c.chainId===$SEED_CHAIN);console.log(c.tokens.find(t=>t.symbol===c.defaultToken).address)")"
+  t0="$(date +%s)"
+  "$producer" --topic "$DUEPAY_TOPIC" --chain "$SEED_CHAIN" --token "$token" \
+    --tag "$(printf '%08x' "$((t0 & 0xffffffff))")" --charges "$SEED_OPEN" --project prj_bench_sweep >/dev/null
+  log "seeded $SEED_OPEN open charges on $DUEPAY_TOPIC in $(($(date +%s) - t0)) s"
+  echo "# seeded: $SEED_OPEN open transfer-rail charges of chain $SEED_CHAIN (project prj_bench_sweep) before the roles started" >>"$OUT/sweep.meta"
+fi
+
 log "starting $BIN dev ${DEV_ARGS[*]} (log $OUT/dev.log)"
 "$BIN" dev "${DEV_ARGS[@]}" >"$OUT/dev.log" 2>&1 &
 DEV_PID=$!
@@ -116,6 +136,29 @@ cleanup() {
 trap cleanup EXIT
 for _ in $(seq 1 150); do curl -sf -m 1 "$BASE/healthz" >/dev/null && break; sleep 0.2; done
 curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" >&2; exit 1; }
+
+# With a seed: measured once the roles have taken it in (at most an hour).
+if ((SEED_OPEN > 0)); then
+  committed() {
+    psql -X -qtA -d "$DATABASE_URL" -c \
+      "select coalesce(sum(next_offset), 0) from consumer_offsets where group_id = '$1'"
+  }
+  t0="$(date +%s)"
+  taken_in() {
+    (($(committed duepay-projector) >= SEED_OPEN)) || return 1
+    [[ "$ROLES" == all ]] || return 0
+    (($(committed duepay-webhooks) >= SEED_OPEN)) && grep -q "chainwatch $SEED_CHAIN: caught up" "$OUT/dev.log"
+  }
+  until taken_in; do
+    (($(date +%s) < t0 + 3600)) || { echo "the roles did not take the seed in within an hour" >&2; exit 1; }
+    kill -0 "$DEV_PID" 2>/dev/null || { tail -20 "$OUT/dev.log" >&2; exit 1; }
+    sleep 2
+  done
+  took=$(($(date +%s) - t0))
+  log "the roles took the seed in after $took s: $(grep -o "chainwatch $SEED_CHAIN: caught up.*" "$OUT/dev.log" | head -1)"
+  psql -X -q -d "$(superuser_url "$DATABASE_URL")" -c "vacuum analyze" -c "checkpoint" >/dev/null
+  echo "# the roles took the seed in after $took s; open charges in the read model: $(psql -X -qtA -d "$DATABASE_URL" -c "select count(*) from charges where status in ('pending', 'confirming')")" >>"$OUT/sweep.meta"
+fi
 
 # Warm-up (not reported): the producer id, the projector's first assignment, and the broker's JIT:
 # on the loaded dev machine the broker's CPU per create fell ~4x over the first minute of load
