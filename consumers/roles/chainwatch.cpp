@@ -204,6 +204,8 @@ ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id) {
         "DUEPAY_CHAINWATCH_RETAIN_SECONDS", 7LL * 24 * 3600, 0, 10LL * 365 * 24 * 3600));
     s.refund_wait_seconds =
         infra::config::env_int_or("DUEPAY_REFUND_WAIT_SECONDS", 3600, 1, 30LL * 24 * 3600);
+    s.poll_ms = static_cast<int>(
+        infra::config::env_int_or("DUEPAY_CHAINWATCH_POLL_MS", s.poll_ms, 10, 10000));
     s.trace = infra::config::env_is_set("DUEPAY_CHAINWATCH_TRACE");
     s.ready_max_lag = infra::config::env_int_or("DUEPAY_READY_MAX_LAG", 1000, 0, 1'000'000'000);
     return s;

@@ -37,7 +37,7 @@ struct ChainwatchSettings {
     std::uint64_t retain_seconds =
         std::uint64_t{7} * 24 * 3600;         // chain time a done charge stays watched
     std::int64_t refund_wait_seconds = 3600;  // a refund tx not mined this long after: rejected
-    int poll_ms = 100;                        // idle wait between head polls
+    int poll_ms = 250;   // DUEPAY_CHAINWATCH_POLL_MS: idle wait between head polls
     bool trace = false;  // DUEPAY_CHAINWATCH_TRACE: log every block range and every append
     std::int64_t ready_max_lag = 1000;  // DUEPAY_READY_MAX_LAG
 };
@@ -45,7 +45,8 @@ struct ChainwatchSettings {
 // Settings for one chain from the environment (KAFKA_BOOTSTRAP, DATABASE_URL, DUEPAY_TOPIC,
 // DUEPAY_CHAINS_FILE, DUEPAY_START_BLOCK_<id>, DUEPAY_CHAINWATCH_RANGE,
 // DUEPAY_CHAINWATCH_TOPIC_CHUNK, DUEPAY_CHAINWATCH_TOPIC_FILTER_MAX,
-// DUEPAY_CHAINWATCH_TRANSFER_SPAN, DUEPAY_CHAINWATCH_RETAIN_SECONDS, DUEPAY_REFUND_WAIT_SECONDS);
+// DUEPAY_CHAINWATCH_TRANSFER_SPAN, DUEPAY_CHAINWATCH_RETAIN_SECONDS, DUEPAY_CHAINWATCH_POLL_MS,
+// DUEPAY_REFUND_WAIT_SECONDS);
 // throws on a missing one.
 ChainwatchSettings chainwatch_settings_from_env(std::uint64_t chain_id);
 

@@ -22,6 +22,8 @@ constexpr auto kTable = std::to_array<EnvVar>({
      "public URL of the API; the checkout URL when DUEPAY_CHECKOUT_URL is unset"},
     {"DUEPAY_CHAINS_FILE", K::required, "", "api, checkout, dashboard, chainwatch, admin chains, tools",
      "the chain registry (JSON; var/chains.json on the dev stack)"},
+    {"DUEPAY_CHAINWATCH_POLL_MS", K::defaulted, "250", "chainwatch",
+     "idle wait between two asks for a chain's head, ms (10..10000; docs/tuning.md)"},
     {"DUEPAY_CHAINWATCH_RANGE", K::defaulted, "500", "chainwatch",
      "blocks per eth_getLogs range (1..100000)"},
     {"DUEPAY_CHAINWATCH_RETAIN_SECONDS", K::defaulted, "604800", "chainwatch",
