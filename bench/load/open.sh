@@ -27,7 +27,9 @@
 #
 # Knobs (defaults; SMOKE=1 in brackets): RATE_START 500 [20], STEP 500 [20], MAX_STEPS 8 [2],
 # BISECT 4 [1], DURATION 60 [3] s per step, P99_MS 25, STATUS_RATE 20000 [200], WARMUP 30 [2] s,
-# PAUSE 10 [1] s between steps, PHASES "create status" (add "rest"), REST_SECONDS 30 [3]. The
+# PAUSE 10 [1] s between steps, PHASES "create status" (add "rest"), REST_SECONDS 30 [3],
+# VEGETA_FLAGS (none; e.g. "-workers=64 -max-workers=64 -connections=64" to hold vegeta's own
+# goroutines and connections to a fixed pool at high rates). The
 # roles read the usual environment (docs/operations.md; e.g. DUEPAY_ACCESS_LOG=0). Longest run: WARMUP + (MAX_STEPS + BISECT + 1)
 # x (DURATION + PAUSE), printed at the start (defaults: 940 s).
 #
@@ -115,8 +117,9 @@ printf '{"method":"POST","url":"%s/v1/invoices","header":%s,"body":"%s"}\n' \
 # One attack: PHASE RATE SECONDS [LABEL]. Writes $OUT/<label>.json and .txt, and sets REQUESTS.
 attack() {
   local phase="$1" rate="$2" seconds="$3" label="${4:-$1-$2}"
+  # shellcheck disable=SC2086 # VEGETA_FLAGS is a list of flags
   "$VEGETA" attack -format=json -targets="$OUT/$phase.targets" -rate="$rate/1s" \
-    -duration="${seconds}s" -timeout=10s >"$OUT/$label.bin"
+    -duration="${seconds}s" -timeout=10s ${VEGETA_FLAGS:-} >"$OUT/$label.bin"
   "$VEGETA" report -type=json <"$OUT/$label.bin" >"$OUT/$label.json"
   "$VEGETA" report -type=text <"$OUT/$label.bin" >"$OUT/$label.txt"
   rm -f "$OUT/$label.bin"
