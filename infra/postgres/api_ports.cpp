@@ -153,10 +153,13 @@ std::optional<ports::ChargeStatus> PgChargeReader::find_status(const std::string
 }
 
 std::vector<ports::ListedCharge> PgChargeReader::list(const ports::ChargeListQuery& query) {
-    auto rows = pool_.with_connection([&](pqxx::connection& conn) {
-        pqxx::nontransaction tx(conn);
-        return list_charges(tx, query);
-    });
+    // One statement a page, outside a transaction; a metadata filter takes a transaction for its
+    // probe's planner settings (docs/adr/0300).
+    auto rows =
+        query.metadata_json
+            ? pool_.with_transaction([&](pqxx::work& tx) { return list_charges(tx, query); })
+            : pool_.with_single_statement(
+                  [&](pqxx::transaction_base& tx) { return list_charges(tx, query); });
     std::vector<ports::ListedCharge> out;
     out.reserve(rows.size());
     for (auto& r : rows)

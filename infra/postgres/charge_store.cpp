@@ -279,94 +279,176 @@ std::optional<ports::ChargeStatus> find_charge_status(pqxx::transaction_base& tx
                                stored_mode(rows[0][2].as<std::string>())};
 }
 
-std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const ports::ChargeListQuery& q) {
-    // Only the filters given appear in the SQL, so the planner sees the exact shape and picks the
-    // index for it; values are always parameters. The shape (one bit a filter) and the row count
-    // name a prepared statement, so a page is planned once per connection, not per request.
-    std::string sql =
-        std::string("select ") + kColumns + " from charges where project_id = $1 and mode = $2";
-    std::vector<std::string> params{q.project_id.value, std::string(to_string(q.mode))};
+namespace {
+
+// The filters of a list page, from " where" on (order and limit excepted), with their
+// parameters; `shape` has one bit a filter (the prepared statement's name).
+struct ListFilters {
+    std::string sql;
+    std::string without_metadata;  // sql but its metadata containment, the last parameter
+    std::vector<std::string> params;
     unsigned shape = 0;
+};
+
+ListFilters list_filters(pqxx::transaction_base& tx, const ports::ChargeListQuery& q) {
+    ListFilters f;
+    f.sql = " where project_id = $1 and mode = $2";
+    f.params = {q.project_id.value, std::string(to_string(q.mode))};
     auto bind = [&](unsigned bit, std::string value, const char* cast) {
-        shape |= bit;
-        params.push_back(std::move(value));
-        sql += '$';
-        sql += std::to_string(params.size());
-        sql += cast;
+        f.shape |= bit;
+        f.params.push_back(std::move(value));
+        f.sql += '$';
+        f.sql += std::to_string(f.params.size());
+        f.sql += cast;
     };
     constexpr const char* kMicros = " * interval '1 microsecond'";
     if (q.status) {
         // A literal, and part of the statement's name (7 values): with `status = $n` Postgres
         // estimated a quarter of the rows, costed the generic plan above the custom one and so
         // planned every request of a status page (docs/adr/0194); the plan is the same for each.
-        shape |= 1;
-        sql += " and status = '";
-        sql += tx.esc(std::string(domain::charge::to_string(*q.status)));
-        sql += '\'';
+        f.shape |= 1;
+        f.sql += " and status = '";
+        f.sql += tx.esc(std::string(domain::charge::to_string(*q.status)));
+        f.sql += '\'';
     }
     if (q.chain_id) {
-        sql += " and chain_id = ";
+        f.sql += " and chain_id = ";
         bind(2, std::to_string(*q.chain_id), "::bigint");
     }
     if (q.reference) {
-        sql += " and reference = ";
+        f.sql += " and reference = ";
         bind(4, *q.reference, "::text");
     }
     if (q.created_gte_us) {
-        sql += " and created_at >= timestamptz 'epoch' + ";
+        f.sql += " and created_at >= timestamptz 'epoch' + ";
         bind(8, std::to_string(*q.created_gte_us), "::bigint");
-        sql += kMicros;
+        f.sql += kMicros;
     }
     if (q.created_lt_us) {
-        sql += " and created_at < timestamptz 'epoch' + ";
+        f.sql += " and created_at < timestamptz 'epoch' + ";
         bind(16, std::to_string(*q.created_lt_us), "::bigint");
-        sql += kMicros;
+        f.sql += kMicros;
     }
     if (q.after) {
-        sql += " and (created_at, invoice_id) < (timestamptz 'epoch' + ";
+        f.sql += " and (created_at, invoice_id) < (timestamptz 'epoch' + ";
         bind(32, std::to_string(q.after->created_us), "::bigint");
-        sql += kMicros;
-        sql += ", ";
+        f.sql += kMicros;
+        f.sql += ", ";
         bind(32, q.after->invoice_id, "::text");
-        sql += ')';
+        f.sql += ')';
     }
     if (q.exceptions) {
         // A literal, like the status: each list has its own partial index (migration 0230).
         const bool open = *q.exceptions == ports::ExceptionList::open;
-        shape |= open ? 128 : 256;
-        sql += open ? " and open_exception is not null"
-                    : " and open_exception is null and exception_resolved_at is not null";
+        f.shape |= open ? 128 : 256;
+        f.sql += open ? " and open_exception is not null"
+                      : " and open_exception is null and exception_resolved_at is not null";
     }
     if (q.metadata_json) {
-        sql += " and metadata @> ";
+        f.without_metadata = f.sql;
+        f.sql += " and metadata @> ";
         bind(64, *q.metadata_json, "::jsonb");
     }
+    return f;
+}
+
+constexpr const char* kListOrder = " order by created_at desc, invoice_id desc";
+
+// The probe reads through bitmap scans alone: the GIN index, or a btree's range of another filter
+// when the planner finds it smaller (a reference, a few minutes), never the keyset walk nor the
+// whole table, whatever it estimates for the value. The walk then may only read an index in the
+// page's order: no sort. Local to the transaction (docs/adr/0300).
+constexpr const char* kProbeSettings =
+    "set local enable_seqscan = off; set local enable_indexscan = off; "
+    "set local enable_indexonlyscan = off";
+constexpr const char* kWalkSettings =
+    "set local enable_seqscan to default; set local enable_indexscan to default; "
+    "set local enable_indexonlyscan to default; set local enable_sort = off; "
+    "set local enable_incremental_sort = off";
+
+}  // namespace
+
+MetadataListSql metadata_list_sql(pqxx::transaction_base& tx, const ports::ChargeListQuery& q) {
     const std::size_t fetch = list_fetch_size(q.limit);
-    sql += " order by created_at desc, invoice_id desc limit ";
-    sql += std::to_string(fetch);
-    pqxx::result rows;
-    if (q.metadata_json) {
-        // Not prepared: the right plan depends on the value (an order id: the GIN index; a value
-        // most charges share: the keyset walk), and a generic plan cannot see it.
-        rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
-    } else {
-        // libpqxx 6.4 registers the definition (a no-op when known) and prepares it on first use.
-        std::string name = "list_charges_" + std::to_string(shape) + "_" + std::to_string(fetch);
-        if (q.status) {
-            name += '_';
-            name += domain::charge::to_string(*q.status);
-        }
-        tx.conn().prepare(name, sql);
-        rows = tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(params));
-    }
+    auto f = list_filters(tx, q);
+    const std::string filtered = std::string(kColumns) + " from charges" + f.sql;
+    MetadataListSql out;
+    // The newest kMetadataWalkBudget x fetch charges of the other filters, in order; the matches
+    // among them, newest first.
+    out.budget = "select " + std::string(kColumns) + " from (select * from charges" +
+                 f.without_metadata + kListOrder + " limit " +
+                 std::to_string(kMetadataWalkBudget * fetch) + ") w where metadata @> $" +
+                 std::to_string(f.params.size()) + "::jsonb" + kListOrder + " limit " +
+                 std::to_string(fetch);
+    out.probe_settings = kProbeSettings;
+    // The matches' keys, kMetadataProbeCap + 1 at most; the page's rows are then read by primary
+    // key, newest first, with the number of keys found as a last column.
+    out.probe = "with p as materialized (select invoice_id, created_at from charges" + f.sql +
+                " limit " + std::to_string(kMetadataProbeCap + 1) + ") select " + kColumns +
+                ", (select count(*) from p) from charges where invoice_id = any (array(select "
+                "invoice_id from p" +
+                kListOrder + " limit " + std::to_string(fetch) + "))" + kListOrder;
+    out.walk_settings = kWalkSettings;
+    out.walk = "select " + filtered + kListOrder + " limit " + std::to_string(fetch);
+    out.params = std::move(f.params);
+    return out;
+}
+
+namespace {
+
+std::vector<ListedRow> listed_rows(const pqxx::result& rows, std::size_t limit) {
     std::vector<ListedRow> out;
-    out.reserve(std::min<std::size_t>(rows.size(), q.limit));
-    for (auto it = rows.begin(); it != rows.end() && out.size() < q.limit; ++it) {
+    out.reserve(std::min<std::size_t>(rows.size(), limit));
+    for (auto it = rows.begin(); it != rows.end() && out.size() < limit; ++it) {
         ListedRow listed;
         listed.row = row_of(*it, &listed.created_us);
         out.push_back(std::move(listed));
     }
     return out;
+}
+
+// A page with a metadata filter (docs/adr/0300): the newest charges first, a bounded number; when
+// they hold less than a page of matches, the GIN probe; when it found at most kMetadataProbeCap
+// matches they are all the page can hold, sorted; otherwise the keyset walk.
+pqxx::result list_by_metadata(pqxx::transaction_base& tx, const ports::ChargeListQuery& q) {
+    if (dynamic_cast<pqxx::dbtransaction*>(&tx) == nullptr) {
+        throw InfraError(
+            "a charge list by metadata needs a transaction (its planner settings "
+            "are local to it)",
+            false);
+    }
+    const auto sql = metadata_list_sql(tx, q);
+    const auto params = [&] { return pqxx::prepare::make_dynamic_params(sql.params); };
+    auto rows = tx.exec_params(sql.budget, params());
+    if (rows.size() >= list_fetch_size(q.limit)) return rows;
+    tx.exec(sql.probe_settings);
+    rows = tx.exec_params(sql.probe, params());
+    if (rows.empty() || rows[0][rows.columns() - 1].as<std::size_t>() <= kMetadataProbeCap)
+        return rows;
+    tx.exec(sql.walk_settings);
+    return tx.exec_params(sql.walk, params());
+}
+
+}  // namespace
+
+std::vector<ListedRow> list_charges(pqxx::transaction_base& tx, const ports::ChargeListQuery& q) {
+    if (q.metadata_json) return listed_rows(list_by_metadata(tx, q), q.limit);
+    // Only the filters given appear in the SQL, so the planner sees the exact shape and picks the
+    // index for it; values are always parameters. The shape (one bit a filter) and the row count
+    // name a prepared statement, so a page is planned once per connection, not per request.
+    auto f = list_filters(tx, q);
+    const std::size_t fetch = list_fetch_size(q.limit);
+    const std::string sql = std::string("select ") + kColumns + " from charges" + f.sql +
+                            kListOrder + " limit " + std::to_string(fetch);
+    // libpqxx 6.4 registers the definition (a no-op when known) and prepares it on first use.
+    std::string name = "list_charges_" + std::to_string(f.shape) + "_" + std::to_string(fetch);
+    if (q.status) {
+        name += '_';
+        name += domain::charge::to_string(*q.status);
+    }
+    tx.conn().prepare(name, sql);
+    return listed_rows(tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(f.params)),
+                       q.limit);
 }
 
 void notify_charges(pqxx::transaction_base& tx, const std::vector<std::string>& invoice_ids) {

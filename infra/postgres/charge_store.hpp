@@ -2,6 +2,7 @@
 // transaction so the projector can write events, rows and offsets atomically.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <pqxx/pqxx>
@@ -76,8 +77,34 @@ struct ListedRow {
     std::int64_t created_us = 0;  // created_at in unix microseconds (the keyset position)
 };
 
+// A page with a metadata filter (docs/adr/0300) reads the GIN index first, in a transaction (a
+// pqxx::work; a nontransaction is refused) whose planner settings it changes for that read.
 std::vector<ListedRow> list_charges(pqxx::transaction_base& tx,
                                     const ports::ChargeListQuery& query);
+
+// A page with a metadata filter first checks the newest kMetadataWalkBudget x (rows fetched)
+// charges of its other filters; when fewer than a page of them match, the GIN probe reads the
+// keys of kMetadataProbeCap + 1 matches at most: up to kMetadataProbeCap, the page is sorted from
+// them; more, and the value is common enough for the keyset walk.
+inline constexpr std::size_t kMetadataWalkBudget = 10;
+inline constexpr std::size_t kMetadataProbeCap = 1000;
+
+// The statements of a page with a metadata filter, with their parameters (the same for all), as
+// list_charges runs them; also for EXPLAIN in tests and by hand. `budget`: the matches among the
+// newest charges of the other filters. `probe` (after `probe_settings`, SET LOCAL: bitmap scans
+// only): the keys of at most kMetadataProbeCap + 1 matches, through the GIN index, the page's
+// rows read from them by primary key, and the number of keys found as an extra last column.
+// `walk` (after `walk_settings`: no sort, so an index walk in the page's order): the statement a
+// page without the probe would be.
+struct MetadataListSql {
+    std::string budget;
+    std::string probe_settings;
+    std::string probe;
+    std::string walk_settings;
+    std::string walk;
+    std::vector<std::string> params;
+};
+MetadataListSql metadata_list_sql(pqxx::transaction_base& tx, const ports::ChargeListQuery& query);
 
 // Sends NOTIFY on kChargesChannel (delivered at commit), in payloads under Postgres' 8000-byte
 // limit.
