@@ -271,7 +271,6 @@ constexpr auto kWords = std::to_array<Words>({
     {"exceptions_resolved", "Resolved", "ดำเนินการแล้ว"},
     {"no_exceptions", "Nothing needs a person in this mode.", "ไม่มีรายการที่ต้องดูแลในโหมดนี้"},
     {"no_resolved_exceptions", "Nothing resolved yet in this mode.", "ยังไม่มีรายการที่ดำเนินการแล้วในโหมดนี้"},
-    {"exceptions_more", "Only the newest 100 are shown.", "แสดงเฉพาะ 100 รายการล่าสุด"},
     {"exception", "Exception", "ความผิดปกติ"},
     {"exception_partial", "Underpaid", "ชำระไม่ครบ"},
     {"exception_overpaid", "Overpaid", "ชำระเกิน"},

@@ -827,7 +827,11 @@ std::string exceptions_page(const Chrome& c, const ExceptionsPage& page) {
         h << "</td></tr>";
     }
     h << kTableClose;
-    if (page.more) h << "<p><small>" << tr(lang, "exceptions_more") << "</small></p>";
+    if (page.next_cursor) {
+        h << R"(<p><a rel="next" data-test="next-page" href=")" << base_e << "/exceptions?"
+          << (page.resolved ? "view=resolved&amp;" : "") << "cursor=" << e(*page.next_cursor)
+          << "\">" << tr(lang, "next_page") << "</a></p>";
+    }
     return layout(c, tr(lang, "exceptions"), h.out);
 }
 

@@ -96,12 +96,14 @@ std::string charge_page(const Chrome& c, const ports::ChargeView& charge,
 // "</tbody></table></div>"): for pages rendered in files of their own (report_page.cpp).
 
 // The charges that need a person (ADR 0230), of the chrome's mode: `resolved` false lists the
-// open ones (each with its record-a-refund and resolve forms when `can_act`), true the resolved.
+// open ones (each with its record-a-refund and resolve forms when `can_act`), true the resolved;
+// a page of them, newest first, and a link to the next (ADR 0295).
 struct ExceptionsPage {
     std::vector<ports::ListedCharge> charges;
     bool resolved = false;
     bool can_act = false;
-    bool more = false;                  // more than the page shows
+    // The next page's cursor (api/http/charge_list.hpp), when older rows follow (ADR 0295).
+    std::optional<std::string> next_cursor;
     std::optional<std::string> error;   // a refused action, in decide's words
     std::optional<std::string> notice;  // a done action
 };

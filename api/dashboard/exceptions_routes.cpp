@@ -5,22 +5,27 @@
 #include <future>
 #include <memory>
 
+#include "api/http/charge_list.hpp"
 #include "api/http/envelope.hpp"
 
 namespace duepay::api::dashboard {
 namespace {
 
 using A = domain::accounts::ProjectAction;
-constexpr std::size_t kRows = 100;
+// A page of the list: the REST list's and the charges page's default (ADR 0295), the older rows
+// a "next page" link away.
+constexpr std::size_t kRows = kDefaultListLimit;
 // How long a form post waits for the event log (the producer's own timeouts end it sooner).
 constexpr auto kAppendWait = std::chrono::seconds(15);
 
-ports::ChargeListQuery list_query(const ProjectContext& ctx, bool resolved) {
+ports::ChargeListQuery list_query(const ProjectContext& ctx, bool resolved,
+                                  std::optional<ListPosition> after) {
     ports::ChargeListQuery q;
     q.project_id = ctx.project;
     q.mode = ctx.chrome.mode;
     q.limit = kRows + 1;
     q.exceptions = resolved ? ports::ExceptionList::resolved : ports::ExceptionList::open;
+    q.after = std::move(after);
     return q;
 }
 
@@ -68,16 +73,19 @@ void add_exceptions_routes(RouteTable& routes, const ProjectScope& scope, Except
     required(deps.commands.log, "ExceptionsDeps.commands.log");
     if (!deps.commands.now_ms) throw std::invalid_argument("ExceptionsDeps.commands.now_ms");
 
-    // The page, with what an action left to say (its refusal or its success).
+    // A page of the list (the first, or the one after `after`), with what an action left to say
+    // (its refusal or its success).
     auto page = [deps](ProjectContext& ctx, bool resolved, int status,
-                       std::optional<std::string> error, std::optional<std::string> notice) {
+                       std::optional<std::string> error, std::optional<std::string> notice,
+                       std::optional<ListPosition> after = std::nullopt) {
         ExceptionsPage view;
         view.resolved = resolved;
         view.can_act = domain::accounts::allowed(ctx.role, A::manage_charges);
-        view.charges = deps.lister->list(list_query(ctx, resolved));
+        view.charges = deps.lister->list(list_query(ctx, resolved, std::move(after)));
         if (view.charges.size() > kRows) {
             view.charges.resize(kRows);
-            view.more = true;
+            const auto& last = view.charges.back();
+            view.next_cursor = encode_list_cursor({last.created_us, last.charge.invoice_id});
         }
         view.error = std::move(error);
         view.notice = std::move(notice);
@@ -89,14 +97,22 @@ void add_exceptions_routes(RouteTable& routes, const ProjectScope& scope, Except
     routes.add(
         "GET", "/p/:projectId/exceptions", RouteOptions{Auth::session, true},
         scope.guard(A::read, "exceptions", [page](const RouteCall& call, ProjectContext& ctx) {
-            if (auto unknown = call.request.unknown_query_param({"view"})) {
+            if (auto unknown = call.request.unknown_query_param({"view", "cursor"})) {
                 return bad_request("unknown_field", "unknown query parameter " + *unknown);
             }
             const auto view = call.request.query_param("view").value_or("open");
             if (view != "open" && view != "resolved") {
                 return bad_request("invalid_request", "view must be open or resolved");
             }
-            return page(ctx, view == "resolved", 200, std::nullopt, std::nullopt);
+            std::optional<ListPosition> after;
+            if (auto cursor = call.request.query_param("cursor")) {
+                after = decode_list_cursor(*cursor);
+                if (!after) {
+                    return bad_request("invalid_cursor",
+                                       "cursor must be a next-page link's, unchanged");
+                }
+            }
+            return page(ctx, view == "resolved", 200, std::nullopt, std::nullopt, std::move(after));
         }));
 
     // An action's answer: the list, with the notice when it was taken, else with the refusal

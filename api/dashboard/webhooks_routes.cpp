@@ -126,18 +126,16 @@ std::optional<EndpointPage> endpoint_view(ports::DashboardWebhooks& store,
                                           const ProjectContext& ctx, const std::string& id,
                                           std::optional<std::int64_t> before = std::nullopt) {
     if (!infra::webhooks::is_endpoint_id(id)) return std::nullopt;
-    auto ep = store.endpoint(ctx.project, ctx.chrome.mode, id);
-    if (!ep) return std::nullopt;
-    auto attempts = store.attempts(ctx.project, ctx.chrome.mode, id, kLogPage + 1, before);
-    if (!attempts) return std::nullopt;
+    // One read: the endpoint found once, its health and its log (two statements).
+    auto log = store.endpoint_log(ctx.project, ctx.chrome.mode, id, kLogPage + 1, before);
+    if (!log) return std::nullopt;
     EndpointPage p;
-    auto rows = rows_of(store, {std::move(*ep)});
-    p.row = std::move(rows.front());
-    if (attempts->size() > kLogPage) {
-        attempts->resize(kLogPage);
-        p.next_before = attempts->back().id;
+    p.row = EndpointRow{std::move(log->endpoint), log->counts};
+    if (log->attempts.size() > kLogPage) {
+        log->attempts.resize(kLogPage);
+        p.next_before = log->attempts.back().id;
     }
-    p.attempts = std::move(*attempts);
+    p.attempts = std::move(log->attempts);
     p.can_manage = domain::accounts::allowed(ctx.role, A::manage_webhooks);
     return p;
 }

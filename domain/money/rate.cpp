@@ -4,6 +4,9 @@
 #include <boost/multiprecision/integer.hpp>
 #include <limits>
 #include <numeric>
+#include <optional>
+
+#include "domain/money/token_amount.hpp"
 
 namespace duepay::domain::money {
 
@@ -191,10 +194,47 @@ Result<TokenAmount> fiat_to_token_amount(const FiatAmount& fiat, const Rational&
     return TokenAmount{static_cast<uint256>(q)};
 }
 
+namespace {
+
+__extension__ using U128 = unsigned __int128;
+
+// fiat_value on machine integers, when |units|, the rate's terms and 10^decimals fit in 64 bits,
+// the numerator in 128 and the result in 64 (a stablecoin's amount at any quoted rate): the same
+// arithmetic without cpp_int's allocations and long division. nullopt: the caller takes the
+// general path.
+std::optional<FiatValue> small_fiat_value(const BigInt& units, bool negative, unsigned decimals,
+                                          const Rational& rate) {
+    constexpr unsigned kMaxSmallDecimals = 19;
+    if (decimals > kMaxSmallDecimals || rate.num() > kU64Max || rate.den() > kU64Max) {
+        return std::nullopt;
+    }
+    if (negative ? units < -kU64Max : units > kU64Max) return std::nullopt;
+    const auto magnitude =
+        negative ? BigInt(-units).convert_to<std::uint64_t>() : units.convert_to<std::uint64_t>();
+    U128 num = static_cast<U128>(magnitude) * rate.num().convert_to<std::uint64_t>();
+    constexpr std::uint64_t kMinorScale = 100;  // 10^kFiatMinorDigits
+    static_assert(kFiatMinorDigits == 2);
+    if (__builtin_mul_overflow(num, kMinorScale, &num)) return std::nullopt;
+    const U128 den = static_cast<U128>(rate.den().convert_to<std::uint64_t>()) *
+                     pow10(decimals).convert_to<std::uint64_t>();
+    U128 minor = num / den;
+    const U128 rest = num % den;
+    if (rest >= den - rest) minor += 1;  // rest * 2 >= den, without the overflow
+    if ((minor >> 64) != 0) return std::nullopt;
+    FiatValue out;
+    out.exact = rest == 0;
+    out.minor_units = static_cast<std::uint64_t>(minor);
+    if (negative) out.minor_units = -out.minor_units;
+    return out;
+}
+
+}  // namespace
+
 FiatValue fiat_value(const BigInt& units, unsigned decimals, const Rational& fiat_per_token) {
     // |minor| = |units| * num * 10^minor_digits / (10^decimals * den), rounded half up; the sign
     // goes back on afterwards, which makes the whole a half away from zero.
     const bool negative = units < 0;
+    if (auto small = small_fiat_value(units, negative, decimals, fiat_per_token)) return *small;
     const BigInt den = fiat_per_token.den() * pow10(decimals);
     const BigInt num =
         (negative ? BigInt(-units) : units) * fiat_per_token.num() * pow10(kFiatMinorDigits);
@@ -212,7 +252,13 @@ std::string to_decimal(const BigInt& value) { return value.str(); }
 std::string format_minor_units(const BigInt& minor_units) {
     const bool negative = minor_units < 0;
     const BigInt v = negative ? BigInt(-minor_units) : minor_units;
-    std::string digits = v.str();
+    // Below 2^64 (any real amount) the digits come from append_decimal, not cpp_int's str().
+    std::string digits;
+    if (v <= kU64Max) {
+        append_decimal(digits, uint256(v.convert_to<std::uint64_t>()));
+    } else {
+        digits = v.str();
+    }
     while (digits.size() <= kFiatMinorDigits) digits.insert(digits.begin(), '0');
     digits.insert(digits.end() - kFiatMinorDigits, '.');
     return negative ? "-" + digits : digits;

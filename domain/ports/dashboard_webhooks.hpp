@@ -32,6 +32,14 @@ struct ChargeDelivery {
     std::string updated_at;  // RFC 3339
 };
 
+// One endpoint's page: the endpoint, its health counts (as attempt_counts) and a page of its
+// delivery log (as attempts).
+struct EndpointLog {
+    WebhookEndpoint endpoint;
+    domain::webhooks::AttemptCounts counts;
+    std::vector<WebhookAttempt> attempts;
+};
+
 class DashboardWebhooks {
   public:
     virtual ~DashboardWebhooks() = default;
@@ -45,6 +53,13 @@ class DashboardWebhooks {
     virtual std::optional<std::vector<WebhookAttempt>> attempts(
         const ProjectId& project, Mode mode, const std::string& endpoint_id, std::size_t limit,
         std::optional<std::int64_t> before) = 0;
+    // The endpoint with its health counts and `limit` of its attempts (newest first, before the
+    // attempt id `before`), in two statements, the endpoint found once; nullopt when it is not
+    // the project's in this mode.
+    virtual std::optional<EndpointLog> endpoint_log(const ProjectId& project, Mode mode,
+                                                    const std::string& endpoint_id,
+                                                    std::size_t limit,
+                                                    std::optional<std::int64_t> before) = 0;
     // Per endpoint id: its attempts of the last kHealthWindowHours, at most kHealthAttemptCap of
     // the newest, and how many of them were delivered. Ids without an attempt are absent.
     virtual std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> attempt_counts(

@@ -183,6 +183,27 @@ std::optional<std::vector<ports::WebhookAttempt>> PgDashboardWebhooks::attempts(
     return endpoints_.attempts(project, mode, endpoint_id, limit, before);
 }
 
+std::optional<ports::EndpointLog> PgDashboardWebhooks::endpoint_log(
+    const ports::ProjectId& project, ports::Mode mode, const std::string& endpoint_id,
+    std::size_t limit, std::optional<std::int64_t> before) {
+    // Two statements outside a transaction (no BEGIN and COMMIT): the endpoint with its health,
+    // then its log. They need no common snapshot: an endpoint deleted between them shows the
+    // page of an endpoint without attempts, as a page read just before the delete would.
+    return pool_.with_single_statement(
+        [&](pqxx::transaction_base& tx) -> std::optional<ports::EndpointLog> {
+            auto found = find_webhook_endpoint_with_health(
+                tx, project.value, mode_text(mode), endpoint_id,
+                std::chrono::hours(domain::webhooks::kHealthWindowHours),
+                domain::webhooks::kHealthAttemptCap);
+            if (!found) return std::nullopt;
+            ports::EndpointLog log;
+            log.endpoint = endpoint_of(std::move(found->first));
+            log.counts = found->second;
+            log.attempts = list_webhook_attempts(tx, endpoint_id, limit, before);
+            return log;
+        });
+}
+
 std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>>
 PgDashboardWebhooks::attempt_counts(const std::vector<std::string>& endpoint_ids) {
     return pool_.with_single_statement([&](pqxx::transaction_base& tx) {

@@ -61,6 +61,10 @@ class PgDashboardWebhooks final : public ports::DashboardWebhooks {
     std::optional<std::vector<ports::WebhookAttempt>> attempts(
         const ports::ProjectId& project, ports::Mode mode, const std::string& endpoint_id,
         std::size_t limit, std::optional<std::int64_t> before) override;
+    std::optional<ports::EndpointLog> endpoint_log(const ports::ProjectId& project,
+                                                   ports::Mode mode, const std::string& endpoint_id,
+                                                   std::size_t limit,
+                                                   std::optional<std::int64_t> before) override;
     std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> attempt_counts(
         const std::vector<std::string>& endpoint_ids) override;
     std::vector<ports::ChargeDelivery> charge_deliveries(const ports::ProjectId& project,

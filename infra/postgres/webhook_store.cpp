@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "domain/events/event.hpp"
 #include "infra/postgres/detail/prepared.hpp"
 #include "infra/postgres/detail/sql_text.hpp"
 
@@ -61,6 +62,25 @@ WebhookEndpoint endpoint_from(const pqxx::row& r) {
 std::optional<WebhookEndpoint> first_endpoint(const pqxx::result& rows) {
     if (rows.empty()) return std::nullopt;
     return endpoint_from(rows[0]);
+}
+
+// An endpoint's health counts as a subquery (columns attempts, delivered) over `id` (an SQL
+// expression): its attempts since $<window> hours ago, at most $<cap> of the newest, read from
+// webhook_attempts_endpoint_time_idx alone (migration 0235), and how many of them got a 2xx.
+std::string health_counts_sql(const std::string& id, int window, int cap) {
+    return "(select count(*) as attempts, "
+           "count(*) filter (where a.response_status between 200 and 299) as delivered "
+           "from (select w.response_status from webhook_attempts w where w.endpoint_id = " +
+           id + " and w.attempted_at > now() - make_interval(hours => $" + std::to_string(window) +
+           "::int) order by w.attempted_at desc limit $" + std::to_string(cap) + ") a)";
+}
+
+// A timestamp column as unix microseconds, formatted here as the API's RFC 3339 with
+// milliseconds (truncated, as to_char's MS was): to_char costs Postgres more than the rest of a
+// log page's row (ADR 0188 measured the same on the charges list).
+#define DUEPAY_MICROS(col) "(extract(epoch from " col ") * 1000000)::bigint"
+std::string rfc3339_of(const pqxx::field& micros) {
+    return domain::events::format_rfc3339_millis_utc(micros.as<std::int64_t>() / 1000);
 }
 
 }  // namespace
@@ -194,13 +214,14 @@ bool redeliver_webhook_event(pqxx::work& tx, const std::string& project_id, cons
     return !rows.empty();
 }
 
-std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::string& endpoint_id,
-                                                  std::size_t limit,
+std::vector<WebhookAttempt> list_webhook_attempts(pqxx::transaction_base& tx,
+                                                  const std::string& endpoint_id, std::size_t limit,
                                                   std::optional<std::int64_t> before_id) {
     auto rows = detail::exec_prepared_sql(
-        tx, "webhook_attempts_page",
-        "select id, event_id, event_type, attempt, " DUEPAY_TS("attempted_at") ", "
-        "  response_status, latency_ms, error, " DUEPAY_TS("next_retry_at") ", response_excerpt "
+        tx, "webhook_attempts_page_us",
+        "select id, event_id, event_type, attempt, " DUEPAY_MICROS("attempted_at") ", "
+        "  response_status, latency_ms, error, " DUEPAY_MICROS("next_retry_at") ", "
+        "  response_excerpt "
         "from webhook_attempts where endpoint_id = $1 "
         "and ($2::bigint is null or id < $2) order by id desc limit $3",
         endpoint_id, before_id, static_cast<long long>(limit));
@@ -211,11 +232,11 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::str
         a.event_id = r[1].as<std::string>();
         a.event_type = r[2].as<std::string>();
         a.attempt = r[3].as<int>();
-        a.attempted_at = r[4].as<std::string>();
+        a.attempted_at = rfc3339_of(r[4]);
         if (!r[5].is_null()) a.response_status = r[5].as<int>();
         a.latency_ms = r[6].as<int>();
         a.error = opt(r[7]);
-        a.next_retry_at = opt(r[8]);
+        if (!r[8].is_null()) a.next_retry_at = rfc3339_of(r[8]);
         a.response_excerpt = opt(r[9]);
         out.push_back(std::move(a));
     }
@@ -227,21 +248,39 @@ std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webho
     std::chrono::hours window, std::int64_t cap) {
     std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> out;
     if (endpoint_ids.empty()) return out;
-    auto rows = detail::exec_prepared_sql(
-        tx, "webhook_attempt_counts",
-        "select x.id, count(*), count(*) filter (where a.response_status between 200 and 299) "
-        "from unnest($1::text[]) as x(id) cross join lateral ("
-        "  select w.response_status from webhook_attempts w where w.endpoint_id = x.id "
-        "  and w.attempted_at > now() - make_interval(hours => $2::int) "
-        "  order by w.attempted_at desc limit $3) a "
-        "group by x.id",
-        array_literal(endpoint_ids), static_cast<int>(window.count()), static_cast<long long>(cap));
+    static const std::string sql =
+        "select x.id, h.attempts, h.delivered from unnest($1::text[]) as x(id) cross join "
+        "lateral " +
+        health_counts_sql("x.id", 2, 3) + " h where h.attempts > 0";
+    auto rows =
+        detail::exec_prepared_sql(tx, "webhook_attempt_counts_h", sql, array_literal(endpoint_ids),
+                                  static_cast<int>(window.count()), static_cast<long long>(cap));
     for (const auto& r : rows) {
         out.emplace_back(
             r[0].as<std::string>(),
             domain::webhooks::AttemptCounts{r[1].as<std::int64_t>(), r[2].as<std::int64_t>()});
     }
     return out;
+}
+
+std::optional<std::pair<WebhookEndpoint, domain::webhooks::AttemptCounts>>
+find_webhook_endpoint_with_health(pqxx::transaction_base& tx, const std::string& project_id,
+                                  const std::string& mode, const std::string& id,
+                                  std::chrono::hours window, std::int64_t cap) {
+    // The endpoint's columns (kEndpointColumns, names that only the endpoint has) and then its
+    // two counts: the endpoint page's first read, where a find and a count were two.
+    static const std::string sql = std::string("select ") + kEndpointColumns +
+                                   ", h.attempts, h.delivered from webhook_endpoints cross join "
+                                   "lateral " +
+                                   health_counts_sql("webhook_endpoints.id", 4, 5) +
+                                   " h where id = $1 and project_id = $2 and mode = $3";
+    auto rows =
+        detail::exec_prepared_sql(tx, "webhook_endpoint_find_health", sql, id, project_id, mode,
+                                  static_cast<int>(window.count()), static_cast<long long>(cap));
+    if (rows.empty()) return std::nullopt;
+    return std::pair(endpoint_from(rows[0]),
+                     domain::webhooks::AttemptCounts{rows[0][13].as<std::int64_t>(),
+                                                     rows[0][14].as<std::int64_t>()});
 }
 
 std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::transaction_base& tx,

@@ -87,8 +87,8 @@ bool redeliver_webhook_event(pqxx::work& tx, const std::string& project_id, cons
 // An attempt row is the WebhookEndpoints port's own type (the adapter returns it as it is).
 using WebhookAttempt = ports::WebhookAttempt;
 // Newest first; `before_id` pages back.
-std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::string& endpoint_id,
-                                                  std::size_t limit,
+std::vector<WebhookAttempt> list_webhook_attempts(pqxx::transaction_base& tx,
+                                                  const std::string& endpoint_id, std::size_t limit,
                                                   std::optional<std::int64_t> before_id);
 
 // Per endpoint of `endpoint_ids`: its attempts since `window` ago, at most `cap` of the newest
@@ -96,6 +96,12 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::work& tx, const std::str
 std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webhook_attempts(
     pqxx::transaction_base& tx, const std::vector<std::string>& endpoint_ids,
     std::chrono::hours window, std::int64_t cap);
+// The endpoint of the project and mode with its counts as count_webhook_attempts gives them (zero
+// when it has no attempt in the window), in one statement; nullopt when there is no such endpoint.
+std::optional<std::pair<WebhookEndpoint, domain::webhooks::AttemptCounts>>
+find_webhook_endpoint_with_health(pqxx::transaction_base& tx, const std::string& project_id,
+                                  const std::string& mode, const std::string& id,
+                                  std::chrono::hours window, std::int64_t cap);
 // The deliveries of a charge's events of the project and mode, newest event first, at most
 // `limit` (webhook_events_invoice_idx, migration 0235).
 std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::transaction_base& tx,

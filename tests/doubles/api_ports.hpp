@@ -214,13 +214,21 @@ class FakeLimiter final : public api::CreationLimiter {
     std::vector<std::string> refunds;  // "<project>@<month>"
 };
 
-// Pages of `rows` in order, at most query.limit; records each query.
+// Pages of `rows` (given newest first) in order, at most query.limit, after query.after as the
+// store's keyset page is (strictly older by created_us, then invoice id); records each query.
 class FakeLister final : public api::ChargeLister {
   public:
     std::vector<api::ListedCharge> list(const api::ChargeListQuery& query) override {
         queries.push_back(query);
         std::vector<api::ListedCharge> out;
-        for (std::size_t i = 0; i < rows.size() && i < query.limit; ++i) out.push_back(rows[i]);
+        for (const auto& row : rows) {
+            if (out.size() == query.limit) break;
+            if (query.after && std::pair(row.created_us, row.charge.invoice_id) >=
+                                   std::pair(query.after->created_us, query.after->invoice_id)) {
+                continue;
+            }
+            out.push_back(row);
+        }
         return out;
     }
     std::vector<api::ListedCharge> rows;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -813,6 +814,21 @@ TEST_F(Dashboard, ReportsShowTheTotalsAndDownloadTheRestCsvForAViewerToo) {
     EXPECT_NE(month.body.find("value=\"" + today + "\""), std::string::npos);
 }
 
+// A test-mode charge of `project` asking 1.5 USDC that got 0.4: underpaid, its exception open.
+ports::ChargeView underpaid_view(const std::string& project, const std::string& invoice_id) {
+    ports::ChargeView v;
+    v.invoice_id = invoice_id;
+    v.project_id = ports::ProjectId{project};
+    v.mode = ports::Mode::test;
+    v.status = domain::charge::Status::underpaid;
+    v.token_symbol = "USDC";
+    v.token_decimals = 6;
+    v.amount = domain::TokenAmount{1500000};
+    v.amount_confirmed = domain::TokenAmount{400000};
+    v.open_exception = "partial";
+    return v;
+}
+
 // The exceptions page (ADR 0230): the open list with exact amounts in the token and at the quoted
 // fiat rate, a resolve that appends charge.exception_resolved named by the wallet and its session,
 // a refund recorded by the REST rule, and a viewer's 403 for both with nothing appended.
@@ -836,17 +852,8 @@ TEST_F(Dashboard, ExceptionsListResolveAndRefundAreGuarded) {
     const std::string id = domain::to_hex(created.invoice_id);
     history.of[id] = {ev::encode_event(created), ev::encode_event(deposit),
                       ev::encode_event(under)};
-    ports::ChargeView v;
-    v.invoice_id = id;
-    v.project_id = ports::ProjectId{project};
-    v.mode = ports::Mode::test;
-    v.status = domain::charge::Status::underpaid;
-    v.token_symbol = "USDC";
-    v.token_decimals = 6;
-    v.amount = domain::TokenAmount{1500000};
-    v.amount_confirmed = domain::TokenAmount{400000};
+    auto v = underpaid_view(project, id);
     v.fiat_json = R"({"currency":"THB","amount":"52.50","tokenAmount":"1500000","rate":"35"})";
-    v.open_exception = "partial";
     reader.rows[id] = v;
     lister.rows.push_back({v, 1'700'000'000'000'000LL});
 
@@ -923,6 +930,77 @@ TEST_F(Dashboard, ExceptionsListResolveAndRefundAreGuarded) {
         post_form(owner, base + "/exceptions/0x" + std::string(64, 'f') + "/resolve", "note=n")
             .status,
         404);
+}
+
+// The exceptions list in pages of 20 (ADR 0295): each page's next link carries its last row's
+// keyset position, following the links shows every exception exactly once, newest first (two
+// rows created in the same microsecond ordered by invoice id), the last page has no link, the
+// resolved view keeps its view in the link, and a cursor no link gave is refused.
+TEST_F(Dashboard, ExceptionsPagesWalkEveryRowOnceByTheirNextLinks) {
+    auto owner = sign_in(kOwnerKey);
+    ASSERT_EQ(post_form(owner, "/projects", "name=Paged").status, 303);
+    const auto project = store.projects.begin()->first;
+    const auto base = "/p/" + project;
+    constexpr int kCharges = 45;
+    std::vector<std::string> ids;
+    for (int i = 0; i < kCharges; ++i) {
+        const std::string n = std::to_string(9000 - i);  // descending, as the list orders ties
+        const auto v = underpaid_view(project, "0x" + std::string(64 - n.size(), 'c') + n);
+        ids.push_back(v.invoice_id);
+        lister.rows.push_back({v, 1'700'000'000'000'000LL - i / 2});
+    }
+    auto invoices_of = [](const std::string& body) {
+        std::vector<std::string> out;
+        const std::string key = "data-test=\"exception-row\" data-invoice=\"";
+        for (auto at = body.find(key); at != std::string::npos; at = body.find(key, at + 1)) {
+            const auto from = at + key.size();
+            out.push_back(body.substr(from, body.find('"', from) - from));
+        }
+        return out;
+    };
+    auto next_of = [](const std::string& body) -> std::optional<std::string> {
+        const std::string key = "data-test=\"next-page\" href=\"";
+        const auto at = body.find(key);
+        if (at == std::string::npos) return std::nullopt;
+        std::string href;  // the attribute, &amp; unescaped
+        for (auto i = at + key.size(); i < body.size() && body[i] != '"';) {
+            const bool amp = body.compare(i, 5, "&amp;") == 0;
+            href += body[i];
+            i += amp ? 5 : 1;
+        }
+        return href;
+    };
+    std::vector<std::string> seen;
+    std::vector<std::size_t> sizes;
+    std::optional<std::string> path = base + "/exceptions";
+    while (path && sizes.size() < 5) {
+        auto page = get(owner, *path);
+        ASSERT_EQ(page.status, 200) << *path << page.body.substr(0, 300);
+        const auto rows = invoices_of(page.body);
+        sizes.push_back(rows.size());
+        seen.insert(seen.end(), rows.begin(), rows.end());
+        path = next_of(page.body);
+    }
+    EXPECT_EQ(sizes, (std::vector<std::size_t>{20, 20, 5}));
+    EXPECT_EQ(seen, ids);
+    ASSERT_EQ(lister.queries.size(), 3U);
+    for (const auto& q : lister.queries) {
+        EXPECT_EQ(q.limit, 21U);  // a page and one more to learn there is a next
+        EXPECT_EQ(q.exceptions, ports::ExceptionList::open);
+    }
+    EXPECT_FALSE(lister.queries[0].after.has_value());
+    ASSERT_TRUE(lister.queries[1].after.has_value());
+    EXPECT_EQ(lister.queries[1].after->invoice_id, ids[19]);
+    EXPECT_EQ(lister.queries[1].after->created_us, 1'700'000'000'000'000LL - 19 / 2);
+
+    auto resolved = get(owner, base + "/exceptions?view=resolved");
+    ASSERT_EQ(resolved.status, 200);
+    const auto link = next_of(resolved.body);
+    ASSERT_TRUE(link.has_value());
+    EXPECT_EQ(link->rfind(base + "/exceptions?view=resolved&cursor=c1_", 0), 0U) << *link;
+    EXPECT_EQ(lister.queries.back().exceptions, ports::ExceptionList::resolved);
+    EXPECT_EQ(get(owner, base + "/exceptions?cursor=c1_nope").status, 400);
+    EXPECT_EQ(lister.queries.size(), 4U);  // nothing read for a refused cursor
 }
 
 TEST_F(Dashboard, ChargePageListsPaymentsAndRefundsAndRecordsARefund) {

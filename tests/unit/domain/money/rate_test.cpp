@@ -204,6 +204,68 @@ TEST(FiatValue, RoundsToTheNearestCentHalfAwayFromZero) {
     }
 }
 
+// fiat_value takes machine integers where everything fits 64 bits (the numerator 128) and cpp_int
+// elsewhere: on random amounts, rates and decimals on both sides of every bound (|units| and the
+// rate's terms at 2^64, the numerator at 2^128, decimals at 19), it must agree with the formula
+// worked out here in cpp_int, and format_minor_units with cpp_int's own digits.
+TEST(FiatValue, MachineIntegersAgreeWithTheExactFormula) {
+    std::mt19937_64 rng(20261128);
+    const BigInt two64 = BigInt(1) << 64;
+    auto pick = [&](int kind) -> BigInt {
+        switch (kind) {
+            case 0:
+                return BigInt(rng() % 10'000'000'000ULL);
+            case 1:
+                return BigInt(rng());  // up to 2^64 - 1
+            case 2:
+                return two64 - 1 - BigInt(rng() % 3);
+            case 3:
+                return two64 + BigInt(rng() % 3);  // just past it
+            default:
+                return (BigInt(rng()) << 64) + BigInt(rng());
+        }
+    };
+    auto pow10 = [](unsigned n) {
+        BigInt p = 1;
+        for (unsigned i = 0; i < n; ++i) p *= 10;
+        return p;
+    };
+    int small_side = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const BigInt magnitude = pick(static_cast<int>(rng() % 5));
+        const bool negative = rng() % 2 == 0;
+        const BigInt units = negative ? BigInt(-magnitude) : magnitude;
+        BigInt num = pick(static_cast<int>(rng() % 5));
+        BigInt den = pick(static_cast<int>(rng() % 5));
+        if (num == 0) num = 1;
+        if (den == 0) den = 1;
+        const auto rate = Rational::make(num, den).value();
+        const auto decimals = static_cast<unsigned>(rng() % 24);
+        // The formula: |units| * num * 100 / (den * 10^decimals), half up, the sign put back.
+        const BigInt n = magnitude * rate.num() * 100;
+        const BigInt d = rate.den() * pow10(decimals);
+        BigInt want = n / d;
+        const BigInt rest = n % d;
+        if (rest * 2 >= d) want += 1;
+        if (negative) want = -want;
+        if (magnitude < two64 && rate.num() < two64 && rate.den() < two64 && decimals <= 19 &&
+            magnitude * rate.num() * 100 < (BigInt(1) << 128)) {
+            ++small_side;
+        }
+        const auto got = fiat_value(units, decimals, rate);
+        ASSERT_EQ(got.minor_units, want) << units << " * " << num << "/" << den << ", " << decimals;
+        ASSERT_EQ(got.exact, rest == 0) << units << " * " << num << "/" << den << ", " << decimals;
+        const BigInt abs_want = want < 0 ? BigInt(-want) : want;
+        std::string digits = abs_want.str();
+        while (digits.size() <= 2) digits.insert(digits.begin(), '0');
+        digits.insert(digits.end() - 2, '.');
+        ASSERT_EQ(format_minor_units(want), (want < 0 ? "-" : "") + digits) << want;
+    }
+    // Inputs inside the machine-integer bounds and outside them were drawn, each many times.
+    EXPECT_GT(small_side, 1000);
+    EXPECT_LT(small_side, 19000);
+}
+
 TEST(FiatValue, WritesIntegersAndMinorUnits) {
     EXPECT_EQ(to_decimal(BigInt(-12)), "-12");
     EXPECT_EQ(to_decimal(BigInt(0)), "0");
