@@ -35,7 +35,7 @@ std::string sign_in_page(Lang lang, std::string_view asset_version);
 std::string projects_page(const Chrome& c, const std::vector<ports::ProjectMembership>& projects,
                           const std::optional<std::string>& error);
 // The project's overview: its facts, `figures` (overview_pages.hpp) and, while the mode has no
-// charge (`first_steps`), the first-charge guidance.
+// charge (`first_steps`), the first-charge guidance, which alone reads `keys`.
 std::string project_home(const Chrome& c, const ports::ProjectView& project,
                          const std::vector<ports::KeySummary>& keys, std::string_view api_url,
                          std::string_view figures, bool first_steps);

@@ -339,9 +339,13 @@ void DashboardRoutes::add_routes(RouteTable& routes) {
             o.days = *days;
             std::tie(o.first_day, o.last_day) = overview_period(deps_.now_ms(), *days);
             o.stats = deps_.stats->read({ctx.project, ctx.chrome.mode, o.first_day, o.last_day});
+            // The keys only matter to the first steps, shown while the mode has no charge.
+            const bool first_steps = !has_charges(o.stats);
             return html(200,
-                        project_home(ctx.chrome, *p, store.keys(ctx.project), deps_.api_url,
-                                     overview_section(ctx.chrome, o), !has_charges(o.stats)),
+                        project_home(ctx.chrome, *p,
+                                     first_steps ? store.keys(ctx.project)
+                                                 : std::vector<ports::KeySummary>{},
+                                     deps_.api_url, overview_section(ctx.chrome, o), first_steps),
                         ctx.chrome.lang);
         }));
 

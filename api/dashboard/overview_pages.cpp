@@ -1,6 +1,7 @@
 #include "api/dashboard/overview_pages.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <tuple>
 
@@ -8,6 +9,7 @@
 #include "domain/events/event.hpp"
 #include "domain/evm/address.hpp"
 #include "domain/money/fiat.hpp"
+#include "domain/money/token_amount.hpp"
 #include "domain/reports/paid_time.hpp"
 #include "domain/text.hpp"
 
@@ -26,6 +28,12 @@ constexpr int kTop = 8;
 constexpr int kBottom = 24;
 
 std::string num(std::int64_t v) { return std::to_string(v); }
+
+// Appends each part to `out`: a page is written into one string, without the temporaries that
+// a + b + c makes of every piece.
+void add(std::string& out, std::initializer_list<std::string_view> parts) {
+    for (const auto part : parts) out.append(part);
+}
 
 // num / den as "12.3 %" (rounded to a tenth, a half up); "—" without a denominator.
 std::string percent(std::int64_t n, std::int64_t d) {
@@ -88,13 +96,32 @@ int bar_height(const BigInt& value, const BigInt& top, int height) {
 }
 
 std::string format_decimal(const BigInt& value, unsigned decimals) {
-    const bool negative = value < 0;
-    std::string digits = (negative ? BigInt(-value) : value).str();
-    if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
-    std::string whole = digits.substr(0, digits.size() - decimals);
-    std::string fraction = digits.substr(digits.size() - decimals);
-    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-    return (negative ? "-" : "") + whole + (fraction.empty() ? "" : "." + fraction);
+    std::string out;
+    append_decimal(out, value, decimals);
+    return out;
+}
+
+void append_decimal(std::string& out, const BigInt& value, unsigned decimals) {
+    static const BigInt kMax(~domain::uint256(0));
+    BigInt negated;
+    if (value < 0) {
+        out += '-';
+        negated = -value;
+    }
+    const BigInt& v = value < 0 ? negated : value;
+    if (v <= kMax) {
+        // Every stored sum in practice: digits from plain integers (domain/money), not through
+        // Boost's str() and the copies of its text (a 90-day page writes hundreds of values).
+        domain::money::append_units(out, static_cast<domain::uint256>(v), decimals);
+    } else {
+        std::string digits = v.str();
+        if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
+        const std::size_t point = digits.size() - decimals;
+        std::size_t end = digits.size();
+        while (end > point && digits[end - 1] == '0') --end;
+        out.append(digits, 0, point);
+        if (end > point) out.append(".").append(digits, point, end - point);
+    }
 }
 
 std::string bar_chart(Lang L, const BarChart& c) {
@@ -104,73 +131,101 @@ std::string bar_chart(Lang L, const BarChart& c) {
     BigInt max = 0;
     BigInt total = 0;
     std::size_t peak = 0;
+    // Each day's figure written once, for its bar's title and its row of the table: the texts
+    // one after another in `figures`, the i-th ending at ends[i].
+    std::string figures;
+    std::vector<std::size_t> ends;
+    ends.reserve(c.values.size());
     for (std::size_t i = 0; i < c.values.size(); ++i) {
         total += c.values[i];
         if (c.values[i] > max) {
             max = c.values[i];
             peak = i;
         }
+        append_decimal(figures, c.values[i], c.decimals);
+        ends.push_back(figures.size());
     }
-    const BigInt top = chart_top(max);
-    const auto amount = [&](const BigInt& v) {
-        return format_decimal(v, c.decimals) + " " + c.unit;
+    const auto figure = [&](std::size_t i) {
+        const std::size_t from = i == 0 ? 0 : ends[i - 1];
+        return std::string_view(figures).substr(from, ends[i] - from);
     };
+    const BigInt top = chart_top(max);
+    // Decimal text never needs escaping (digits, a point, a sign); the unit and the days do.
+    const std::string unit = e(c.unit);
+    const std::string total_text = format_decimal(total, c.decimals);
     const int width = kLeft + slot * n + 8;
     const int height = kTop + kPlotHeight + kBottom;
     const int base = kTop + kPlotHeight;
-    std::string h = R"(<figure class="chart" data-test="chart">)";
-    h += "<svg viewBox=\"0 0 " + num(width) + " " + num(height) +
-         R"(" role="img" aria-labelledby=")" + c.id + "-title " + c.id +
-         R"(-desc" class="chart-svg">)";
-    h += "<title id=\"" + c.id + "-title\">" + e(c.title) + "</title>";
-    std::string desc = std::string(tr(L, "chart_total")) + " " + amount(total);
+    std::string h;
+    h.reserve(1024 + c.values.size() * 320);
+    add(h, {R"(<figure class="chart" data-test="chart"><svg viewBox="0 0 )",
+            num(width),
+            " ",
+            num(height),
+            R"(" role="img" aria-labelledby=")",
+            c.id,
+            "-title ",
+            c.id,
+            R"(-desc" class="chart-svg"><title id=")",
+            c.id,
+            "-title\">",
+            e(c.title),
+            "</title><desc id=\"",
+            c.id,
+            "-desc\">",
+            e(tr(L, "chart_total")),
+            " ",
+            total_text,
+            " ",
+            unit});
     if (max > 0 && peak < c.days.size()) {
-        desc += "; " + std::string(tr(L, "chart_peak")) + " " + c.days[peak] + ": " + amount(max);
+        add(h, {"; ", e(tr(L, "chart_peak")), " ", e(c.days[peak]), ": ", figure(peak), " ", unit});
     }
-    h += "<desc id=\"" + c.id + "-desc\">" + e(desc) + "</desc>";
+    h += "</desc>";
     // The axis: a line at 0, half and the top, each with its value.
     for (const int k : {0, 1, 2}) {
         const int y = base - kPlotHeight * k / 2;
-        h += R"(<line class="grid" x1=")" + num(kLeft) + "\" x2=\"" + num(kLeft + slot * n) +
-             "\" y1=\"" + num(y) + "\" y2=\"" + num(y) + "\"/>";
+        add(h, {R"(<line class="grid" x1=")", num(kLeft), "\" x2=\"", num(kLeft + slot * n),
+                "\" y1=\"", num(y), "\" y2=\"", num(y), "\"/>"});
         if (top > 0 || k == 0) {
-            h += R"(<text class="axis" x=")" + num(kLeft - 6) + "\" y=\"" + num(y + 4) +
-                 R"(" text-anchor="end">)" + e(format_decimal(top * k / 2, c.decimals)) + "</text>";
+            add(h, {R"(<text class="axis" x=")", num(kLeft - 6), "\" y=\"", num(y + 4),
+                    R"(" text-anchor="end">)", format_decimal(top * k / 2, c.decimals), "</text>"});
         }
     }
+    std::vector<std::string> days;  // escaped once, for the bars and the table
+    days.reserve(c.days.size());
+    for (const auto& d : c.days) days.push_back(e(d));
     for (std::size_t i = 0; i < c.values.size(); ++i) {
         const int bh = bar_height(c.values[i], top, kPlotHeight);
         if (bh == 0) continue;
-        h += R"(<rect class="bar" data-day=")" + e(i < c.days.size() ? c.days[i] : "") + "\" x=\"" +
-             num(kLeft + static_cast<int>(i) * slot + (slot - bar) / 2) + "\" y=\"" +
-             num(base - bh) + "\" width=\"" + num(bar) + "\" height=\"" + num(bh) + "\"><title>" +
-             e((i < c.days.size() ? c.days[i] : "") + ": " + amount(c.values[i])) +
-             "</title></rect>";
+        const std::string_view day = i < days.size() ? std::string_view(days[i]) : "";
+        add(h, {R"(<rect class="bar" data-day=")", day, "\" x=\"",
+                num(kLeft + static_cast<int>(i) * slot + (slot - bar) / 2), "\" y=\"",
+                num(base - bh), "\" width=\"", num(bar), "\" height=\"", num(bh), "\"><title>", day,
+                ": ", figure(i), " ", unit, "</title></rect>"});
     }
     if (top == 0) {
-        h += R"(<text class="empty" x=")" + num(kLeft + slot * n / 2) + "\" y=\"" +
-             num(kTop + kPlotHeight / 2) + R"(" text-anchor="middle">)" + e(tr(L, "no_volume")) +
-             "</text>";
+        add(h, {R"(<text class="empty" x=")", num(kLeft + slot * n / 2), "\" y=\"",
+                num(kTop + kPlotHeight / 2), R"(" text-anchor="middle">)", e(tr(L, "no_volume")),
+                "</text>"});
     }
     // The first, middle and last days under the axis.
     for (const std::size_t i : {std::size_t{0}, c.days.size() / 2, c.days.size() - 1}) {
         if (c.days.empty() || i >= c.days.size()) continue;
-        h += R"(<text class="axis" x=")" + num(kLeft + static_cast<int>(i) * slot + slot / 2) +
-             "\" y=\"" + num(height - 6) + R"(" text-anchor="middle">)" + e(c.days[i].substr(5)) +
-             "</text>";
+        add(h, {R"(<text class="axis" x=")", num(kLeft + static_cast<int>(i) * slot + slot / 2),
+                "\" y=\"", num(height - 6), R"(" text-anchor="middle">)", e(c.days[i].substr(5)),
+                "</text>"});
     }
-    h += "</svg></figure>";
     // The numbers themselves, for a screen reader and for anyone who wants them.
-    h += "<details class=\"chart-numbers\"><summary>" + e(tr(L, "daily_figures")) + ": " +
-         e(c.title) + "</summary>" + table_open(c.title, "chart-table") +
-         "<thead><tr><th scope=\"col\">" + e(tr(L, "day")) + "</th><th scope=\"col\">" +
-         e(tr(L, "paid_volume")) + " (" + e(c.unit) + ")</th></tr></thead><tbody>";
-    for (std::size_t i = 0; i < c.values.size() && i < c.days.size(); ++i) {
-        h += "<tr><td>" + e(c.days[i]) + "</td><td>" + e(format_decimal(c.values[i], c.decimals)) +
-             "</td></tr>";
+    add(h, {"</svg></figure><details class=\"chart-numbers\"><summary>", e(tr(L, "daily_figures")),
+            ": ", e(c.title), "</summary>", table_open(c.title, "chart-table"),
+            "<thead><tr><th scope=\"col\">", e(tr(L, "day")), "</th><th scope=\"col\">",
+            e(tr(L, "paid_volume")), " (", unit, ")</th></tr></thead><tbody>"});
+    for (std::size_t i = 0; i < c.values.size() && i < days.size(); ++i) {
+        add(h, {"<tr><td>", days[i], "</td><td>", figure(i), "</td></tr>"});
     }
-    h += "</tbody><tfoot><tr><th scope=\"row\">" + e(tr(L, "total")) + "</th><td>" +
-         e(format_decimal(total, c.decimals)) + "</td></tr></tfoot></table></div></details>";
+    add(h, {"</tbody><tfoot><tr><th scope=\"row\">", e(tr(L, "total")), "</th><td>", total_text,
+            "</td></tr></tfoot></table></div></details>"});
     return h;
 }
 
@@ -261,19 +316,20 @@ std::string overview_section(const Chrome& c, const Overview& o) {
     h += "<h2>" + e(tr(lang, "paid_volume")) + "</h2>";
     int id = 0;
     bool any = false;
-    for (const auto& [key, t] : tokens) {
+    // Each series moved into its chart: only the totals are read after.
+    for (auto& [key, t] : tokens) {
         if (t.total == 0) continue;
         any = true;
-        h += bar_chart(lang,
-                       BarChart{"chart-" + num(id++),
-                                std::string(tr(lang, "paid_volume_per_day")) + ": " + t.label,
-                                t.label.substr(0, t.label.find(' ')), t.decimals, days, t.values});
+        h += bar_chart(lang, BarChart{"chart-" + num(id++),
+                                      std::string(tr(lang, "paid_volume_per_day")) + ": " + t.label,
+                                      t.label.substr(0, t.label.find(' ')), t.decimals, days,
+                                      std::move(t.values)});
     }
-    for (const auto& [currency, values] : fiat) {
+    for (auto& [currency, values] : fiat) {
         const std::string code(domain::money::to_string(currency));
         h += bar_chart(lang, BarChart{"chart-" + num(id++),
                                       std::string(tr(lang, "paid_volume_fiat")) + ": " + code, code,
-                                      domain::money::kFiatMinorDigits, days, values});
+                                      domain::money::kFiatMinorDigits, days, std::move(values)});
     }
     if (!any) h += "<p data-test=\"no-volume\">" + e(tr(lang, "no_volume")) + "</p>";
     if (!tokens.empty()) {

@@ -47,6 +47,8 @@ std::string bar_chart(Lang lang, const BarChart& chart);
 
 // `value` / 10^decimals as exact decimal text, trailing fraction zeros dropped ("1.5", "0").
 std::string format_decimal(const BigInt& value, unsigned decimals);
+// The same text appended to `out`.
+void append_decimal(std::string& out, const BigInt& value, unsigned decimals);
 
 struct Overview {
     int days = 30;

@@ -146,14 +146,24 @@ std::string to_string(const TokenAmount& amount) {
     return out;
 }
 
+void append_units(std::string& out, const uint256& amount, unsigned decimals) {
+    const std::size_t start = out.size();
+    append_decimal(out, amount);
+    if (decimals == 0) return;
+    const std::size_t digits = out.size() - start;
+    if (digits <= decimals) out.insert(start, decimals + 1 - digits, '0');
+    // The fraction's trailing zeros dropped, then the point, if any fraction is left.
+    const std::size_t point = out.size() - decimals;
+    std::size_t end = out.size();
+    while (end > point && out[end - 1] == '0') --end;
+    out.resize(end);
+    if (end > point) out.insert(point, 1, '.');
+}
+
 std::string format_units(const TokenAmount& amount, unsigned decimals) {
-    std::string digits = to_string(amount);
-    if (decimals == 0) return digits;
-    if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
-    std::string whole = digits.substr(0, digits.size() - decimals);
-    std::string fraction = digits.substr(digits.size() - decimals);
-    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-    return fraction.empty() ? whole : whole + "." + fraction;
+    std::string out;
+    append_units(out, amount.value, decimals);
+    return out;
 }
 
 }  // namespace duepay::domain::money

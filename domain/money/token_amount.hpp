@@ -29,4 +29,8 @@ void append_decimal(std::string& out, const uint256& v);
 // never through a float; decimals 0..77.
 std::string format_units(const TokenAmount& amount, unsigned decimals);
 
+// Appends format_units(amount, decimals) to out, with no string of its own: for a page that
+// writes hundreds of amounts (the dashboard's overview).
+void append_units(std::string& out, const uint256& amount, unsigned decimals);
+
 }  // namespace duepay::domain::money

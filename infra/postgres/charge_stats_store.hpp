@@ -35,7 +35,7 @@ struct StoredDaily {
     std::string refunded_fiat;
 };
 struct StoredStats {
-    std::vector<StoredDaily> daily;                              // by day, chain, token
+    std::vector<StoredDaily> daily;  // by day, chain, token, currency (their bytes)
     std::vector<std::pair<std::string, std::int64_t>> statuses;  // status, charges
     std::vector<std::pair<int, std::int64_t>> paid_time;         // bucket, charges (summed)
     std::int64_t webhook_attempts = 0;

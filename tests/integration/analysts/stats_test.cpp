@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "domain/events/event.hpp"
+#include "domain/evm/address.hpp"
 #include "domain/reports/settlement_totals.hpp"
 #include "infra/postgres/charge_stats_store.hpp"
 #include "infra/postgres/settlement_store.hpp"
@@ -552,6 +553,133 @@ TEST(PaidThroughTest, CumulativeRowsEqualTheDailyRowsSummedForEveryPeriod) {
     EXPECT_EQ(period("prj_a", "2026-01-01", "2026-02-28"), Buckets{});  // before the first
     EXPECT_EQ(period("prj_b", "2026-02-28", "2026-03-02"), (Buckets{{0, 7}}));
     EXPECT_EQ(period("prj_c", "2026-01-01", "2026-12-31"), Buckets{});  // no rows at all
+}
+
+// The overview's read (read_project_stats: the period's daily rows, then one row holding the
+// counts by status, the histogram and the webhook attempts) against each table read on its own, as
+// the four statements before it read them: rows in both modes, a sum of more than 19 digits, days
+// inside and outside the period, and a project without any row.
+TEST(OverviewReadTest, TheOverviewsReadEqualsEachTableReadOnItsOwn) {
+    std::string missing;
+    const auto env = stack_env(missing);
+    if (!env) GTEST_SKIP() << "integration stack not configured: " << missing;
+    const ScratchDatabase scratch(*env, "duepay_overview_read_test_" + std::to_string(getpid()));
+    pqxx::connection db(scratch.url);
+    using Mode = domain::events::Mode;
+    using domain::charge::Status;
+    const auto usdt = *domain::evm::parse_address("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+    const auto usdc = *domain::evm::parse_address("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512");
+    rep::StatsRows rows;
+    const auto day = [&](Mode mode, const char* d, const domain::Address& token,
+                         std::optional<domain::money::FiatCurrency> currency, int n,
+                         const char* paid) {
+        auto& c =
+            rows.daily[rep::DailyKey{"prj_a", mode, d, domain::ChainId{80002}, token, currency}];
+        c.token_symbol = token == usdt ? "USDT" : "USDC";
+        c.token_decimals = 6;
+        c.created = n;
+        c.converted = n - 1;
+        c.entered[2] = n - 1;
+        c.payments = n;
+        c.paid = rep::BigInt(paid);
+        c.paid_fiat = currency ? rep::BigInt(35 * n) : rep::BigInt(0);
+        c.refunds = n / 2;
+        c.refunded = rep::BigInt(n * 1000);
+        c.refunded_fiat = currency ? rep::BigInt(n) : rep::BigInt(0);
+    };
+    day(Mode::test, "2026-02-28", usdt, std::nullopt, 9, "9000000");  // before the period
+    day(Mode::test, "2026-03-01", usdt, std::nullopt, 3, "3000000");
+    day(Mode::test, "2026-03-01", usdt, domain::money::FiatCurrency::THB, 2, "2500000");
+    day(Mode::test, "2026-03-01", usdc, std::nullopt, 4, "123456789012345678901234567");
+    day(Mode::test, "2026-03-03", usdc, std::nullopt, 5, "7");
+    day(Mode::live, "2026-03-02", usdt, std::nullopt, 6, "6000000");
+    rows.statuses[rep::StatusKey{"prj_a", Mode::test, Status::paid}] = 11;
+    rows.statuses[rep::StatusKey{"prj_a", Mode::test, Status::pending}] = 2;
+    rows.statuses[rep::StatusKey{"prj_a", Mode::test, Status::expired}] = 5;
+    rows.statuses[rep::StatusKey{"prj_a", Mode::live, Status::paid}] = 6;
+    rows.paid_time[rep::PaidTimeKey{"prj_a", Mode::test, "2026-02-28", 7}] = 9;
+    rows.paid_time[rep::PaidTimeKey{"prj_a", Mode::test, "2026-03-01", 7}] = 2;
+    rows.paid_time[rep::PaidTimeKey{"prj_a", Mode::test, "2026-03-03", 40}] = 3;
+    {
+        pqxx::work tx(db);
+        pg::upsert_charge_stats(tx, rows);
+        tx.exec(
+            "insert into webhook_attempt_stats (project_id, mode, day, attempts, succeeded) "
+            "values ('prj_a', 'test', '2026-02-28', 100, 1), "
+            "('prj_a', 'test', '2026-03-01', 10, 9), ('prj_a', 'test', '2026-03-03', 5, 2), "
+            "('prj_a', 'live', '2026-03-02', 70, 70)");
+        tx.commit();
+    }
+    // A query's rows as "a|b|", in its order.
+    const auto text_rows = [](pqxx::transaction_base& tx, const std::string& sql,
+                              const auto&... params) {
+        std::vector<std::string> out;
+        for (const auto& r : tx.exec_params(sql, params...)) {
+            std::string line;
+            for (const auto& f : r) line += std::string(f.c_str()) + "|";
+            out.push_back(line);
+        }
+        return out;
+    };
+    const auto check = [&](const std::string& project, const std::string& first,
+                           const std::string& last) {
+        SCOPED_TRACE(project + " " + first + ".." + last);
+        pqxx::nontransaction tx(db);
+        const auto got = pg::read_project_stats(tx, project, "test", first, last);
+        std::vector<std::string> daily;
+        for (const auto& d : got.daily) {
+            daily.push_back(
+                d.day + "|" + std::to_string(d.chain_id) + "|" + d.token + "|" + d.fiat_currency +
+                "|" + d.token_symbol + "|" + std::to_string(d.token_decimals) + "|" +
+                std::to_string(d.created) + "|" + std::to_string(d.converted) + "|" +
+                std::to_string(d.entered_paid) + "|" + std::to_string(d.payments) + "|" +
+                d.paid_volume + "|" + d.paid_fiat + "|" + std::to_string(d.refunds) + "|" +
+                d.refunded_volume + "|" + d.refunded_fiat + "|");
+        }
+        EXPECT_EQ(daily, text_rows(tx,
+                                   "select day, chain_id, token, fiat_currency, token_symbol, "
+                                   "token_decimals, created, converted, entered_paid, payments, "
+                                   "paid_volume, paid_fiat, refunds, refunded_volume, "
+                                   "refunded_fiat from charge_stats_daily where project_id = $1 "
+                                   "and mode = 'test' and day between $2::date and $3::date "
+                                   "order by day, chain_id, token collate \"C\", "
+                                   "fiat_currency collate \"C\"",
+                                   project, first, last));
+        std::vector<std::string> statuses;
+        for (const auto& [status, n] : got.statuses)
+            statuses.push_back(status + "|" + std::to_string(n) + "|");
+        EXPECT_EQ(statuses, text_rows(tx,
+                                      "select status, charges from charge_status_counts where "
+                                      "project_id = $1 and mode = 'test' order by status",
+                                      project));
+        std::vector<std::string> buckets;
+        for (const auto& [bucket, n] : got.paid_time)
+            buckets.push_back(std::to_string(bucket) + "|" + std::to_string(n) + "|");
+        EXPECT_EQ(buckets, text_rows(tx,
+                                     "select bucket, sum(charges) from charge_paid_seconds "
+                                     "where project_id = $1 and mode = 'test' and day between "
+                                     "$2::date and $3::date group by 1 order by 1",
+                                     project, first, last));
+        EXPECT_EQ(std::vector<std::string>{std::to_string(got.webhook_attempts) + "|" +
+                                           std::to_string(got.webhook_succeeded) + "|"},
+                  text_rows(tx,
+                            "select coalesce(sum(attempts), 0), coalesce(sum(succeeded), 0) "
+                            "from webhook_attempt_stats where project_id = $1 and mode = 'test' "
+                            "and day between $2::date and $3::date",
+                            project, first, last));
+        return got;
+    };
+    const auto march = check("prj_a", "2026-03-01", "2026-03-31");
+    EXPECT_EQ(march.daily.size(), 4u);
+    EXPECT_EQ(march.daily[2].paid_volume, "123456789012345678901234567");
+    EXPECT_EQ(march.statuses.size(), 3u);
+    EXPECT_EQ(march.paid_time.size(), 2u);
+    EXPECT_EQ(march.webhook_attempts, 15);
+    EXPECT_EQ(check("prj_a", "2026-02-01", "2026-03-02").daily.size(), 4u);
+    EXPECT_TRUE(check("prj_a", "2026-04-01", "2026-04-30").daily.empty());
+    const auto none = check("prj_c", "2026-01-01", "2026-12-31");
+    EXPECT_TRUE(none.statuses.empty());
+    EXPECT_EQ(none.webhook_attempts, 0);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // heights, an empty period, one huge day beside small ones), exact decimals, the period.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <regex>
 #include <string>
 #include <vector>
@@ -57,6 +58,36 @@ TEST(Overview, FormatDecimal) {
     EXPECT_EQ(format_decimal(123'400, 2), "1234");
     EXPECT_EQ(format_decimal(12'345, 0), "12345");
     EXPECT_EQ(format_decimal(-150, 2), "-1.5");
+}
+
+// The digits written from plain integers (any value a uint256 holds) and through Boost's text
+// (a negative value, one above 2^256) are the definition spelled out on Boost's text, appended
+// after what the string held.
+TEST(Overview, AppendDecimalEqualsTheDigitsSplitForEverySize) {
+    const auto spelled = [](const BigInt& value, unsigned decimals) {
+        std::string digits = (value < 0 ? BigInt(-value) : value).str();
+        if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
+        const std::string whole = digits.substr(0, digits.size() - decimals);
+        std::string fraction = digits.substr(digits.size() - decimals);
+        while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+        return (value < 0 ? "-" : "") + whole + (fraction.empty() ? "" : "." + fraction);
+    };
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 3000; ++i) {
+        BigInt v = 0;
+        for (int k = 0; k <= i % 6; ++k) v = (v << 64) | BigInt(rng());  // up to 384 bits
+        v >>= static_cast<unsigned>(rng() % 300);
+        if (i % 7 == 0) v *= 100000;
+        if (i % 3 == 0) v = -v;
+        const auto decimals = static_cast<unsigned>(i % 25);
+        std::string out = "<td>";
+        append_decimal(out, v, decimals);
+        ASSERT_EQ(out, "<td>" + spelled(v, decimals)) << v << " " << decimals;
+        ASSERT_EQ(format_decimal(v, decimals), spelled(v, decimals));
+    }
+    const BigInt above = (BigInt(1) << 256) + 5;  // 2^256 + 5 at 3 decimals
+    EXPECT_EQ(format_decimal(above, 3),
+              "115792089237316195423570985008687907853269984665640564039457584007913129639.941");
 }
 
 TEST(Overview, PeriodAndDays) {

@@ -102,5 +102,31 @@ TEST(TokenAmount, FormatUnitsIsExactDecimalText) {
               "100.000000000000000001");
 }
 
+// append_units writes after what `out` holds already, and the same text as the definition spelled
+// out with whole strings (the digits, split at `decimals`, the fraction's zeros dropped) for
+// values of every size and decimals from 0 to 40.
+TEST(TokenAmount, AppendUnitsAppendsTheSameTextAsTheDigitsSplit) {
+    const auto spelled = [](const uint256& v, unsigned decimals) {
+        std::string digits = boost::multiprecision::cpp_int(v).str();
+        if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
+        const std::string whole = digits.substr(0, digits.size() - decimals);
+        std::string fraction = digits.substr(digits.size() - decimals);
+        while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+        return fraction.empty() ? whole : whole + "." + fraction;
+    };
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 4000; ++i) {
+        uint256 v = 0;
+        const int limbs = 1 + i % 4;
+        for (int k = 0; k < limbs; ++k) v = (v << 64) | rng();
+        v >>= static_cast<unsigned>(rng() % 256);
+        if (i % 5 == 0) v *= 1000;  // zeros at the end of the fraction
+        const auto decimals = static_cast<unsigned>(i % 41);
+        std::string out = "<td>";
+        append_units(out, v, decimals);
+        ASSERT_EQ(out, "<td>" + spelled(v, decimals)) << "value " << v << " decimals " << decimals;
+    }
+}
+
 }  // namespace
 }  // namespace duepay::domain::money
