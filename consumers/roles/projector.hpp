@@ -18,7 +18,7 @@ struct ProjectorSettings {
     std::string database_url;
     std::size_t batch_max = 1000;
     int poll_timeout_ms = 100;
-    int fetch_wait_max_ms = 500;  // idle long poll; a new record is fetched at once (ADR 0305)
+    int fetch_wait_max_ms = 100;  // idle long poll; a new record is fetched at once (ADR 0140)
     int fetch_min_bytes = 1;
     bool trace = false;                 // DUEPAY_PROJECTOR_TRACE=1: log every committed batch
     std::int64_t ready_max_lag = 1000;  // DUEPAY_READY_MAX_LAG

@@ -40,7 +40,7 @@ struct ConsumerSettings {
     // The broker answers a fetch as soon as it has fetch_min_bytes for us, else after
     // fetch_wait_max_ms. 1 byte: a new record is handed over at once (what a create waits for,
     // ADR 0140); the wait then only bounds an idle long poll.
-    int fetch_wait_max_ms = 500;  // ADR 0305
+    int fetch_wait_max_ms = 100;  // 500 measured worse at low rates (ADR 0305)
     int fetch_min_bytes = 1;
     // Readiness fails while the summed lag is above this (DUEPAY_READY_MAX_LAG, read by the role).
     std::int64_t ready_max_lag = 1000;
