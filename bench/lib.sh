@@ -5,6 +5,7 @@
 #   source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 #   bench_setup wrk psql          # ROOT, var/dev.env in the environment, BIN, BASE, OUT; the tools
 #   bench_ensure_api dev.log      # a duepay dev if nothing answers on $BASE, stopped at exit
+#   committed_offsets URL GROUP   # the events a consumer group has committed
 #   ticks_of PID, tree_ticks PID  # CPU ticks (bench/load/sweep.sh, bench/replay/run.sh use
 #                                 # these alone, with superuser_url URL)
 #   role_of PID                   # the role of a `duepay dev --supervise` child
@@ -58,6 +59,13 @@ bench_ensure_api() {
 # The URL of the stack's superuser (postgres) on the database of URL $1: CHECKPOINT and
 # DROP DATABASE ... WITH (FORCE) against autovacuum need it.
 superuser_url() { sed -E 's#://([^@/]*@)?#://postgres@#' <<<"$1"; }
+
+# The events a consumer group has committed (its stored offsets, summed over the partitions) in
+# the database of URL $1; $2: the group (duepay-projector, duepay-webhooks, ...).
+committed_offsets() {
+  psql -X -qtA -d "$1" -c \
+    "select coalesce(sum(next_offset), 0) from consumer_offsets where group_id = '$2'"
+}
 
 # CPU ticks of a process (utime + stime + waited-for children); 0 when it is gone, also when it
 # ends between being listed and being read (a Postgres backend does, often).

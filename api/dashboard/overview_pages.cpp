@@ -114,13 +114,9 @@ void append_decimal(std::string& out, const BigInt& value, unsigned decimals) {
         // Boost's str() and the copies of its text (a 90-day page writes hundreds of values).
         domain::money::append_units(out, static_cast<domain::uint256>(v), decimals);
     } else {
-        std::string digits = v.str();
-        if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
-        const std::size_t point = digits.size() - decimals;
-        std::size_t end = digits.size();
-        while (end > point && digits[end - 1] == '0') --end;
-        out.append(digits, 0, point);
-        if (end > point) out.append(".").append(digits, point, end - point);
+        const std::size_t start = out.size();
+        out += v.str();
+        domain::money::place_decimal_point(out, start, decimals);
     }
 }
 
@@ -244,10 +240,6 @@ std::string overview_section(const Chrome& c, const Overview& o) {
     for (int i = 0; i < o.days; ++i) {
         days.push_back(domain::events::format_rfc3339_millis_utc(first + i * kDayMs).substr(0, 10));
     }
-    const auto index_of = [&](const std::string& day) {
-        const auto it = std::lower_bound(days.begin(), days.end(), day);
-        return it != days.end() && *it == day ? std::optional(it - days.begin()) : std::nullopt;
-    };
     std::int64_t created = 0;
     std::int64_t converted = 0;
     std::int64_t paid = 0;
@@ -266,7 +258,7 @@ std::string overview_section(const Chrome& c, const Overview& o) {
         created += d.created;
         converted += d.converted;
         paid += d.entered_paid;
-        const auto at = index_of(d.day);
+        const bool in_period = d.day >= 0 && static_cast<std::size_t>(d.day) < days.size();
         auto& t = tokens[{d.chain_id.value, d.token}];
         if (t.values.empty()) {
             t.values.assign(days.size(), 0);
@@ -274,7 +266,7 @@ std::string overview_section(const Chrome& c, const Overview& o) {
                       num(static_cast<std::int64_t>(d.chain_id.value)) + ")";
             t.decimals = d.token_decimals;
         }
-        if (at) t.values[static_cast<std::size_t>(*at)] += d.paid;
+        if (in_period) t.values[static_cast<std::size_t>(d.day)] += d.paid;
         t.total += d.paid;
         t.refunded += d.refunded;
         t.payments += d.payments;
@@ -282,7 +274,7 @@ std::string overview_section(const Chrome& c, const Overview& o) {
         if (d.currency && d.paid_fiat > 0) {
             auto& f = fiat[*d.currency];
             if (f.empty()) f.assign(days.size(), 0);
-            if (at) f[static_cast<std::size_t>(*at)] += d.paid_fiat;
+            if (in_period) f[static_cast<std::size_t>(d.day)] += d.paid_fiat;
         }
     }
     std::string h;

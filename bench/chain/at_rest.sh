@@ -93,11 +93,8 @@ head_of() {  # chain id -> its head block number
     sed -E 's/.*"result":"0x([0-9a-fA-F]+)".*/\1/' | { read -r h; echo $((16#$h)); }
 }
 
-# Stored offsets of a consumer group: the events it has committed.
-committed() {  # DB GROUP
-  psql -X -qtA -d "${DEV_URL%/*}/$1" -c \
-    "select coalesce(sum(next_offset), 0) from consumer_offsets where group_id = '$2'"
-}
+# The events a consumer group has committed in database DB (bench/lib.sh).
+committed() { committed_offsets "${DEV_URL%/*}/$1" "$2"; }  # DB GROUP
 
 # chainwatch's head lag on chain $CHAIN (its ops listener, the 4th role port), -1 when unknown.
 OPS_PORT="${OPS_PORT:-19300}"

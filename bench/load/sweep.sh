@@ -139,10 +139,7 @@ curl -sf -m 2 "$BASE/healthz" >/dev/null || { echo "API not answering on $BASE" 
 
 # With a seed: measured once the roles have taken it in (at most an hour).
 if ((SEED_OPEN > 0)); then
-  committed() {
-    psql -X -qtA -d "$DATABASE_URL" -c \
-      "select coalesce(sum(next_offset), 0) from consumer_offsets where group_id = '$1'"
-  }
+  committed() { committed_offsets "$DATABASE_URL" "$1"; }  # bench/lib.sh
   t0="$(date +%s)"
   taken_in() {
     (($(committed duepay-projector) >= SEED_OPEN)) || return 1

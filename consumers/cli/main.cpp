@@ -4,6 +4,7 @@
 // of process.hpp) or a one-shot tool, and whether `duepay dev` runs it too. Configuration comes
 // from the environment (var/dev.env); flags override.
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -435,6 +436,13 @@ int run(int argc, char** argv) {
 // std::exception from a command, ends the process with status 1 and a line on stderr, not with
 // std::terminate.
 int main(int argc, char** argv) {
+    // glibc's malloc hands freed memory back to the kernel as soon as a heap's free top passes
+    // its trim threshold, and maps each block over its mmap threshold on its own. The web roles
+    // build and free pages and query results of tens of kB on every request, and paid for that
+    // in madvise calls, page faults and TLB flushes (ADR 0310): both thresholds are raised once,
+    // for every command. A role keeps at most that much free memory per malloc arena.
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {

@@ -149,6 +149,10 @@ std::string to_string(const TokenAmount& amount) {
 void append_units(std::string& out, const uint256& amount, unsigned decimals) {
     const std::size_t start = out.size();
     append_decimal(out, amount);
+    place_decimal_point(out, start, decimals);
+}
+
+void place_decimal_point(std::string& out, std::size_t start, unsigned decimals) {
     if (decimals == 0) return;
     const std::size_t digits = out.size() - start;
     if (digits <= decimals) out.insert(start, decimals + 1 - digits, '0');

@@ -33,4 +33,9 @@ std::string format_units(const TokenAmount& amount, unsigned decimals);
 // writes hundreds of amounts (the dashboard's overview).
 void append_units(std::string& out, const uint256& amount, unsigned decimals);
 
+// The step append_units ends with, for digits written some other way (a sum wider than 256 bits):
+// out[start..], the decimal digits of a count of the smallest unit, becomes that count over
+// 10^decimals as format_units writes it.
+void place_decimal_point(std::string& out, std::size_t start, unsigned decimals);
+
 }  // namespace duepay::domain::money

@@ -26,9 +26,10 @@ struct StatsQuery {
     std::string last_day;
 };
 
-// One day of one token (and one quote currency) as domain/reports/stats_delta.hpp defines it.
+// One day of one token (and one quote currency) as domain/reports/stats_delta.hpp defines it,
+// with what the overview shows of it (not the fiat value of the refunds).
 struct DailyStats {
-    std::string day;
+    int day = 0;  // days after the query's first_day: 0 .. the period's length - 1
     domain::ChainId chain_id;
     domain::Address token;
     std::optional<domain::money::FiatCurrency> currency;  // none: charges priced in the token
@@ -42,7 +43,6 @@ struct DailyStats {
     BigInt paid_fiat;  // minor units of `currency`
     std::int64_t refunds = 0;
     BigInt refunded;
-    BigInt refunded_fiat;
 };
 
 struct ProjectStatsView {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "infra/postgres/charge_store.hpp"
+#include "infra/postgres/detail/prepared.hpp"
 
 namespace duepay::infra::postgres {
 
@@ -149,10 +150,12 @@ void insert_project(pqxx::work& tx, const ProjectRecord& p) {
 
 std::optional<ProjectRecord> find_project(pqxx::transaction_base& tx,
                                           const std::string& project_id) {
-    auto rows = tx.exec_params("select id, name, plan, payment_window_seconds, payout_address, " +
-                                   iso("payout_verified_at") + ", brand_logo_url, brand_color, " +
-                                   iso("created_at") + " from projects where id = $1",
-                               project_id);
+    // Prepared: every dashboard page of a project reads its project first.
+    static const std::string sql =
+        "select id, name, plan, payment_window_seconds, payout_address, " +
+        iso("payout_verified_at") + ", brand_logo_url, brand_color, " + iso("created_at") +
+        " from projects where id = $1";
+    auto rows = detail::exec_prepared_sql(tx, "find_project", sql, project_id);
     if (rows.empty()) return std::nullopt;
     return project_from(rows[0]);
 }

@@ -44,16 +44,19 @@ std::vector<std::string_view> array_items(std::string_view text, const char* wha
     return out;
 }
 
+// A bigint in Postgres's text form; `what` names the column in an error.
+std::int64_t bigint_of(std::string_view text, const char* what) {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size())
+        throw InfraError(std::string(what) + ": not a bigint: " + std::string(text), false);
+    return v;
+}
+
 // A bigint[] in Postgres's text form, "{1,-2,3}" (no nulls: the columns' values never are).
 std::vector<std::int64_t> bigint_array(std::string_view text, const char* what) {
     std::vector<std::int64_t> out;
-    for (const auto item : array_items(text, what)) {
-        std::int64_t v = 0;
-        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-        if (ec != std::errc() || end != item.data() + item.size())
-            throw InfraError(std::string(what) + ": not a bigint: " + std::string(item), false);
-        out.push_back(v);
-    }
+    for (const auto item : array_items(text, what)) out.push_back(bigint_of(item, what));
     return out;
 }
 
@@ -269,31 +272,48 @@ StoredStats read_project_stats(pqxx::transaction_base& tx, const std::string& pr
     // and every further statement its own round trip.) The daily rows come unsorted and are
     // sorted here: Postgres sorted them (270 for 90 days of three series) by the text of the day
     // and of the token under the database's collation, which cost it more than reading them.
+    // Each value written out is a call of its type's output function, the cost that grows with
+    // the period (ADR 0310): the day comes as a number of days, not a date's text, and only the
+    // columns the overview shows are read (not the refunds' fiat value).
     StoredStats out;
-    for (const auto& r : detail::exec_prepared_sql(
-             tx, "overview_daily",
-             "select day::text, chain_id, token, fiat_currency, token_symbol, token_decimals, "
-             "  created, converted, entered_paid, payments, paid_volume::text, paid_fiat::text, "
-             "  refunds, refunded_volume::text, refunded_fiat::text "
-             "from charge_stats_daily where project_id = $1 and mode = $2 "
-             "  and day between $3::date and $4::date",
-             project_id, mode, first_day, last_day)) {
+    const auto daily = detail::exec_prepared_sql(
+        tx, "overview_daily",
+        "select day - $3::date, chain_id, token, fiat_currency, token_symbol, token_decimals, "
+        "  created, converted, entered_paid, payments, paid_volume, paid_fiat, refunds, "
+        "  refunded_volume "
+        "from charge_stats_daily where project_id = $1 and mode = $2 "
+        "  and day between $3::date and $4::date",
+        project_id, mode, first_day, last_day);
+    out.daily.reserve(daily.size());
+    for (const auto& r : daily) {
+        // One field iterator a row, moved along its columns: `r[i]` makes a field, and a copy of
+        // the result's shared pointer, for every value (14 a row, 270 rows for 90 days).
+        auto f = r.begin();
+        const auto text = [&f] {
+            std::string v(f->c_str(), f->size());
+            ++f;
+            return v;
+        };
+        const auto int64 = [&f] {
+            const auto v = bigint_of({f->c_str(), f->size()}, "charge_stats_daily");
+            ++f;
+            return v;
+        };
         StoredDaily d;
-        d.day = r[0].as<std::string>();
-        d.chain_id = r[1].as<std::int64_t>();
-        d.token = r[2].as<std::string>();
-        d.fiat_currency = r[3].as<std::string>();
-        d.token_symbol = r[4].as<std::string>();
-        d.token_decimals = r[5].as<int>();
-        d.created = r[6].as<std::int64_t>();
-        d.converted = r[7].as<std::int64_t>();
-        d.entered_paid = r[8].as<std::int64_t>();
-        d.payments = r[9].as<std::int64_t>();
-        d.paid_volume = r[10].as<std::string>();
-        d.paid_fiat = r[11].as<std::string>();
-        d.refunds = r[12].as<std::int64_t>();
-        d.refunded_volume = r[13].as<std::string>();
-        d.refunded_fiat = r[14].as<std::string>();
+        d.day = static_cast<int>(int64());
+        d.chain_id = int64();
+        d.token = text();
+        d.fiat_currency = text();
+        d.token_symbol = text();
+        d.token_decimals = static_cast<int>(int64());
+        d.created = int64();
+        d.converted = int64();
+        d.entered_paid = int64();
+        d.payments = int64();
+        d.paid_volume = text();
+        d.paid_fiat = text();
+        d.refunds = int64();
+        d.refunded_volume = text();
         out.daily.push_back(std::move(d));
     }
     std::sort(out.daily.begin(), out.daily.end(), [](const StoredDaily& a, const StoredDaily& b) {

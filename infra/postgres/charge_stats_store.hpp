@@ -18,7 +18,7 @@ void upsert_charge_stats(pqxx::transaction_base& tx, const domain::reports::Stat
 
 // What the overview reads of one project and mode, days [first_day, last_day] ("YYYY-MM-DD").
 struct StoredDaily {
-    std::string day;
+    int day = 0;  // days after first_day
     std::int64_t chain_id = 0;
     std::string token;
     std::string fiat_currency;  // "" for charges priced in the token
@@ -32,7 +32,6 @@ struct StoredDaily {
     std::string paid_fiat;
     std::int64_t refunds = 0;
     std::string refunded_volume;
-    std::string refunded_fiat;
 };
 struct StoredStats {
     std::vector<StoredDaily> daily;  // by day, chain, token, currency (their bytes)

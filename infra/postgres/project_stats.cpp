@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 
 #include "domain/evm/address.hpp"
+#include "domain/money/token_amount.hpp"
 #include "domain/reports/paid_time.hpp"
 #include "infra/error.hpp"
 #include "infra/postgres/charge_stats_store.hpp"
@@ -19,18 +21,21 @@ namespace {
     throw InfraError(std::string("stats row: ").append(what).append(" ").append(text), false);
 }
 
-// A non-negative integer as the numeric columns hold it ("123", no fraction). Up to 19 digits
-// (every day's sum in practice) it is read as a std::uint64_t, not through Boost's parse of the
-// text.
+// A non-negative integer as the numeric columns hold it ("123", no fraction): read by
+// domain::money's parse of token amounts (every sum in practice fits its 256 bits), through
+// Boost's parse of the text only when wider.
 ports::BigInt stored_big(const char* column, const std::string& text) {
-    if (text.empty() || text.size() > 100 ||
-        !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        impossible(column, text);
-    if (text.size() <= 19) {
-        std::uint64_t v = 0;
-        for (const char c : text) v = v * 10 + static_cast<std::uint64_t>(c - '0');
-        return ports::BigInt(v);
+    if (const auto amount = domain::money::parse_token_amount(text)) {
+        if (amount->value <= std::numeric_limits<std::uint64_t>::max())
+            return ports::BigInt(static_cast<std::uint64_t>(amount->value));
+        return ports::BigInt(amount->value);
     }
+    // What the parse refused is either wider than 256 bits (78 digits or more, no leading zero)
+    // or text the projection cannot have written.
+    const bool wider =
+        text.size() >= 78 && text.size() <= 100 && text.front() != '0' &&
+        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!wider) impossible(column, text);
     return ports::BigInt(text);
 }
 
@@ -51,7 +56,7 @@ ports::ProjectStatsView PgProjectStats::read(const ports::StatsQuery& q) {
     std::map<std::string, domain::Address, std::less<>> tokens;
     for (auto& d : stored.daily) {
         ports::DailyStats s;
-        s.day = std::move(d.day);
+        s.day = d.day;
         s.chain_id = domain::ChainId{static_cast<std::uint64_t>(d.chain_id)};
         auto known = tokens.find(d.token);
         if (known == tokens.end()) {
@@ -75,7 +80,6 @@ ports::ProjectStatsView PgProjectStats::read(const ports::StatsQuery& q) {
         s.paid_fiat = stored_big("paid_fiat", d.paid_fiat);
         s.refunds = d.refunds;
         s.refunded = stored_big("refunded_volume", d.refunded_volume);
-        s.refunded_fiat = stored_big("refunded_fiat", d.refunded_fiat);
         v.days.push_back(std::move(s));
     }
     for (const auto& [status, n] : stored.statuses)

@@ -26,6 +26,8 @@
 #include "domain/evm/address.hpp"
 #include "domain/reports/settlement_totals.hpp"
 #include "infra/postgres/charge_stats_store.hpp"
+#include "infra/postgres/pool.hpp"
+#include "infra/postgres/project_stats.hpp"
 #include "infra/postgres/settlement_store.hpp"
 #include "tests/integration/analysts/replay_fixture.hpp"
 #include "tests/integration/pipeline/event_stream.hpp"
@@ -628,19 +630,19 @@ TEST(OverviewReadTest, TheOverviewsReadEqualsEachTableReadOnItsOwn) {
         const auto got = pg::read_project_stats(tx, project, "test", first, last);
         std::vector<std::string> daily;
         for (const auto& d : got.daily) {
-            daily.push_back(
-                d.day + "|" + std::to_string(d.chain_id) + "|" + d.token + "|" + d.fiat_currency +
-                "|" + d.token_symbol + "|" + std::to_string(d.token_decimals) + "|" +
-                std::to_string(d.created) + "|" + std::to_string(d.converted) + "|" +
-                std::to_string(d.entered_paid) + "|" + std::to_string(d.payments) + "|" +
-                d.paid_volume + "|" + d.paid_fiat + "|" + std::to_string(d.refunds) + "|" +
-                d.refunded_volume + "|" + d.refunded_fiat + "|");
+            daily.push_back(std::to_string(d.day) + "|" + std::to_string(d.chain_id) + "|" +
+                            d.token + "|" + d.fiat_currency + "|" + d.token_symbol + "|" +
+                            std::to_string(d.token_decimals) + "|" + std::to_string(d.created) +
+                            "|" + std::to_string(d.converted) + "|" +
+                            std::to_string(d.entered_paid) + "|" + std::to_string(d.payments) +
+                            "|" + d.paid_volume + "|" + d.paid_fiat + "|" +
+                            std::to_string(d.refunds) + "|" + d.refunded_volume + "|");
         }
         EXPECT_EQ(daily, text_rows(tx,
-                                   "select day, chain_id, token, fiat_currency, token_symbol, "
-                                   "token_decimals, created, converted, entered_paid, payments, "
-                                   "paid_volume, paid_fiat, refunds, refunded_volume, "
-                                   "refunded_fiat from charge_stats_daily where project_id = $1 "
+                                   "select day - $2::date, chain_id, token, fiat_currency, "
+                                   "token_symbol, token_decimals, created, converted, "
+                                   "entered_paid, payments, paid_volume, paid_fiat, refunds, "
+                                   "refunded_volume from charge_stats_daily where project_id = $1 "
                                    "and mode = 'test' and day between $2::date and $3::date "
                                    "order by day, chain_id, token collate \"C\", "
                                    "fiat_currency collate \"C\"",
@@ -680,6 +682,33 @@ TEST(OverviewReadTest, TheOverviewsReadEqualsEachTableReadOnItsOwn) {
     const auto none = check("prj_c", "2026-01-01", "2026-12-31");
     EXPECT_TRUE(none.statuses.empty());
     EXPECT_EQ(none.webhook_attempts, 0);
+
+    // The adapter (PgProjectStats) over the same rows: each row on its day of the period, the sums
+    // exact, one of them wider than 256 bits (numeric allows it; the projection's sums of 256-bit
+    // amounts can reach it).
+    const std::string wide = ((rep::BigInt(1) << 256) + 1).str();
+    pqxx::nontransaction(db).exec_params(
+        "update charge_stats_daily set paid_volume = $1::numeric where project_id = 'prj_a' and "
+        "mode = 'test' and day = '2026-03-03'",
+        wide);
+    infra::postgres::ConnectionPool pool(scratch.url, 1);
+    pg::PgProjectStats adapter(pool);
+    const auto view =
+        adapter.read({ports::ProjectId{"prj_a"}, Mode::test, "2026-03-01", "2026-03-31"});
+    std::vector<std::string> rows_seen;
+    for (const auto& d : view.days) {
+        rows_seen.push_back(
+            std::to_string(d.day) + " " + d.token_symbol + " " +
+            (d.currency ? std::string(domain::money::to_string(*d.currency)) : "-") + " " +
+            d.paid.str() + " " + d.paid_fiat.str() + " " + d.refunded.str());
+    }
+    EXPECT_EQ(rows_seen, (std::vector<std::string>{
+                             "0 USDT - 3000000 0 3000",
+                             "0 USDT THB 2500000 70 2000",
+                             "0 USDC - 123456789012345678901234567 0 4000",
+                             "2 USDC - " + wide + " 0 5000",
+                         }));
+    EXPECT_EQ(view.webhook_attempts, 15);
 }
 
 }  // namespace

@@ -663,6 +663,9 @@ TEST_F(Dashboard, ChargesListUsesTheRestListRulesAndHidesOtherProjects) {
 // ---- The overview (overview_pages, ADR 0245) ----
 
 TEST_F(Dashboard, OverviewShowsTheStatsOfTheModeAndPeriod) {
+    // A clock in 2026 (the double's starts in January 1970): the 90 days before it are days of
+    // the calendar, each with its row in the chart's table.
+    store.now_s = 1'795'000'000;
     auto u = sign_in(kOwnerKey);
     ASSERT_EQ(post_form(u, "/projects", "name=Shop").status, 303);
     const auto project = store.projects.begin()->first;
@@ -683,7 +686,7 @@ TEST_F(Dashboard, OverviewShowsTheStatsOfTheModeAndPeriod) {
         domain::events::format_rfc3339_millis_utc((store.now_s - 29 * 86400) * 1000).substr(0, 10));
 
     ports::DailyStats d;
-    d.day = today;
+    d.day = 89;  // today, the last of the 90 days asked for below
     d.chain_id = domain::ChainId{80002};
     d.token = doubles::address("0x5FbDB2315678afecb367f032d93F642f64180aa3");
     d.token_symbol = "USDT";
@@ -713,6 +716,8 @@ TEST_F(Dashboard, OverviewShowsTheStatsOfTheModeAndPeriod) {
         EXPECT_NE(r.body.find(want), std::string::npos) << want;
     }
     EXPECT_NE(r.body.find("<svg"), std::string::npos);
+    // The day's volume on its own day's row of the chart's table (the last of the 90).
+    EXPECT_NE(r.body.find("<tr><td>" + today + "</td><td>3.5</td></tr>"), std::string::npos);
     // The other mode asks for the other mode's stats.
     EXPECT_EQ(call("GET", base, {{"cookie", u.cookie + "; duepay_mode=live"}}).status, 200);
     EXPECT_EQ(stats.asked.back().mode, ports::Mode::live);
