@@ -191,10 +191,8 @@ std::optional<ports::EndpointLog> PgDashboardWebhooks::endpoint_log(
     // page of an endpoint without attempts, as a page read just before the delete would.
     return pool_.with_single_statement(
         [&](pqxx::transaction_base& tx) -> std::optional<ports::EndpointLog> {
-            auto found = find_webhook_endpoint_with_health(
-                tx, project.value, mode_text(mode), endpoint_id,
-                std::chrono::hours(domain::webhooks::kHealthWindowHours),
-                domain::webhooks::kHealthAttemptCap);
+            auto found =
+                find_webhook_endpoint_with_health(tx, project.value, mode_text(mode), endpoint_id);
             if (!found) return std::nullopt;
             ports::EndpointLog log;
             log.endpoint = endpoint_of(std::move(found->first));
@@ -206,11 +204,8 @@ std::optional<ports::EndpointLog> PgDashboardWebhooks::endpoint_log(
 
 std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>>
 PgDashboardWebhooks::attempt_counts(const std::vector<std::string>& endpoint_ids) {
-    return pool_.with_single_statement([&](pqxx::transaction_base& tx) {
-        return count_webhook_attempts(tx, endpoint_ids,
-                                      std::chrono::hours(domain::webhooks::kHealthWindowHours),
-                                      domain::webhooks::kHealthAttemptCap);
-    });
+    return pool_.with_single_statement(
+        [&](pqxx::transaction_base& tx) { return count_webhook_attempts(tx, endpoint_ids); });
 }
 
 std::vector<ports::ChargeDelivery> PgDashboardWebhooks::charge_deliveries(

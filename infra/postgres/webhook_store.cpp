@@ -65,14 +65,19 @@ std::optional<WebhookEndpoint> first_endpoint(const pqxx::result& rows) {
 }
 
 // An endpoint's health counts as a subquery (columns attempts, delivered) over `id` (an SQL
-// expression): its attempts since $<window> hours ago, at most $<cap> of the newest, read from
-// webhook_attempts_endpoint_time_idx alone (migration 0235), and how many of them got a 2xx.
-std::string health_counts_sql(const std::string& id, int window, int cap) {
+// expression): its attempts of the last kHealthWindowHours, at most kHealthAttemptCap of the
+// newest, and how many of them got a 2xx. The window and the cap are written into the statement,
+// not passed as parameters: with a parameter in its LIMIT (or its interval), the generic plan's
+// estimate was far above a custom plan's, so Postgres planned the statement anew on every call,
+// which cost more than running it (ADR 0315).
+std::string health_counts_sql(const std::string& id) {
     return "(select count(*) as attempts, "
            "count(*) filter (where a.response_status between 200 and 299) as delivered "
            "from (select w.response_status from webhook_attempts w where w.endpoint_id = " +
-           id + " and w.attempted_at > now() - make_interval(hours => $" + std::to_string(window) +
-           "::int) order by w.attempted_at desc limit $" + std::to_string(cap) + ") a)";
+           id + " and w.attempted_at > now() - interval '" +
+           std::to_string(domain::webhooks::kHealthWindowHours) +
+           " hours' order by w.attempted_at desc limit " +
+           std::to_string(domain::webhooks::kHealthAttemptCap) + ") a)";
 }
 
 // A timestamp column as unix microseconds, formatted here as the API's RFC 3339 with
@@ -217,14 +222,19 @@ bool redeliver_webhook_event(pqxx::work& tx, const std::string& project_id, cons
 std::vector<WebhookAttempt> list_webhook_attempts(pqxx::transaction_base& tx,
                                                   const std::string& endpoint_id, std::size_t limit,
                                                   std::optional<std::int64_t> before_id) {
-    auto rows = detail::exec_prepared_sql(
-        tx, "webhook_attempts_page_us",
+    // One prepared statement per page size and per first or later page (the dashboard uses one
+    // size, the API at most 100): with the size as a parameter of LIMIT, or the bound as
+    // `$2 is null or id < $2`, Postgres planned each call anew (ADR 0315).
+    const std::string size = std::to_string(limit);
+    const std::string sql =
         "select id, event_id, event_type, attempt, " DUEPAY_MICROS("attempted_at") ", "
         "  response_status, latency_ms, error, " DUEPAY_MICROS("next_retry_at") ", "
-        "  response_excerpt "
-        "from webhook_attempts where endpoint_id = $1 "
-        "and ($2::bigint is null or id < $2) order by id desc limit $3",
-        endpoint_id, before_id, static_cast<long long>(limit));
+        "  response_excerpt from webhook_attempts where endpoint_id = $1" +
+        std::string(before_id ? " and id < $2" : "") + " order by id desc limit " + size;
+    const auto rows =
+        before_id ? detail::exec_prepared_sql(tx, "webhook_attempts_before_" + size, sql,
+                                              endpoint_id, *before_id)
+                  : detail::exec_prepared_sql(tx, "webhook_attempts_" + size, sql, endpoint_id);
     std::vector<WebhookAttempt> out;
     for (const auto& r : rows) {
         WebhookAttempt a;
@@ -244,17 +254,15 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::transaction_base& tx,
 }
 
 std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webhook_attempts(
-    pqxx::transaction_base& tx, const std::vector<std::string>& endpoint_ids,
-    std::chrono::hours window, std::int64_t cap) {
+    pqxx::transaction_base& tx, const std::vector<std::string>& endpoint_ids) {
     std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> out;
     if (endpoint_ids.empty()) return out;
     static const std::string sql =
         "select x.id, h.attempts, h.delivered from unnest($1::text[]) as x(id) cross join "
         "lateral " +
-        health_counts_sql("x.id", 2, 3) + " h where h.attempts > 0";
+        health_counts_sql("x.id") + " h where h.attempts > 0";
     auto rows =
-        detail::exec_prepared_sql(tx, "webhook_attempt_counts_h", sql, array_literal(endpoint_ids),
-                                  static_cast<int>(window.count()), static_cast<long long>(cap));
+        detail::exec_prepared_sql(tx, "webhook_attempt_counts_h", sql, array_literal(endpoint_ids));
     for (const auto& r : rows) {
         out.emplace_back(
             r[0].as<std::string>(),
@@ -265,18 +273,16 @@ std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webho
 
 std::optional<std::pair<WebhookEndpoint, domain::webhooks::AttemptCounts>>
 find_webhook_endpoint_with_health(pqxx::transaction_base& tx, const std::string& project_id,
-                                  const std::string& mode, const std::string& id,
-                                  std::chrono::hours window, std::int64_t cap) {
+                                  const std::string& mode, const std::string& id) {
     // The endpoint's columns (kEndpointColumns, names that only the endpoint has) and then its
     // two counts: the endpoint page's first read, where a find and a count were two.
     static const std::string sql = std::string("select ") + kEndpointColumns +
                                    ", h.attempts, h.delivered from webhook_endpoints cross join "
                                    "lateral " +
-                                   health_counts_sql("webhook_endpoints.id", 4, 5) +
+                                   health_counts_sql("webhook_endpoints.id") +
                                    " h where id = $1 and project_id = $2 and mode = $3";
     auto rows =
-        detail::exec_prepared_sql(tx, "webhook_endpoint_find_health", sql, id, project_id, mode,
-                                  static_cast<int>(window.count()), static_cast<long long>(cap));
+        detail::exec_prepared_sql(tx, "webhook_endpoint_find_health", sql, id, project_id, mode);
     if (rows.empty()) return std::nullopt;
     return std::pair(endpoint_from(rows[0]),
                      domain::webhooks::AttemptCounts{rows[0][13].as<std::int64_t>(),

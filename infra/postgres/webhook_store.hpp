@@ -91,17 +91,16 @@ std::vector<WebhookAttempt> list_webhook_attempts(pqxx::transaction_base& tx,
                                                   const std::string& endpoint_id, std::size_t limit,
                                                   std::optional<std::int64_t> before_id);
 
-// Per endpoint of `endpoint_ids`: its attempts since `window` ago, at most `cap` of the newest
-// (webhook_attempts_endpoint_time_idx, migration 0235), and how many of them got a 2xx.
+// Per endpoint of `endpoint_ids`: its attempts of the last domain::webhooks::kHealthWindowHours,
+// at most kHealthAttemptCap of the newest (webhook_attempts_endpoint_time_idx, migration 0235),
+// and how many of them got a 2xx.
 std::vector<std::pair<std::string, domain::webhooks::AttemptCounts>> count_webhook_attempts(
-    pqxx::transaction_base& tx, const std::vector<std::string>& endpoint_ids,
-    std::chrono::hours window, std::int64_t cap);
+    pqxx::transaction_base& tx, const std::vector<std::string>& endpoint_ids);
 // The endpoint of the project and mode with its counts as count_webhook_attempts gives them (zero
 // when it has no attempt in the window), in one statement; nullopt when there is no such endpoint.
 std::optional<std::pair<WebhookEndpoint, domain::webhooks::AttemptCounts>>
 find_webhook_endpoint_with_health(pqxx::transaction_base& tx, const std::string& project_id,
-                                  const std::string& mode, const std::string& id,
-                                  std::chrono::hours window, std::int64_t cap);
+                                  const std::string& mode, const std::string& id);
 // The deliveries of a charge's events of the project and mode, newest event first, at most
 // `limit` (webhook_events_invoice_idx, migration 0235).
 std::vector<ports::ChargeDelivery> list_charge_webhook_deliveries(pqxx::transaction_base& tx,
